@@ -1,0 +1,1 @@
+// PGN reader component

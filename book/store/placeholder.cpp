@@ -1,0 +1,1 @@
+// LMDB store component

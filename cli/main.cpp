@@ -1,0 +1,22 @@
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"graphbook: a transposition-aware opening book for chess, built from PGN into LMDB",
+               "graphbook"};
+  app.set_version_flag("--version", std::string("graphbook ") + GRAPHBOOK_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'graphbook SUBCOMMAND --help' for the options and an example of each subcommand.");
+  int exit_status = 0;
+  gb::cli::add_perft_command(app, exit_status);
+  gb::cli::add_pgn_check_command(app, exit_status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  return exit_status;
+}
