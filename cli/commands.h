@@ -10,5 +10,6 @@ namespace gb::cli {
 
 void add_perft_command(CLI::App& app, int& exit_status);
 void add_pgn_check_command(CLI::App& app, int& exit_status);
+void add_cql_command(CLI::App& app, int& exit_status);
 
 }  // namespace gb::cli

@@ -1,6 +1,9 @@
 #include <CLI/CLI.hpp>
 
+#include "builder/commands.h"
 #include "cli/commands.h"
+#include "probe/commands.h"
+#include "uci-adapter/commands.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +15,10 @@ int main(int argc, char** argv) {
   int exit_status = 0;
   gb::cli::add_perft_command(app, exit_status);
   gb::cli::add_pgn_check_command(app, exit_status);
+  gb::builder::add_commands(app, exit_status);
+  gb::probe::add_commands(app, exit_status);
+  gb::uci_adapter::add_commands(app, exit_status);
+  gb::cli::add_cql_command(app, exit_status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,7 @@
+#include "uci-adapter/commands.h"
+
+namespace gb::uci_adapter {
+
+void add_commands(CLI::App&, int&) {}
+
+}  // namespace gb::uci_adapter

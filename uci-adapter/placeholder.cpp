@@ -1,1 +1,0 @@
-// uci-adapter component
