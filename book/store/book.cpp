@@ -1,0 +1,228 @@
+#include "book/store/book.h"
+
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "book/store/polyglot.h"
+
+namespace gb::store {
+
+namespace {
+
+constexpr std::string_view kMagicKey = "format";
+constexpr std::string_view kMagic = "graphbook";
+constexpr std::string_view kVersionKey = "version";
+constexpr std::string_view kStatsKey = "stats";
+constexpr std::string_view kParamsKey = "build_params";
+
+BookError storage_error(const Error& e) { return {BookError::Code::Storage, e.message()}; }
+
+template <class T>
+std::optional<T> fail(BookError* out, BookError e) {
+  if (out) *out = std::move(e);
+  return std::nullopt;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// Opens (creating them in a write transaction) the named databases.
+std::optional<Databases> open_databases(const Txn& txn, unsigned create, Error* error) {
+  Databases d;
+  const std::pair<const char*, MDB_dbi*> names[] = {{"meta", &d.meta},       {"nodes", &d.nodes},
+                                                    {"edges", &d.edges},     {"learn", &d.learn},
+                                                    {"games", &d.games},     {"sources", &d.sources},
+                                                    {"collisions", &d.collisions}};
+  for (auto [name, dbi] : names) {
+    auto h = txn.open_db(name, create, error);
+    if (!h) return std::nullopt;
+    *dbi = *h;
+  }
+  return d;
+}
+
+}  // namespace
+
+std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError* error,
+                               std::size_t initial_map_size) {
+  bool exists = file_exists(path);
+  if (!exists && mode != OpenMode::Create)
+    return fail<Book>(error, {BookError::Code::NotFound, path + ": no such book"});
+  bool read_only = mode == OpenMode::ReadOnly;
+  Error e;
+  auto env = Env::open(path, read_only, initial_map_size, 8, &e);
+  if (!env) {
+    if (e.code == MDB_INVALID || e.code == MDB_VERSION_MISMATCH)
+      return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book (not an LMDB file)"});
+    return fail<Book>(error, storage_error(e));
+  }
+  if (!read_only && env->map_size() < initial_map_size) {
+    if (auto s = env->set_map_size(initial_map_size)) return fail<Book>(error, storage_error(*s));
+  }
+
+  // A book that is not new must say it is a graphbook book of our version.
+  auto check_meta = [&](const Txn& txn, MDB_dbi meta) -> std::optional<BookError> {
+    auto magic = txn.get(meta, kMagicKey);
+    if (!magic || *magic != kMagic)
+      return BookError{BookError::Code::NotABook, path + ": not a graphbook book (no graphbook meta record)"};
+    std::uint32_t version = 0;
+    auto v = txn.get(meta, kVersionKey);
+    if (!v || !from_bytes(*v, version) || version != kFormatVersion)
+      return BookError{BookError::Code::WrongVersion,
+                       path + ": book format version " + std::to_string(version) + ", this graphbook reads version " +
+                           std::to_string(kFormatVersion)};
+    return std::nullopt;
+  };
+
+  if (read_only) {
+    auto txn = ReadTxn::begin(*env, &e);
+    if (!txn) return fail<Book>(error, storage_error(e));
+    auto meta = txn->open_db("meta", 0, &e);
+    if (!meta) return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book (no meta database)"});
+    if (auto bad = check_meta(*txn, *meta)) return fail<Book>(error, *bad);
+    auto dbs = open_databases(*txn, 0, &e);
+    if (!dbs) return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book: " + e.message()});
+    return Book(std::move(*env), *dbs, path, true);
+  }
+
+  auto txn = WriteTxn::begin(*env, &e);
+  if (!txn) return fail<Book>(error, storage_error(e));
+  // A file that already holds databases must be a book; an empty LMDB file becomes one.
+  MDB_stat main_stat;
+  MDB_dbi main_dbi;
+  if (mdb_dbi_open(txn->get(), nullptr, 0, &main_dbi) == 0 && mdb_stat(txn->get(), main_dbi, &main_stat) == 0 &&
+      main_stat.ms_entries > 0) {
+    auto meta = txn->open_db("meta", 0, &e);
+    if (!meta) return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book (no meta database)"});
+    if (auto bad = check_meta(*txn, *meta)) return fail<Book>(error, *bad);
+  }
+  auto dbs = open_databases(*txn, MDB_CREATE, &e);
+  if (!dbs) return fail<Book>(error, storage_error(e));
+  if (!txn->get(dbs->meta, kMagicKey)) {
+    std::uint32_t version = kFormatVersion;
+    if (auto s = txn->put(dbs->meta, kMagicKey, kMagic)) return fail<Book>(error, storage_error(*s));
+    if (auto s = txn->put(dbs->meta, kVersionKey, as_bytes(version))) return fail<Book>(error, storage_error(*s));
+  }
+  if (auto s = txn->commit()) return fail<Book>(error, storage_error(*s));
+  return Book(std::move(*env), *dbs, path, false);
+}
+
+std::optional<NodeRecord> Book::node(Key key, Error* error) {
+  auto txn = ReadTxn::begin(env_, error);
+  if (!txn) return std::nullopt;
+  auto v = txn->get(dbs_.nodes, NodeKey(key).view(), error);
+  NodeRecord r;
+  if (!v || !from_bytes(*v, r)) return std::nullopt;
+  return r;
+}
+
+std::vector<BookEdge> Book::find_all(Key key, Error* error) {
+  std::vector<BookEdge> out;
+  auto txn = ReadTxn::begin(env_, error);
+  if (!txn) return out;
+  auto cursor = Cursor::open(*txn, dbs_.edges, error);
+  if (!cursor) return out;
+  NodeKey prefix(key);
+  for (auto item = cursor->seek(prefix.view(), error); item; item = cursor->next(error)) {
+    if (item->key.size() != 10 || item->key.substr(0, 8) != prefix.view()) break;
+    BookEdge e{};
+    e.move = Move(get_be16(item->key.data() + 8));
+    e.polyglot_move = to_polyglot_move(e.move);
+    if (!from_bytes(item->value, e.record)) continue;
+    if (auto l = txn->get(dbs_.learn, item->key)) (void)from_bytes(*l, e.learning);
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::optional<LearnRecord> Book::learning(Key key, Move move, Error* error) {
+  auto txn = ReadTxn::begin(env_, error);
+  if (!txn) return std::nullopt;
+  auto v = txn->get(dbs_.learn, EdgeKey(key, move.raw()).view(), error);
+  LearnRecord r;
+  if (!v || !from_bytes(*v, r)) return std::nullopt;
+  return r;
+}
+
+BookStats Book::stats(const Txn& txn, Error* error) {
+  BookStats s;
+  if (auto v = txn.get(dbs_.meta, kStatsKey, error)) (void)from_bytes(*v, s);
+  return s;
+}
+
+BookStats Book::stats(Error* error) {
+  auto txn = ReadTxn::begin(env_, error);
+  return txn ? stats(*txn, error) : BookStats{};
+}
+
+std::vector<SourceInfo> Book::sources(Error* error) {
+  std::vector<SourceInfo> out;
+  auto txn = ReadTxn::begin(env_, error);
+  if (!txn) return out;
+  auto cursor = Cursor::open(*txn, dbs_.sources, error);
+  if (!cursor) return out;
+  for (auto item = cursor->first(error); item; item = cursor->next(error)) {
+    auto j = nlohmann::json::parse(item->value, nullptr, false);
+    if (j.is_discarded()) continue;
+    SourceInfo s;
+    s.name = j.value("name", "");
+    s.size = j.value("size", std::uint64_t(0));
+    s.content_hash = j.value("xxh3", std::uint64_t(0));
+    s.games_added = j.value("games_added", std::uint64_t(0));
+    s.added_at = j.value("added_at", std::int64_t(0));
+    s.params = j.contains("params") ? j["params"].dump() : "{}";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string Book::build_params(Error* error) {
+  auto txn = ReadTxn::begin(env_, error);
+  if (!txn) return "{}";
+  auto v = txn->get(dbs_.meta, kParamsKey, error);
+  return v ? std::string(*v) : "{}";
+}
+
+Status Book::write(const std::function<Status(WriteTxn&)>& batch) {
+  for (;;) {
+    Error e;
+    auto txn = WriteTxn::begin(env_, &e);
+    if (!txn) return e;
+    Status s = batch(*txn);
+    if (!s) s = txn->commit();
+    if (!s) return std::nullopt;
+    txn->abort();
+    if (!s->map_full()) return s;
+    if (auto g = env_.set_map_size(env_.map_size() * 2)) return g;
+  }
+}
+
+Status Book::update_learning(Key key, Move move, const LearnRecord& record) {
+  return write([&](WriteTxn& txn) { return txn.put(dbs_.learn, EdgeKey(key, move.raw()).view(), as_bytes(record)); });
+}
+
+Status Book::put_stats(WriteTxn& txn, const BookStats& stats) {
+  return txn.put(dbs_.meta, kStatsKey, as_bytes(stats));
+}
+
+Status Book::put_build_params(WriteTxn& txn, const std::string& json) { return txn.put(dbs_.meta, kParamsKey, json); }
+
+Status Book::add_source(WriteTxn& txn, const SourceInfo& source) {
+  MDB_stat st;
+  if (auto s = txn.stat(dbs_.sources, st)) return s;
+  char key[8];
+  put_be64(key, st.ms_entries + 1);
+  nlohmann::json j = {{"name", source.name},
+                      {"size", source.size},
+                      {"xxh3", source.content_hash},
+                      {"games_added", source.games_added},
+                      {"added_at", source.added_at}};
+  auto params = nlohmann::json::parse(source.params, nullptr, false);
+  j["params"] = params.is_discarded() ? nlohmann::json::object() : params;
+  return txn.put(dbs_.sources, std::string_view(key, 8), j.dump());
+}
+
+}  // namespace gb::store

@@ -1,0 +1,110 @@
+// A graphbook book: one LMDB file holding the position graph (docs/FORMAT.md).
+//
+//   auto book = Book::open("games.book", OpenMode::ReadOnly, &error);
+//   for (const BookEdge& e : book->find_all(pos.key())) ...
+//
+// Reads open a short read transaction per call, so a Book may be shared by
+// threads for reading; writes go through write(), which owns the map-growth
+// rule: on MDB_MAP_FULL the transaction is aborted, the map doubled and the
+// whole batch run again, so a batch must be safe to repeat.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "book/chess/position.h"
+#include "book/store/lmdb.h"
+#include "book/store/records.h"
+
+namespace gb::store {
+
+enum class OpenMode { ReadOnly, ReadWrite, Create /* ReadWrite, creating the file when absent */ };
+
+struct BookError {
+  enum class Code { NotFound, NotABook, WrongVersion, Storage };
+  Code code;
+  std::string message;  // names the file
+};
+
+// Totals kept in the meta database, updated by each build in its transaction.
+struct BookStats {
+  std::uint64_t games = 0;       // games whose moves are in the counters
+  std::uint64_t duplicates = 0;  // games skipped because their fingerprint was known
+  std::uint64_t skipped = 0;     // bad games skipped
+  std::uint64_t collisions = 0;  // Polyglot key collisions detected (positions not merged)
+  std::uint64_t builds = 0;
+  std::uint64_t imported_entries = 0;  // Polyglot entries added by import
+};
+
+// One recorded input of a build or import.
+struct SourceInfo {
+  std::string name;
+  std::uint64_t size = 0;
+  std::uint64_t content_hash = 0;  // XXH3-64 of the file's bytes
+  std::uint64_t games_added = 0;
+  std::int64_t added_at = 0;       // Unix seconds
+  std::string params;              // the build parameters, JSON text
+};
+
+// A move of a position as a prober sees it.
+struct BookEdge {
+  Move move;                    // gb::Move; castling as king takes own rook
+  std::uint16_t polyglot_move;  // the same move in Polyglot's encoding
+  EdgeRecord record;            // child key, source counters, Polyglot counts, flags
+  LearnRecord learning;         // zero when never learned
+};
+
+// The named databases of a book.
+struct Databases {
+  MDB_dbi meta, nodes, edges, learn, games, sources, collisions;
+};
+
+class Book {
+ public:
+  static constexpr std::size_t kDefaultMapSize = std::size_t(1) << 30;
+
+  [[nodiscard]] static std::optional<Book> open(const std::string& path, OpenMode mode, BookError* error,
+                                                std::size_t initial_map_size = kDefaultMapSize);
+
+  // The node stored under key, nullopt when absent.
+  [[nodiscard]] std::optional<NodeRecord> node(Key key, Error* error = nullptr);
+  // Every edge of the position with this key, in move order (one cursor range).
+  [[nodiscard]] std::vector<BookEdge> find_all(Key key, Error* error = nullptr);
+  // The learning counters of an edge (move) or of the node (Move()).
+  [[nodiscard]] std::optional<LearnRecord> learning(Key key, Move move, Error* error = nullptr);
+
+  [[nodiscard]] BookStats stats(Error* error = nullptr);
+  [[nodiscard]] std::vector<SourceInfo> sources(Error* error = nullptr);
+  [[nodiscard]] std::string build_params(Error* error = nullptr);  // JSON text of the last build
+
+  // Runs batch in one write transaction and commits it; on MDB_MAP_FULL aborts,
+  // doubles the map and runs batch again. No other transaction of this
+  // process may be open meanwhile.
+  [[nodiscard]] Status write(const std::function<Status(WriteTxn&)>& batch);
+  [[nodiscard]] Status update_learning(Key key, Move move, const LearnRecord& record);
+
+  // Helpers for batches (inside write()).
+  [[nodiscard]] Status put_stats(WriteTxn& txn, const BookStats& stats);
+  [[nodiscard]] Status add_source(WriteTxn& txn, const SourceInfo& source);
+  [[nodiscard]] Status put_build_params(WriteTxn& txn, const std::string& json);
+  [[nodiscard]] BookStats stats(const Txn& txn, Error* error = nullptr);
+
+  Env& env() { return env_; }
+  const Databases& dbs() const { return dbs_; }
+  const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
+
+ private:
+  Book(Env env, Databases dbs, std::string path, bool read_only)
+      : env_(std::move(env)), dbs_(dbs), path_(std::move(path)), read_only_(read_only) {}
+  Env env_;
+  Databases dbs_{};
+  std::string path_;
+  bool read_only_ = false;
+};
+
+}  // namespace gb::store

@@ -1,0 +1,180 @@
+#include "book/store/lmdb.h"
+
+namespace gb::store {
+
+namespace {
+
+Error make_error(int code, std::string context) { return Error{code, std::move(context)}; }
+
+void set(Error* out, int code, const char* context) {
+  if (out) *out = make_error(code, context);
+}
+
+}  // namespace
+
+std::string Error::message() const { return context + ": " + mdb_strerror(code); }
+
+Env& Env::operator=(Env&& o) noexcept {
+  if (this != &o) {
+    if (env_) mdb_env_close(env_);
+    env_ = o.env_;
+    o.env_ = nullptr;
+  }
+  return *this;
+}
+
+Env::~Env() {
+  if (env_) mdb_env_close(env_);
+}
+
+std::optional<Env> Env::open(const std::string& path, bool read_only, std::size_t map_size, unsigned max_dbs,
+                             Error* error) {
+  Env env;
+  int rc = mdb_env_create(&env.env_);
+  if (rc) return set(error, rc, "create LMDB environment"), std::nullopt;
+  if ((rc = mdb_env_set_maxdbs(env.env_, max_dbs)) || (rc = mdb_env_set_maxreaders(env.env_, 254)))
+    return set(error, rc, "configure LMDB environment"), std::nullopt;
+  if (!read_only && (rc = mdb_env_set_mapsize(env.env_, map_size)))
+    return set(error, rc, "set LMDB map size"), std::nullopt;
+  unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
+  rc = mdb_env_open(env.env_, path.c_str(), flags, 0644);
+  if (rc) return set(error, rc, ("open " + path).c_str()), std::nullopt;
+  return env;
+}
+
+std::size_t Env::map_size() const {
+  MDB_envinfo info;
+  mdb_env_info(env_, &info);
+  return info.me_mapsize;
+}
+
+Status Env::set_map_size(std::size_t bytes) {
+  if (int rc = mdb_env_set_mapsize(env_, bytes)) return make_error(rc, "grow LMDB map");
+  return std::nullopt;
+}
+
+Status Env::adopt_map_size() { return set_map_size(0); }
+
+std::optional<std::string_view> Txn::get(MDB_dbi dbi, std::string_view key, Error* error) const {
+  MDB_val k = to_val(key), v;
+  int rc = mdb_get(txn_, dbi, &k, &v);
+  if (rc == MDB_NOTFOUND) return std::nullopt;
+  if (rc) return set(error, rc, "read"), std::nullopt;
+  return to_view(v);
+}
+
+std::optional<MDB_dbi> Txn::open_db(const char* name, unsigned flags, Error* error) const {
+  MDB_dbi dbi;
+  int rc = mdb_dbi_open(txn_, name, flags, &dbi);
+  if (rc) return set(error, rc, (std::string("open database ") + name).c_str()), std::nullopt;
+  return dbi;
+}
+
+Status Txn::stat(MDB_dbi dbi, MDB_stat& out) const {
+  if (int rc = mdb_stat(txn_, dbi, &out)) return make_error(rc, "database statistics");
+  return std::nullopt;
+}
+
+ReadTxn::~ReadTxn() {
+  if (txn_) mdb_txn_abort(txn_);
+}
+
+std::optional<ReadTxn> ReadTxn::begin(Env& env, Error* error) {
+  MDB_txn* t = nullptr;
+  int rc = mdb_txn_begin(env.get(), nullptr, MDB_RDONLY, &t);
+  if (rc == MDB_MAP_RESIZED) {
+    if (auto e = env.adopt_map_size()) return error ? (*error = *e, std::nullopt) : std::nullopt;
+    rc = mdb_txn_begin(env.get(), nullptr, MDB_RDONLY, &t);
+  }
+  if (rc) return set(error, rc, "begin read transaction"), std::nullopt;
+  return ReadTxn(t);
+}
+
+void ReadTxn::reset() { mdb_txn_reset(txn_); }
+
+Status ReadTxn::renew() {
+  if (int rc = mdb_txn_renew(txn_)) return make_error(rc, "renew read transaction");
+  return std::nullopt;
+}
+
+WriteTxn::~WriteTxn() { abort(); }
+
+std::optional<WriteTxn> WriteTxn::begin(Env& env, Error* error) {
+  MDB_txn* t = nullptr;
+  int rc = mdb_txn_begin(env.get(), nullptr, 0, &t);
+  if (rc == MDB_MAP_RESIZED) {
+    if (auto e = env.adopt_map_size()) return error ? (*error = *e, std::nullopt) : std::nullopt;
+    rc = mdb_txn_begin(env.get(), nullptr, 0, &t);
+  }
+  if (rc) return set(error, rc, "begin write transaction"), std::nullopt;
+  return WriteTxn(t);
+}
+
+Status WriteTxn::put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags) {
+  MDB_val k = to_val(key), v = to_val(value);
+  if (int rc = mdb_put(txn_, dbi, &k, &v, flags)) return make_error(rc, "write");
+  return std::nullopt;
+}
+
+Status WriteTxn::del(MDB_dbi dbi, std::string_view key) {
+  MDB_val k = to_val(key);
+  int rc = mdb_del(txn_, dbi, &k, nullptr);
+  if (rc && rc != MDB_NOTFOUND) return make_error(rc, "delete");
+  return std::nullopt;
+}
+
+Status WriteTxn::drop(MDB_dbi dbi) {
+  if (int rc = mdb_drop(txn_, dbi, 0)) return make_error(rc, "empty database");
+  return std::nullopt;
+}
+
+Status WriteTxn::commit() {
+  int rc = mdb_txn_commit(txn_);
+  txn_ = nullptr;
+  if (rc) return make_error(rc, "commit");
+  return std::nullopt;
+}
+
+void WriteTxn::abort() {
+  if (txn_) mdb_txn_abort(txn_);
+  txn_ = nullptr;
+}
+
+Cursor::~Cursor() {
+  if (cursor_) mdb_cursor_close(cursor_);
+}
+
+std::optional<Cursor> Cursor::open(const Txn& txn, MDB_dbi dbi, Error* error) {
+  MDB_cursor* c = nullptr;
+  if (int rc = mdb_cursor_open(txn.get(), dbi, &c)) return set(error, rc, "open cursor"), std::nullopt;
+  return Cursor(c);
+}
+
+std::optional<Cursor::Item> Cursor::op(MDB_val* key, MDB_cursor_op o, Error* error) {
+  MDB_val k = key ? *key : MDB_val{0, nullptr}, v;
+  int rc = mdb_cursor_get(cursor_, &k, &v, o);
+  if (rc == MDB_NOTFOUND) return std::nullopt;
+  if (rc) return set(error, rc, "cursor"), std::nullopt;
+  return Item{to_view(k), to_view(v)};
+}
+
+std::optional<Cursor::Item> Cursor::first(Error* error) { return op(nullptr, MDB_FIRST, error); }
+std::optional<Cursor::Item> Cursor::next(Error* error) { return op(nullptr, MDB_NEXT, error); }
+std::optional<Cursor::Item> Cursor::seek(std::string_view key, Error* error) {
+  MDB_val k = to_val(key);
+  return op(&k, MDB_SET_RANGE, error);
+}
+
+Status Cursor::put_current(std::string_view key, std::string_view value) {
+  MDB_val k = to_val(key), v = to_val(value);
+  if (int rc = mdb_cursor_put(cursor_, &k, &v, MDB_CURRENT)) return make_error(rc, "write");
+  return std::nullopt;
+}
+
+Status Cursor::put(std::string_view key, std::string_view value, unsigned flags) {
+  MDB_val k = to_val(key), v = to_val(value);
+  if (int rc = mdb_cursor_put(cursor_, &k, &v, flags)) return make_error(rc, "write");
+  return std::nullopt;
+}
+
+}  // namespace gb::store

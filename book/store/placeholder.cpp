@@ -1,1 +1,0 @@
-// LMDB store component

@@ -1,0 +1,173 @@
+// The records of a graphbook book (docs/FORMAT.md is the normative text):
+// fixed-size little-endian PODs stored as LMDB values, and the big-endian
+// keys that make LMDB's byte order equal to numeric order.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "book/chess/types.h"
+
+namespace gb::store {
+
+inline constexpr std::uint32_t kFormatVersion = 1;
+
+enum class Result : std::uint8_t { WhiteWins, Draw, BlackWins, Unknown };
+
+// Source counters of a node or an edge: every game counted once.
+struct Counters {
+  std::uint32_t games = 0;
+  std::uint32_t white_wins = 0;
+  std::uint32_t draws = 0;
+  std::uint32_t black_wins = 0;
+  std::uint32_t unknown = 0;       // "*" and other non-results
+  std::uint32_t rated_games = 0;   // games in which the mover had an Elo
+  std::uint64_t elo_sum = 0;       // sum of the mover's Elo over rated_games
+  std::uint16_t min_year = 0;      // 0: no dated game
+  std::uint16_t max_year = 0;
+  std::uint32_t reserved = 0;
+
+  void add_game(Result r, int mover_elo, int year) {
+    ++games;
+    switch (r) {
+      case Result::WhiteWins: ++white_wins; break;
+      case Result::Draw: ++draws; break;
+      case Result::BlackWins: ++black_wins; break;
+      case Result::Unknown: ++unknown; break;
+    }
+    if (mover_elo > 0) {
+      ++rated_games;
+      elo_sum += std::uint64_t(mover_elo);
+    }
+    if (year > 0) add_years(std::uint16_t(year), std::uint16_t(year));
+  }
+  void add_years(std::uint16_t lo, std::uint16_t hi) {
+    if (lo == 0) return;
+    min_year = min_year == 0 ? lo : std::min(min_year, lo);
+    max_year = std::max(max_year, hi);
+  }
+  void merge(const Counters& o) {
+    games += o.games;
+    white_wins += o.white_wins;
+    draws += o.draws;
+    black_wins += o.black_wins;
+    unknown += o.unknown;
+    rated_games += o.rated_games;
+    elo_sum += o.elo_sum;
+    add_years(o.min_year, o.max_year);
+  }
+  // Average Elo of the mover, 0 when no game was rated.
+  int average_elo() const { return rated_games ? int(elo_sum / rated_games) : 0; }
+  bool operator==(const Counters&) const = default;
+};
+static_assert(sizeof(Counters) == 40);
+
+enum NodeFlags : std::uint8_t { kBlackToMove = 1 };
+
+// Value of the nodes database, key = Polyglot key (8 bytes big-endian).
+struct NodeRecord {
+  std::uint64_t position_hash = 0;  // XXH3-64 of the full position (collision check)
+  Counters counters;
+  std::uint16_t min_ply = 0;        // the smallest ply at which a game reached it
+  std::uint8_t flags = 0;           // NodeFlags
+  std::uint8_t reserved8 = 0;
+  std::uint32_t reserved32 = 0;
+
+  void merge(const NodeRecord& o) {
+    counters.merge(o.counters);
+    min_ply = std::min(min_ply, o.min_ply);
+  }
+};
+static_assert(sizeof(NodeRecord) == 56);
+
+enum EdgeFlags : std::uint8_t {
+  kEdgeBlackMoves = 1,  // the side that plays the move is Black
+  kEdgeKeyOnly = 2,     // imported from a .bin, the position was never reached: child unknown
+  kEdgeImported = 4,    // counters came from a .bin (weight/learn only)
+};
+
+// Value of the edges database, key = Polyglot key (8, BE) + move (2, BE).
+struct EdgeRecord {
+  std::uint64_t child_key = 0;   // Polyglot key after the move (0 when kEdgeKeyOnly)
+  Counters counters;             // games that played this move here, each once
+  std::uint32_t occurrences = 0;  // every time a game played it (Polyglot make-book's n)
+  std::uint32_t score = 0;       // per occurrence 2*win + draw for the mover, "*" as a draw
+  std::uint16_t min_ply = 0;
+  std::uint8_t flags = 0;        // EdgeFlags
+  std::uint8_t reserved8 = 0;
+  std::uint32_t polyglot_learn = 0;  // the learn field of an imported entry
+
+  void merge(const EdgeRecord& o) {
+    counters.merge(o.counters);
+    occurrences += o.occurrences;
+    score += o.score;
+    min_ply = std::min(min_ply, o.min_ply);
+    flags |= o.flags & ~kEdgeKeyOnly;
+    if (!(o.flags & kEdgeKeyOnly)) {
+      if (flags & kEdgeKeyOnly) child_key = o.child_key;
+      flags &= ~kEdgeKeyOnly;
+    }
+  }
+};
+static_assert(sizeof(EdgeRecord) == 64);
+
+// Learning counters (filled by `graphbook learn`), apart from source counters.
+// Key = Polyglot key (8, BE) + move (2, BE); move 0 holds the node's own.
+struct LearnRecord {
+  std::uint32_t wins = 0;    // of the side that played the move (for a node: the side to move)
+  std::uint32_t draws = 0;
+  std::uint32_t losses = 0;
+  std::uint8_t last_result = 0;  // 0 none, 1 win, 2 draw, 3 loss
+  std::uint8_t reserved[3] = {};
+  std::int64_t last_played = 0;  // Unix seconds
+};
+static_assert(sizeof(LearnRecord) == 24);
+
+// --- key encoding ---------------------------------------------------------
+
+inline void put_be64(char* p, std::uint64_t v) {
+  for (int i = 7; i >= 0; --i, v >>= 8) p[i] = char(v & 0xff);
+}
+inline void put_be16(char* p, std::uint16_t v) {
+  p[0] = char(v >> 8);
+  p[1] = char(v & 0xff);
+}
+inline std::uint64_t get_be64(const char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = v << 8 | std::uint8_t(p[i]);
+  return v;
+}
+inline std::uint16_t get_be16(const char* p) { return std::uint16_t(std::uint8_t(p[0]) << 8 | std::uint8_t(p[1])); }
+
+struct NodeKey {
+  char bytes[8];
+  explicit NodeKey(Key k) { put_be64(bytes, k); }
+  std::string_view view() const { return {bytes, 8}; }
+};
+
+struct EdgeKey {
+  char bytes[10];
+  EdgeKey(Key k, std::uint16_t move) {
+    put_be64(bytes, k);
+    put_be16(bytes + 8, move);
+  }
+  std::string_view view() const { return {bytes, 10}; }
+};
+
+template <class T>
+std::string_view as_bytes(const T& t) {
+  return {reinterpret_cast<const char*>(&t), sizeof(T)};
+}
+
+// Copies a value out of the map (LMDB values need not be aligned).
+template <class T>
+bool from_bytes(std::string_view v, T& out) {
+  if (v.size() != sizeof(T)) return false;
+  std::memcpy(&out, v.data(), sizeof(T));
+  return true;
+}
+
+}  // namespace gb::store
