@@ -1,0 +1,179 @@
+#include "book/pgn/reader.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gb::pgn {
+
+std::string_view to_string(Outcome o) {
+  switch (o) {
+    case Outcome::WhiteWins: return "1-0";
+    case Outcome::BlackWins: return "0-1";
+    case Outcome::Draw: return "1/2-1/2";
+    case Outcome::Unknown: return "*";
+  }
+  return "*";
+}
+
+std::string_view to_string(SkipReason r) {
+  switch (r) {
+    case SkipReason::None: return "none";
+    case SkipReason::IllegalMove: return "illegal move";
+    case SkipReason::UnparseableMove: return "unparseable move";
+    case SkipReason::AmbiguousMove: return "ambiguous move";
+    case SkipReason::NullMove: return "null move";
+    case SkipReason::BadFen: return "bad FEN";
+    case SkipReason::UnsupportedVariant: return "unsupported variant";
+    case SkipReason::ByVisitor: return "skipped by the visitor";
+  }
+  return "?";
+}
+
+Outcome outcome_from_text(std::string_view text) {
+  if (text == "1-0") return Outcome::WhiteWins;
+  if (text == "0-1") return Outcome::BlackWins;
+  if (text == "1/2-1/2" || text == "1/2") return Outcome::Draw;
+  return Outcome::Unknown;
+}
+
+std::string ReadError::message() const {
+  std::string m = file;
+  m += ':';
+  m += std::to_string(line);
+  if (column) {
+    m += ':';
+    m += std::to_string(column);
+  }
+  m += ": game ";
+  m += std::to_string(game_number);
+  m += ": ";
+  m += to_string(reason);
+  if (!move_text.empty()) {
+    m += " '";
+    m += move_text;
+    m += '\'';
+  }
+  if (in_variation) m += " in a variation (variation dropped)";
+  if (!fen_before.empty()) {
+    m += " in ";
+    m += fen_before;
+  }
+  if (!detail.empty()) {
+    m += ": ";
+    m += detail;
+  }
+  return m;
+}
+
+void ReadSummary::merge(const ReadSummary& o, std::size_t max_stored_errors) {
+  games_read += o.games_read;
+  games_kept += o.games_kept;
+  games_skipped += o.games_skipped;
+  games_skipped_by_visitor += o.games_skipped_by_visitor;
+  for (int i = 0; i < kSkipReasonCount; ++i) skipped_by_reason[i] += o.skipped_by_reason[i];
+  plies += o.plies;
+  errors += o.errors;
+  for (const ReadError& e : o.stored_errors)
+    if (stored_errors.size() < max_stored_errors) stored_errors.push_back(e);
+  input_errors.insert(input_errors.end(), o.input_errors.begin(), o.input_errors.end());
+}
+
+PgnReader::PgnReader(ByteSource source, ReadOptions options)
+    : tokenizer_(std::move(source), options.buffer_size), options_(options) {
+  stack_.reserve(16);
+  stack_.emplace_back();
+  fen_tag_.reserve(128);
+  variant_tag_.reserve(32);
+  if (!input_ok()) summary_.input_errors.push_back(input_error());
+}
+
+void PgnReader::reset_game(std::uint64_t line) {
+  ++game_number_;
+  game_line_ = line;
+  fen_tag_.clear();
+  variant_tag_.clear();
+  tag_outcome_ = token_outcome_ = Outcome::Unknown;
+  has_token_outcome_ = false;
+  skip_ = SkipReason::None;
+  error_ = false;
+  depth_ = 0;
+  Frame& main = stack_[0];
+  main.pos = Position();
+  main.has_last = false;
+  main.dead = false;
+  main.ply = 0;
+}
+
+namespace {
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower((unsigned char)c));
+  return out;
+}
+}  // namespace
+
+void PgnReader::setup_start_position() {
+  bool chess960 = false;
+  if (!variant_tag_.empty()) {
+    std::string v = lowercase(variant_tag_);
+    if (v == "chess960" || v == "fischerandom" || v == "fischerrandom" || v == "chess 960" || v == "960" ||
+        v == "fischer random") {
+      chess960 = true;
+    } else if (!(v == "standard" || v == "chess" || v == "normal" || v == "from position" ||
+                 v == "from_position" || v == "fromposition")) {
+      skip_ = SkipReason::UnsupportedVariant;
+      record_error(skip_, {}, game_line_, 0, nullptr, false, "variant '" + variant_tag_ + "' is not supported");
+      return;
+    }
+  }
+  Frame& main = stack_[0];
+  if (!fen_tag_.empty()) {
+    FenError error;
+    auto pos = Position::from_fen(fen_tag_, &error);
+    if (!pos) {
+      skip_ = SkipReason::BadFen;
+      record_error(skip_, {}, game_line_, 0, nullptr, false, "[FEN \"" + fen_tag_ + "\"]: " + error.message());
+      return;
+    }
+    main.pos = *pos;
+  }
+  if (chess960) main.pos.set_chess960(true);
+}
+
+void PgnReader::record_error(SkipReason reason, std::string_view move_text, std::uint64_t line,
+                             std::uint32_t column, const Position* before, bool in_variation, std::string detail) {
+  ++summary_.errors;
+  if (summary_.stored_errors.size() >= options_.max_stored_errors) return;
+  ReadError e;
+  e.file = file_name();
+  e.line = line;
+  e.column = column;
+  e.game_number = game_number_;
+  e.reason = reason;
+  e.move_text.assign(move_text);
+  if (before) e.fen_before = before->fen();
+  e.in_variation = in_variation;
+  e.detail = std::move(detail);
+  summary_.stored_errors.push_back(std::move(e));
+}
+
+void PgnReader::finish_game_counts() {
+  ++summary_.games_read;
+  if (skip_ == SkipReason::ByVisitor) {
+    ++summary_.games_skipped_by_visitor;
+  } else if (skip_ != SkipReason::None) {
+    ++summary_.games_skipped;
+    ++summary_.skipped_by_reason[int(skip_)];
+  } else {
+    ++summary_.games_kept;
+    summary_.plies += std::uint64_t(stack_[0].ply);
+  }
+  note_input_error();
+}
+
+void PgnReader::note_input_error() {
+  if (!input_ok() && (summary_.input_errors.empty() || summary_.input_errors.back() != input_error()))
+    summary_.input_errors.push_back(input_error());
+}
+
+}  // namespace gb::pgn

@@ -1,0 +1,93 @@
+#include "book/pgn/san_decoder.h"
+
+namespace gb::pgn {
+
+namespace {
+
+bool is_file(char c) { return c >= 'a' && c <= 'h'; }
+bool is_rank(char c) { return c >= '1' && c <= '8'; }
+Square square_of(char f, char r) { return make_square(File(f - 'a'), Rank(r - '1')); }
+
+PieceType piece_of(char c) {
+  switch (c) {
+    case 'N': return PieceType::Knight;
+    case 'B': return PieceType::Bishop;
+    case 'R': return PieceType::Rook;
+    case 'Q': return PieceType::Queen;
+    default: return PieceType::None;  // kings and pawns take the general path
+  }
+}
+
+// A non-king move that is not en passant is legal, when the side to move is
+// not in check, unless its piece is pinned and leaves the pin line.
+bool legal_when_not_in_check(Square from, Square to, Square king, Bitboard blockers) {
+  return !(blockers & square_bb(from)) || aligned(from, to, king);
+}
+
+}  // namespace
+
+MoveParse decode_san(const Position& pos, std::string_view san) {
+  std::size_t n = san.size();
+  while (n > 0 && (san[n - 1] == '+' || san[n - 1] == '#')) --n;
+  if (n < 2 || pos.in_check()) return parse_san(pos, san);
+  const char* s = san.data();
+  const Color us = pos.side_to_move();
+  const Square king = pos.king_square(us);
+
+  if (is_file(s[0])) {
+    // Pawn moves: "e4" and "exd5", not promotions or en passant.
+    Square to;
+    Square from;
+    if (n == 2 && is_rank(s[1])) {
+      to = square_of(s[0], s[1]);
+      Rank r = relative_rank(us, rank_of(to));
+      if (r == RANK_8 || r <= RANK_2 || !pos.empty(to)) return parse_san(pos, san);
+      from = Square(to - pawn_push(us));
+      if (pos.empty(from) && r == RANK_4) from = Square(from - pawn_push(us));
+    } else if (n == 4 && s[1] == 'x' && is_file(s[2]) && is_rank(s[3])) {
+      to = square_of(s[2], s[3]);
+      Rank r = relative_rank(us, rank_of(to));
+      if (r == RANK_8 || r <= RANK_2 || pos.empty(to) || color_of(pos.piece_on(to)) == us ||
+          type_of(pos.piece_on(to)) == PieceType::King || std::abs(s[0] - s[2]) != 1)
+        return parse_san(pos, san);
+      from = make_square(File(s[0] - 'a'), Rank(rank_of(to) - (us == Color::White ? 1 : -1)));
+    } else {
+      return parse_san(pos, san);
+    }
+    if (pos.piece_on(from) != make_piece(us, PieceType::Pawn)) return parse_san(pos, san);
+    if (!legal_when_not_in_check(from, to, king, pos.blockers_for_king(us))) return {Move(), MoveError::Illegal};
+    return {Move(from, to), {}};
+  }
+
+  PieceType piece = piece_of(s[0]);
+  if (piece == PieceType::None) return parse_san(pos, san);
+  // N[file][rank][x]to: collect the squares' characters, 'x' skipped.
+  char c[4];
+  int k = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    if (s[i] == 'x' || s[i] == ':') continue;
+    if (k == 4 || !(is_file(s[i]) || is_rank(s[i]))) return parse_san(pos, san);
+    c[k++] = s[i];
+  }
+  if (k < 2 || !is_file(c[k - 2]) || !is_rank(c[k - 1])) return parse_san(pos, san);
+  Square to = square_of(c[k - 2], c[k - 1]);
+  Bitboard candidates = attacks_bb(piece, to, pos.pieces()) & pos.pieces(us, piece);
+  if (k == 3) candidates &= is_file(c[0]) ? file_bb(File(c[0] - 'a')) : rank_bb(Rank(c[0] - '1'));
+  else if (k == 4) candidates &= is_file(c[0]) && is_rank(c[1]) ? square_bb(square_of(c[0], c[1])) : 0;
+  if (!pos.empty(to) && color_of(pos.piece_on(to)) == us) candidates = 0;
+  if (!candidates) return parse_san(pos, san);  // let the general parser name the error
+  Bitboard blockers = pos.blockers_for_king(us);
+  Move found;
+  int legal = 0;
+  while (candidates) {
+    Square from = pop_lsb(candidates);
+    if (legal_when_not_in_check(from, to, king, blockers)) {
+      found = Move(from, to);
+      ++legal;
+    }
+  }
+  if (legal == 1) return {found, {}};
+  return {Move(), legal == 0 ? MoveError::Illegal : MoveError::Ambiguous};
+}
+
+}  // namespace gb::pgn

@@ -1,0 +1,147 @@
+#include "book/pgn/tokenizer.h"
+
+#include <algorithm>
+
+namespace gb::pgn {
+
+Tokenizer::Tokenizer(ByteSource source, std::size_t buffer_size)
+    : source_(std::move(source)), cap_(std::max<std::size_t>(buffer_size, 16)) {
+  buf_ = std::make_unique<char[]>(cap_);
+  spare_ = std::make_unique<char[]>(cap_);
+}
+
+std::size_t Tokenizer::fill() {
+  if (eof_) return 0;
+  if (pos_ > 0) {
+    std::memmove(buf_.get(), buf_.get() + pos_, end_ - pos_);
+    buf_abs_ += pos_;
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (end_ == cap_) return 0;
+  std::size_t got = source_.read(buf_.get() + end_, cap_ - end_);
+  if (got == 0) eof_ = true;
+  end_ += got;
+  return got;
+}
+
+void Tokenizer::count_lines(std::size_t from, std::size_t to) {
+  const char* p = buf_.get() + from;
+  const char* stop = buf_.get() + to;
+  while (p < stop) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', std::size_t(stop - p)));
+    if (!nl) break;
+    newline_at(std::size_t(nl - buf_.get()));
+    p = nl + 1;
+  }
+}
+
+std::string_view Tokenizer::take_line() {
+  for (;;) {
+    const char* start = buf_.get() + pos_;
+    const char* nl = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+    if (nl) {
+      std::size_t i = std::size_t(nl - buf_.get());
+      std::string_view line(start, i - pos_);
+      newline_at(i);
+      pos_ = i + 1;
+      return line;
+    }
+    if (eof_) {
+      std::string_view line(start, end_ - pos_);
+      pos_ = end_;
+      return line;
+    }
+    if (pos_ == 0 && end_ == cap_) {
+      // A line longer than the buffer: keep its head in the spare buffer and
+      // drop the rest of the line.
+      std::memcpy(spare_.get(), buf_.get(), cap_);
+      pos_ = end_;
+      for (;;) {
+        if (pos_ == end_ && fill() == 0) break;
+        const char* rest = static_cast<const char*>(std::memchr(buf_.get() + pos_, '\n', end_ - pos_));
+        if (rest) {
+          std::size_t i = std::size_t(rest - buf_.get());
+          newline_at(i);
+          pos_ = i + 1;
+          break;
+        }
+        pos_ = end_;
+      }
+      return std::string_view(spare_.get(), cap_);
+    }
+    fill();
+  }
+}
+
+bool Tokenizer::skip_to_game() {
+  for (;;) {
+    if (pos_ == end_ && fill() == 0) return false;
+    if (buf_abs_ + pos_ == 0) {
+      while (end_ - pos_ < 3 && fill() > 0) {
+      }
+    }
+    if (buf_abs_ + pos_ == 0 && end_ - pos_ >= 3 && std::memcmp(buf_.get() + pos_, "\xEF\xBB\xBF", 3) == 0) {
+      pos_ += 3;
+      line_start_abs_ = 3;
+      continue;
+    }
+    char c = buf_[pos_];
+    if (c == '\n') {
+      newline_at(pos_);
+      ++pos_;
+    } else if (is_space(c)) {
+      ++pos_;
+    } else if (c == '%' && column() == 1) {
+      take_line();
+    } else {
+      return true;
+    }
+  }
+}
+
+void Tokenizer::skip_variation() {
+  // A cheap byte scan to the matching ')': no tokens, only brackets, comments
+  // and line ends. A '[' (the next game's tags) ends the scan unconsumed.
+  int depth = 1;
+  for (;;) {
+    if (pos_ == end_ && fill() == 0) return;
+    const char* p = buf_.get() + pos_;
+    const char* stop = buf_.get() + end_;
+    for (; p < stop; ++p) {
+      char c = *p;
+      if (c == '\n') {
+        newline_at(std::size_t(p - buf_.get()));
+      } else if (c == '(') {
+        ++depth;
+      } else if (c == ')') {
+        if (--depth == 0) {
+          pos_ = std::size_t(p - buf_.get()) + 1;
+          return;
+        }
+      } else if (c == '[') {
+        pos_ = std::size_t(p - buf_.get());
+        return;
+      } else if (c == '{' || c == ';') {
+        pos_ = std::size_t(p - buf_.get()) + 1;
+        char close = c == '{' ? '}' : '\n';
+        // To the end of the comment (across refills).
+        for (;;) {
+          if (pos_ == end_ && fill() == 0) return;
+          const char* q = static_cast<const char*>(std::memchr(buf_.get() + pos_, close, end_ - pos_));
+          std::size_t until = q ? std::size_t(q - buf_.get()) : end_;
+          count_lines(pos_, until);
+          if (q) {
+            pos_ = until + (close == '}' ? 1 : 0);
+            break;
+          }
+          pos_ = end_;
+        }
+        break;  // re-enter the outer loop at pos_
+      }
+    }
+    if (p == stop) pos_ = end_;
+  }
+}
+
+}  // namespace gb::pgn

@@ -1,0 +1,300 @@
+// The PGN tokenizer: splits a byte stream into games, tags and movetext
+// tokens, and hands them to a raw visitor as views into one fixed buffer.
+// It knows nothing about chess rules; reader.h decodes the SAN it emits.
+//
+// Rules (lenient, like the readers users know):
+// - A game starts at the first byte that is not whitespace, a '%' escape line
+//   or a byte-order mark. Tag pairs come first; the tag section ends at a blank
+//   line or a line that is not a tag.
+// - Movetext ends at a termination token (1-0, 0-1, 1/2-1/2, *), at a '[' outside
+//   comments (the next game's tags), or at the end of the input.
+// - '{...}' and ';...' comments, '%' escape lines, '$n' NAGs and '!?'-style
+//   glyphs, "12." / "12..." move numbers (also "1.e4"), CRLF line ends.
+// - A token longer than the buffer is cut; a comment longer than the buffer is
+//   passed on in pieces. Nothing here can loop forever: every step consumes
+//   at least one byte or ends the game.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+
+#include "book/pgn/byte_source.h"
+#include "book/pgn/visitor.h"
+
+namespace gb::pgn {
+
+// What the tokenizer calls; every view is valid only during the call.
+template <class R>
+concept RawVisitor = requires(R& r, std::string_view s, std::uint64_t line, std::uint32_t col, Outcome o) {
+  r.raw_begin_game(line);
+  r.raw_tag(s, s);
+  { r.raw_end_tags() } -> std::same_as<Control>;
+  { r.raw_san(s, line, col) } -> std::same_as<Control>;  // Skip: skip the rest of the game
+  r.raw_nag(1);
+  r.raw_comment(s);
+  { r.raw_begin_variation() } -> std::same_as<Control>;
+  r.raw_end_variation();
+  r.raw_outcome(o);
+  r.raw_end_game();
+};
+
+class Tokenizer {
+ public:
+  Tokenizer(ByteSource source, std::size_t buffer_size);
+
+  // Reads one game; false when the input holds no further game.
+  template <RawVisitor R>
+  bool read_game(R& r);
+
+  const ByteSource& source() const { return source_; }
+  // Where counting starts (for a byte range that begins inside a file).
+  void set_first_line(std::uint64_t line) { line_ = line; }
+
+ private:
+  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+  // Bytes that end a move token.
+  static bool ends_token(char c) {
+    return is_space(c) || c == '{' || c == '}' || c == '(' || c == ')' || c == '[' || c == ']' || c == ';' ||
+           c == '$' || c == '!' || c == '?';
+  }
+
+  // Moves the unread bytes to the front and reads more; the number of bytes added.
+  std::size_t fill();
+  bool at_end() { return pos_ == end_ && fill() == 0; }
+  std::uint32_t column() const { return std::uint32_t(buf_abs_ + pos_ - line_start_abs_ + 1); }
+  void count_lines(std::size_t from, std::size_t to);
+  void newline_at(std::size_t i) {
+    ++line_;
+    line_start_abs_ = buf_abs_ + i + 1;
+  }
+  // Skips whitespace, '%' escape lines and the byte-order mark before a game.
+  // Returns false at the end of the input.
+  bool skip_to_game();
+  // The rest of the current line (without the '\n', which is consumed); cut at the buffer size.
+  std::string_view take_line();
+  // The span [pos_, j) of bytes that satisfy keep, refilling as needed.
+  template <class Keep>
+  std::size_t scan(Keep keep);
+  template <RawVisitor R>
+  void read_tags(R& r);
+  template <RawVisitor R>
+  void read_comment(R& r, bool deliver);
+  void skip_variation();  // after its '(' has been consumed
+
+  ByteSource source_;
+  std::unique_ptr<char[]> buf_;
+  std::unique_ptr<char[]> spare_;  // the head of a line longer than the buffer
+  std::size_t cap_;
+  std::size_t pos_ = 0, end_ = 0;
+  bool eof_ = false;
+  std::uint64_t buf_abs_ = 0;         // offset in the input of buf_[0]
+  std::uint64_t line_ = 1;
+  std::uint64_t line_start_abs_ = 0;  // offset in the input of the current line's first byte
+};
+
+// ---- implementation (templates) ----
+
+template <class Keep>
+std::size_t Tokenizer::scan(Keep keep) {
+  std::size_t j = pos_;
+  for (;;) {
+    while (j < end_ && keep(buf_[j])) ++j;
+    if (j < end_ || eof_) return j;
+    std::size_t off = j - pos_;
+    if (fill() == 0) return pos_ + off;  // end of input, or the token fills the whole buffer
+    j = pos_ + off;
+  }
+}
+
+template <RawVisitor R>
+void Tokenizer::read_tags(R& r) {
+  for (;;) {
+    // At a '['.
+    std::string_view line = take_line();
+    while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
+    // [Name "value"] — the value runs from the first quote to the last '"]' of the
+    // line, so that brackets and unescaped quotes inside it survive.
+    std::size_t i = 1;
+    while (i < line.size() && is_space(line[i])) ++i;
+    std::size_t name_begin = i;
+    while (i < line.size() && !is_space(line[i]) && line[i] != '"' && line[i] != ']') ++i;
+    std::string_view name = line.substr(name_begin, i - name_begin);
+    while (i < line.size() && is_space(line[i])) ++i;
+    std::string_view value;
+    if (i < line.size() && line[i] == '"') {
+      std::size_t close = line.size() >= 2 && line.back() == ']' ? line.find_last_of('"') : std::string_view::npos;
+      if (close == std::string_view::npos || close <= i) close = line.size();  // unterminated: take the rest
+      // Unescape \" and \\ in place (the buffer is ours; the value only shrinks).
+      char* out = const_cast<char*>(line.data()) + i + 1;
+      char* begin = out;
+      for (std::size_t k = i + 1; k < close; ++k) {
+        if (line[k] == '\\' && k + 1 < close && (line[k + 1] == '"' || line[k + 1] == '\\')) ++k;
+        *out++ = line[k];
+      }
+      value = std::string_view(begin, std::size_t(out - begin));
+    } else {
+      std::size_t close = line.find(']', i);
+      value = line.substr(i, close == std::string_view::npos ? std::string_view::npos : close - i);
+      while (!value.empty() && is_space(value.back())) value.remove_suffix(1);
+    }
+    if (!name.empty()) r.raw_tag(name, value);
+    // Next line: another tag, an escape line, or the end of the section.
+    for (;;) {
+      if (at_end()) return;
+      char c = buf_[pos_];
+      if (c == '[') break;
+      if (c == '%' && column() == 1) {
+        take_line();
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++pos_;
+        continue;
+      }
+      return;  // a blank line ('\n' here) or movetext
+    }
+  }
+}
+
+template <RawVisitor R>
+void Tokenizer::read_comment(R& r, bool deliver) {
+  ++pos_;  // '{'
+  for (;;) {
+    if (pos_ == end_ && fill() == 0) return;  // unterminated at the end of the input
+    const char* start = buf_.get() + pos_;
+    const char* close = static_cast<const char*>(std::memchr(start, '}', end_ - pos_));
+    if (close) {
+      std::size_t c = std::size_t(close - buf_.get());
+      count_lines(pos_, c);
+      if (deliver) r.raw_comment(std::string_view(start, c - pos_));
+      pos_ = c + 1;
+      return;
+    }
+    if (eof_ || (pos_ == 0 && end_ == cap_)) {
+      // No '}' in a full buffer (or before the end): pass this piece on and go on.
+      count_lines(pos_, end_);
+      if (deliver) r.raw_comment(std::string_view(start, end_ - pos_));
+      pos_ = end_;
+      if (eof_) return;
+      continue;
+    }
+    fill();
+  }
+}
+
+template <RawVisitor R>
+bool Tokenizer::read_game(R& r) {
+  if (!skip_to_game()) return false;
+  r.raw_begin_game(line_);
+  if (buf_[pos_] == '[') read_tags(r);
+  bool skipping = r.raw_end_tags() == Control::Skip;
+  int depth = 0;  // open variations that the visitor follows
+  // The movetext loop: the hot path of the reader.
+  for (;;) {
+    if (pos_ == end_ && fill() == 0) break;
+    char c = buf_[pos_];
+    switch (c) {
+      case '\n':
+        newline_at(pos_);
+        ++pos_;
+        break;
+      case ' ': case '\t': case '\r': case '\f': case '\v':
+        ++pos_;
+        break;
+      case '{':
+        read_comment(r, !skipping);
+        break;
+      case ';': {
+        ++pos_;
+        std::string_view text = take_line();
+        if (!skipping) r.raw_comment(text);
+        break;
+      }
+      case '%':
+        if (column() == 1) take_line();
+        else ++pos_;
+        break;
+      case '(':
+        ++pos_;
+        if (skipping || r.raw_begin_variation() == Control::Skip) skip_variation();
+        else ++depth;
+        break;
+      case ')':
+        ++pos_;
+        if (depth > 0) {
+          --depth;
+          if (!skipping) r.raw_end_variation();
+        }
+        break;
+      case '$': {
+        ++pos_;
+        std::size_t j = scan([](char ch) { return ch >= '0' && ch <= '9'; });
+        int nag = 0;
+        for (std::size_t k = pos_; k < j && nag < 100000; ++k) nag = nag * 10 + (buf_[k] - '0');
+        pos_ = j;
+        if (!skipping) r.raw_nag(nag);
+        break;
+      }
+      case '!': case '?': {
+        std::size_t j = scan([](char ch) { return ch == '!' || ch == '?'; });
+        std::string_view g(buf_.get() + pos_, j - pos_);
+        pos_ = j;
+        int nag = g == "!" ? 1 : g == "?" ? 2 : g == "!!" ? 3 : g == "??" ? 4 : g == "!?" ? 5 : g == "?!" ? 6 : 0;
+        if (!skipping && nag) r.raw_nag(nag);
+        break;
+      }
+      case '*':
+        ++pos_;
+        r.raw_outcome(Outcome::Unknown);
+        r.raw_end_game();
+        return true;
+      case '[':
+        r.raw_end_game();  // the next game's tags
+        return true;
+      case ']': case '}':
+        ++pos_;  // stray closing bracket
+        break;
+      default:
+        if (c >= '0' && c <= '9') {
+          std::uint64_t line = line_;
+          std::uint32_t col = column();
+          std::size_t j = scan([](char ch) { return ch >= '0' && ch <= '9'; });
+          if (j < end_ && buf_[j] == '.') {  // move number "12." / "12..."
+            pos_ = j;
+            pos_ = scan([](char ch) { return ch == '.'; });
+            break;
+          }
+          j = scan([](char ch) { return !ends_token(ch) && ch != '.'; });
+          std::string_view tok(buf_.get() + pos_, j - pos_);
+          if (tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "1/2" || tok == "0.5-0.5") {
+            pos_ = j;
+            r.raw_outcome(tok == "1-0" ? Outcome::WhiteWins : tok == "0-1" ? Outcome::BlackWins : Outcome::Draw);
+            r.raw_end_game();
+            return true;
+          }
+          pos_ = j;
+          if (tok.find_first_not_of("0123456789") != std::string_view::npos && !skipping) {
+            // "0-0", "0-0-0", or a bad token for the decoder to report.
+            if (r.raw_san(tok, line, col) == Control::Skip) skipping = true;
+          }
+          break;
+        }
+        {
+          std::uint64_t line = line_;
+          std::uint32_t col = column();
+          std::size_t j = scan([](char ch) { return !ends_token(ch); });
+          std::string_view tok(buf_.get() + pos_, j - pos_);
+          pos_ = j;
+          if (tok.find_first_not_of('.') == std::string_view::npos) break;  // "..." alone
+          if (!skipping && r.raw_san(tok, line, col) == Control::Skip) skipping = true;
+        }
+        break;
+    }
+  }
+  r.raw_end_game();
+  return true;
+}
+
+}  // namespace gb::pgn
