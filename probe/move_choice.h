@@ -1,0 +1,116 @@
+// Choosing a book move: the policies of `graphbook pick` and of the UCI
+// adapter's own book. Pure code over a list of candidates; no I/O.
+//
+//   best      the move with the highest weight (2*wins + draws of the mover,
+//             Polyglot's weight); ties go to more games, then the lower move.
+//   weighted  at random, probability proportional to weight^(1/temperature).
+//   uniform   at random, every candidate alike.
+//   learned   at random like weighted, but the weight is the source games
+//             scored at the expected score that learning gives, and a move
+//             that lost the last time it was played here is avoided while an
+//             alternative of comparable standing exists (docs/LEARNING.md has
+//             the formula). Without learned games it equals weighted.
+//
+// Candidates with fewer than min_games source games never play. temperature
+// 0 makes weighted and learned pick their heaviest move.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "book/chess/types.h"
+
+namespace gb::probe {
+
+enum class Policy : std::uint8_t { Best, Weighted, Uniform, Learned };
+std::string_view to_string(Policy p);
+std::optional<Policy> parse_policy(std::string_view text);
+
+// Same numbering as the store's LearnRecord::last_result.
+enum class LastResult : std::uint8_t { None = 0, Win = 1, Draw = 2, Loss = 3 };
+
+// Results from the point of view of the side that plays the move.
+struct Results {
+  std::uint32_t wins = 0;
+  std::uint32_t draws = 0;
+  std::uint32_t losses = 0;
+  std::uint32_t games() const { return wins + draws + losses; }
+  double score() const { return games() ? (wins + 0.5 * draws) / games() : 0.0; }
+};
+
+struct Candidate {
+  Move move;
+  Results source;   // the book's games (unfinished games "*" counted as draws, as Polyglot does)
+  Results learned;  // the games `graphbook learn` fed in
+  LastResult last = LastResult::None;
+};
+
+struct PickOptions {
+  Policy policy = Policy::Weighted;
+  std::uint32_t min_games = 1;
+  double temperature = 1.0;  // >= 0
+};
+
+// Why a candidate got its weight.
+enum class Reason : std::uint8_t {
+  Weighted,        // weight from the source games (and learning)
+  Uniform,         // every candidate alike
+  Best,            // the heaviest: chosen by best
+  NotBest,         // best chose another
+  TooFewGames,     // fewer source games than min_games
+  NoWeight,        // weight 0: it never scored (or its expected score is 0)
+  LostLastTime,    // learned: lost last time and an alternative of comparable standing exists
+};
+std::string_view to_string(Reason r);
+
+// One candidate as the policy sees it (same order as the candidates).
+struct Weighing {
+  double weight = 0;       // relative; the probability is weight / sum of weights
+  double probability = 0;
+  double expected = 0;     // expected score of the mover (learned: posterior mean)
+  double lower = 0;        // expected - one standard deviation (learned only)
+  double upper = 0;        // expected + one standard deviation (learned only)
+  Reason reason = Reason::Weighted;
+};
+
+// A small deterministic generator (SplitMix64): the same seed gives the same
+// sequence on every platform, so `--seed N` reproduces a choice.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+
+ private:
+  std::uint64_t state_;
+};
+
+// Every candidate's weight, probability and reason under the options.
+std::vector<Weighing> weigh(std::span<const Candidate> candidates, const PickOptions& options);
+
+struct Choice {
+  std::size_t index;  // into the candidates
+  Move move;
+};
+
+// The chosen move, or nullopt when no candidate may play (none, or all below
+// min_games or of weight 0). Draws one number from rng for the random policies.
+[[nodiscard]] std::optional<Choice> choose(std::span<const Candidate> candidates, const PickOptions& options,
+                                           Rng& rng);
+// The same with the weighing already done (to explain and choose at once).
+[[nodiscard]] std::optional<Choice> choose(std::span<const Candidate> candidates,
+                                           std::span<const Weighing> weighing, Rng& rng);
+
+// The learned policy's parameters (docs/LEARNING.md).
+inline constexpr double kPriorGames = 8.0;  // the source counts as at most this many of our own games
+inline constexpr double kConfidenceZ = 1.0;
+
+}  // namespace gb::probe
