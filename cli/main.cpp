@@ -7,6 +7,8 @@
 #include "version.h"
 
 int main(int argc, char** argv) {
+  // A GUI that cannot pass arguments starts a renamed graphbook, or sets GRAPHBOOK_UCI_CONFIG.
+  if (auto status = gb::uci_adapter::run_from_configuration(argc, argv)) return *status;
   CLI::App app{"graphbook: a transposition-aware opening book for chess, built from PGN into LMDB",
                "graphbook"};
   app.set_version_flag("--version", std::string("graphbook ") + GRAPHBOOK_VERSION);

@@ -1,7 +1,133 @@
 #include "uci-adapter/commands.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "uci-adapter/options.h"
+#include "uci-adapter/run.h"
+
 namespace gb::uci_adapter {
 
-void add_commands(CLI::App&, int&) {}
+namespace {
+
+constexpr const char* kConfigVariable = "GRAPHBOOK_UCI_CONFIG";
+
+bool is_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The path this program was started as: argv[0] when it names a path,
+// otherwise its first match in PATH (a link keeps its own name there).
+std::string invoked_path(const char* argv0) {
+  std::string name = argv0 ? argv0 : "";
+  if (name.empty() || name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return name;
+}
+
+// The configuration file that applies, or "" when none does.
+std::string configuration_file(const char* argv0) {
+  if (const char* env = std::getenv(kConfigVariable); env && *env) return env;
+  std::string beside = invoked_path(argv0) + ".conf";
+  return is_file(beside) ? beside : "";
+}
+
+int run_checked(const AdapterConfig& config) {
+  if (config.engine.empty()) {
+    std::fprintf(stderr, "graphbook uci: no engine: give it after '--' or as 'engine = ...' in the configuration\n");
+    return 2;
+  }
+  return run_adapter(config);
+}
+
+}  // namespace
+
+std::optional<int> run_from_configuration(int argc, char** argv) {
+  if (argc != 1) return std::nullopt;
+  std::string file = configuration_file(argv[0]);
+  if (file.empty()) return std::nullopt;
+  AdapterConfig config;
+  if (auto error = read_config_file(file, config)) {
+    std::fprintf(stderr, "graphbook uci: %s\n", error->c_str());
+    return 2;
+  }
+  return run_checked(config);
+}
+
+void add_commands(CLI::App& app, int& exit_status) {
+  struct Args {
+    std::string config;
+    std::optional<std::string> book, policy, filter;
+    std::optional<int> depth, min_games;
+    std::optional<std::uint64_t> seed;
+    bool learning = false, no_own_book = false;
+    std::vector<std::string> engine;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "uci", "Speak UCI in front of a real engine: play book moves, pass the rest through, learn from games");
+  cmd->add_option("--config", args->config,
+                  "Read options from this file first (default: $GRAPHBOOK_UCI_CONFIG, or the executable's path + "
+                  "'.conf')");
+  cmd->add_option("--book", args->book, "The graphbook book (UCI option BookFile)");
+  cmd->add_option("--depth", args->depth, "Book moves only before this ply (BookDepth, default 256)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--min-games", args->min_games, "A book move needs this many games (BookMinGames, default 1)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--policy", args->policy, "best, weighted, uniform or learned (BookPolicy, default best)");
+  cmd->add_flag("--learning", args->learning, "Learn game results into the book (BookLearning)");
+  cmd->add_flag("--no-own-book", args->no_own_book, "Start with OwnBook off");
+  cmd->add_option("--filter", args->filter, "A CQL filter for book moves (BookFilter; see docs/UCI.md)");
+  cmd->add_option("--seed", args->seed, "Seed for the random policies (default: from the clock)");
+  cmd->add_option("engine", args->engine, "The engine's command and arguments, after '--'");
+  cmd->footer(
+      "Example:\n  graphbook uci --book games.book --policy weighted -- /usr/games/stockfish\n"
+      "Without arguments (for GUIs that cannot pass any): set GRAPHBOOK_UCI_CONFIG=/path/sf.conf, or link\n"
+      "graphbook as 'sf-book' beside 'sf-book.conf' and start that. The file holds 'key = value' lines:\n"
+      "  engine = /usr/games/stockfish\n  book = /books/games.book\n  policy = weighted\n  learning = true\n"
+      "See docs/UCI.md.");
+  cmd->callback([args, &exit_status, &app] {
+    AdapterConfig config;
+    std::string file = args->config;
+    if (file.empty()) file = configuration_file(nullptr);
+    (void)app;
+    if (!file.empty()) {
+      if (auto error = read_config_file(file, config)) {
+        std::fprintf(stderr, "graphbook uci: %s\n", error->c_str());
+        exit_status = 2;
+        return;
+      }
+    }
+    auto set = [&](const char* name, const std::string& value) {
+      if (auto error = apply_option(config.book, name, value)) {
+        std::fprintf(stderr, "graphbook uci: %s\n", error->c_str());
+        exit_status = 2;
+      }
+    };
+    if (args->book) set("BookFile", *args->book);
+    if (args->depth) set("BookDepth", std::to_string(*args->depth));
+    if (args->min_games) set("BookMinGames", std::to_string(*args->min_games));
+    if (args->policy) set("BookPolicy", *args->policy);
+    if (args->filter) set("BookFilter", *args->filter);
+    if (args->learning) config.book.learning = true;
+    if (args->no_own_book) config.book.own_book = false;
+    if (args->seed) config.book.seed = *args->seed;
+    if (!args->engine.empty()) config.engine = args->engine;
+    if (exit_status) return;
+    exit_status = run_checked(config);
+  });
+}
 
 }  // namespace gb::uci_adapter

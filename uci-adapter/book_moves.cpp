@@ -1,0 +1,97 @@
+#include "uci-adapter/book_moves.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "book/chess/movegen.h"
+#include "book/chess/notation.h"
+
+namespace gb::uci_adapter {
+
+namespace {
+
+probe::Results mover_results(const store::Counters& c, Color mover) {
+  probe::Results r;
+  std::uint32_t white = c.white_wins, black = c.black_wins;
+  r.wins = mover == Color::White ? white : black;
+  r.losses = mover == Color::White ? black : white;
+  r.draws = c.draws + c.unknown;
+  return r;
+}
+
+std::string percent(std::uint32_t part, std::uint32_t whole) {
+  return std::to_string(whole ? int(100.0 * part / whole + 0.5) : 0) + "%";
+}
+
+}  // namespace
+
+std::vector<probe::Candidate> book_candidates(store::Book& book, const Position& pos) {
+  std::vector<probe::Candidate> out;
+  auto edges = book.find_all(pos.key());
+  if (edges.empty()) return out;
+  MoveList legal;
+  generate_legal(pos, legal);
+  for (const auto& e : edges) {
+    if (!legal.contains(e.move)) continue;
+    probe::Candidate c;
+    c.move = e.move;
+    c.source = mover_results(e.record.counters, pos.side_to_move());
+    c.learned = probe::Results{e.learning.wins, e.learning.draws, e.learning.losses};
+    c.last = probe::LastResult(e.learning.last_result <= 3 ? e.learning.last_result : 0);
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos, const probe::PickOptions& options,
+                                      probe::Rng& rng) {
+  auto candidates = book_candidates(book, pos);
+  if (candidates.empty()) return std::nullopt;
+  auto weighing = probe::weigh(candidates, options);
+  auto choice = probe::choose(candidates, weighing, rng);
+  if (!choice) return std::nullopt;
+  BookAnswer a;
+  a.move = choice->move;
+  a.stats = candidates[choice->index];
+  a.weighing = weighing[choice->index];
+  a.candidates = candidates.size();
+  for (const auto& c : candidates) a.position_games += c.source.games();
+
+  Position next = pos;
+  UndoInfo undo;
+  next.do_move(a.move, undo);
+  auto replies = book_candidates(book, next);
+  probe::PickOptions best{probe::Policy::Best, options.min_games, 0.0};
+  if (auto reply = probe::choose(replies, best, rng)) a.ponder = reply->move;
+  return a;
+}
+
+std::string describe(const BookAnswer& a, const Position&, probe::Policy policy, bool chess960) {
+  const auto& s = a.stats.source;
+  char p[32];
+  std::snprintf(p, sizeof p, "%.2f", a.weighing.probability);
+  std::string out = "book " + to_uci(a.move, chess960) + ": " + std::to_string(s.games()) + " games, +" +
+                    percent(s.wins, s.games()) + " =" + percent(s.draws, s.games()) + " -" +
+                    percent(s.losses, s.games()) + " for the mover";
+  const auto& l = a.stats.learned;
+  if (l.games())
+    out += "; learned +" + std::to_string(l.wins) + " =" + std::to_string(l.draws) + " -" + std::to_string(l.losses);
+  out += "; " + std::to_string(a.candidates) + " book moves, " + std::to_string(a.position_games) +
+         " games here; policy " + std::string(probe::to_string(policy)) + ", probability " + p;
+  return out;
+}
+
+std::string describe_all(const std::vector<probe::Candidate>& candidates, bool chess960) {
+  std::vector<probe::Candidate> sorted = candidates;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.source.games() > b.source.games(); });
+  std::string out = "book moves:";
+  for (const auto& c : sorted) {
+    char score[16];
+    std::snprintf(score, sizeof score, "%.0f%%", 100.0 * c.source.score());
+    out += " " + to_uci(c.move, chess960) + " (" + std::to_string(c.source.games()) + " games, " + score + ")";
+  }
+  return out;
+}
+
+}  // namespace gb::uci_adapter

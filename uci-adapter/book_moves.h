@@ -1,0 +1,39 @@
+// The adapter's questions to the book: which moves a position has, and which
+// one the policy plays. The choice itself is probe's choose() — the same code
+// as `graphbook pick`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "book/chess/position.h"
+#include "book/store/book.h"
+#include "probe/move_choice.h"
+
+namespace gb::uci_adapter {
+
+// The book's legal moves of pos as probe candidates, results from the mover's
+// side (unfinished games counted as draws, as Polyglot does). Edges whose
+// move is not legal here (a key collision) are left out.
+std::vector<probe::Candidate> book_candidates(store::Book& book, const Position& pos);
+
+struct BookAnswer {
+  Move move;
+  Move ponder;  // the book's best reply, null when it has none
+  probe::Candidate stats;
+  probe::Weighing weighing;
+  std::size_t candidates = 0;  // how many moves the book has here
+  std::uint32_t position_games = 0;
+};
+
+// The policy's move for pos, nullopt when the book has none that may play.
+std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos, const probe::PickOptions& options,
+                                      probe::Rng& rng);
+
+// "book e2e4: 1234 games, +40% =30% -30% for the mover; learned +1 =0 -0; 1 of 20 moves, p=0.45, policy best"
+std::string describe(const BookAnswer& a, const Position& pos, probe::Policy policy, bool chess960);
+// "book moves: e2e4 (1234 games, 56%) d2d4 (...)" for analysis mode.
+std::string describe_all(const std::vector<probe::Candidate>& candidates, bool chess960);
+
+}  // namespace gb::uci_adapter

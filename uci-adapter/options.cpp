@@ -1,0 +1,123 @@
+#include "uci-adapter/options.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+
+#include "uci-adapter/protocol.h"
+
+namespace gb::uci_adapter {
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower((unsigned char)x) == std::tolower((unsigned char)y);
+         });
+}
+
+std::optional<bool> parse_bool(std::string_view v) {
+  if (iequals(v, "true") || v == "1" || iequals(v, "on") || iequals(v, "yes")) return true;
+  if (iequals(v, "false") || v == "0" || iequals(v, "off") || iequals(v, "no")) return false;
+  return std::nullopt;
+}
+
+std::optional<long long> parse_int(std::string_view v) {
+  long long n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
+  return n;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace((unsigned char)s.front())) s.remove_prefix(1);
+  while (!s.empty() && std::isspace((unsigned char)s.back())) s.remove_suffix(1);
+  return std::string(s);
+}
+
+constexpr int kMaxDepth = 1024;
+constexpr int kMaxMinGames = 1000000;
+
+}  // namespace
+
+std::vector<std::string> option_lines(const BookOptions& o) {
+  return {check_option("OwnBook", o.own_book),
+          string_option("BookFile", o.file),
+          spin_option("BookDepth", o.depth, 0, kMaxDepth),
+          spin_option("BookMinGames", o.min_games, 1, kMaxMinGames),
+          combo_option("BookPolicy", probe::to_string(o.policy), {"best", "weighted", "uniform", "learned"}),
+          check_option("BookLearning", o.learning),
+          string_option("BookFilter", o.filter)};
+}
+
+bool is_our_option(std::string_view name) {
+  for (std::string_view n : {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning",
+                             "BookFilter"})
+    if (iequals(name, n)) return true;
+  return false;
+}
+
+std::optional<std::string> apply_option(BookOptions& o, std::string_view name, std::string_view value) {
+  auto bad = [&](const char* what) { return std::string(name) + ": " + what + " '" + std::string(value) + "'"; };
+  if (iequals(name, "OwnBook") || iequals(name, "BookLearning")) {
+    auto b = parse_bool(value);
+    if (!b) return bad("not true or false:");
+    (iequals(name, "OwnBook") ? o.own_book : o.learning) = *b;
+  } else if (iequals(name, "BookFile")) {
+    o.file = std::string(value);
+  } else if (iequals(name, "BookDepth") || iequals(name, "BookMinGames")) {
+    bool depth = iequals(name, "BookDepth");
+    auto n = parse_int(value);
+    if (!n || *n < (depth ? 0 : 1) || *n > (depth ? kMaxDepth : kMaxMinGames)) return bad("out of range:");
+    (depth ? o.depth : o.min_games) = int(*n);
+  } else if (iequals(name, "BookPolicy")) {
+    auto p = probe::parse_policy(value);
+    if (!p) return bad("not best, weighted, uniform or learned:");
+    o.policy = *p;
+  } else if (iequals(name, "BookFilter")) {
+    o.filter = std::string(value);
+  } else {
+    return std::string(name) + ": not an option of the adapter";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> read_config_file(const std::string& path, AdapterConfig& config) {
+  std::ifstream in(path);
+  if (!in) return path + ": cannot read the configuration file";
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    auto where = [&] { return path + ":" + std::to_string(number) + ": "; };
+    std::string text = trim(line);
+    if (text.empty() || text[0] == '#') continue;
+    auto eq = text.find('=');
+    if (eq == std::string::npos) return where() + "expected 'key = value'";
+    std::string key = trim(std::string_view(text).substr(0, eq));
+    std::string value = trim(std::string_view(text).substr(eq + 1));
+    std::optional<std::string> error;
+    if (key == "book") error = apply_option(config.book, "BookFile", value);
+    else if (key == "depth") error = apply_option(config.book, "BookDepth", value);
+    else if (key == "min-games") error = apply_option(config.book, "BookMinGames", value);
+    else if (key == "policy") error = apply_option(config.book, "BookPolicy", value);
+    else if (key == "learning") error = apply_option(config.book, "BookLearning", value);
+    else if (key == "filter") error = apply_option(config.book, "BookFilter", value);
+    else if (key == "own-book") error = apply_option(config.book, "OwnBook", value);
+    else if (key == "seed") {
+      auto n = parse_int(value);
+      if (!n || *n < 0) error = "seed: not a number: '" + value + "'";
+      else config.book.seed = std::uint64_t(*n);
+    } else if (key == "engine") {
+      config.engine.clear();
+      for (auto t : tokens(value)) config.engine.emplace_back(t);
+    } else if (key == "arg") {
+      config.engine.push_back(value);
+    } else {
+      return where() + "unknown key '" + key + "'";
+    }
+    if (error) return where() + *error;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gb::uci_adapter

@@ -1,0 +1,51 @@
+// The adapter's own configuration: its UCI options (OwnBook, BookFile,
+// BookDepth, BookMinGames, BookPolicy, BookLearning, BookFilter), how they are
+// declared to the GUI, how setoption changes them, and the configuration
+// file that GUIs which cannot pass arguments use.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probe/move_choice.h"
+
+namespace gb::uci_adapter {
+
+struct BookOptions {
+  bool own_book = true;  // play book moves at all
+  std::string file;      // the book (empty: no book)
+  int depth = 256;       // book moves only while the game ply is below this
+  int min_games = 1;     // a move needs this many source games
+  probe::Policy policy = probe::Policy::Best;
+  bool learning = false;  // write game results into the book
+  std::string filter;     // a CQL filter for the resulting position (stored; see docs/UCI.md)
+  std::uint64_t seed = 0;  // 0: seeded from the clock
+};
+
+// The "option name ..." lines for the GUI, in the order of docs/UCI.md.
+std::vector<std::string> option_lines(const BookOptions& options);
+
+// True when name (case-insensitive, as UCI option names are) is one of ours.
+bool is_our_option(std::string_view name);
+
+// Applies "setoption name <name> value <value>" for one of our options.
+// Returns an error text for a bad value (the option keeps its value).
+[[nodiscard]] std::optional<std::string> apply_option(BookOptions& options, std::string_view name,
+                                                      std::string_view value);
+
+// A configuration file: "key = value" lines, '#' comments, blank lines.
+// Keys: book, depth, min-games, policy, learning, filter, seed (as the
+// command line options), engine (the command, split on spaces) and arg (one
+// more engine argument, kept whole; repeatable).
+struct AdapterConfig {
+  BookOptions book;
+  std::vector<std::string> engine;  // the engine's argv
+};
+// Reads path into config (keys override what is there). The error names the
+// file and line: "sf.conf:3: unknown key 'boook'".
+[[nodiscard]] std::optional<std::string> read_config_file(const std::string& path, AdapterConfig& config);
+
+}  // namespace gb::uci_adapter

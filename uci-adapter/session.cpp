@@ -1,0 +1,291 @@
+#include "uci-adapter/session.h"
+
+#include <chrono>
+
+#include "book/chess/notation.h"
+
+namespace gb::uci_adapter {
+
+namespace {
+
+std::uint64_t seed_from(std::uint64_t seed) {
+  if (seed) return seed;
+  return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower((unsigned char)a[i]) != std::tolower((unsigned char)b[i])) return false;
+  return true;
+}
+
+// The position command continues the game when it starts from the same
+// position and repeats its moves; the last one may differ (a ponder miss
+// replaces the predicted move).
+bool continues(const std::string& fen, const std::vector<Move>& old_moves, const std::string& new_fen,
+               const std::vector<Move>& new_moves) {
+  if (fen != new_fen || old_moves.empty()) return fen == new_fen;
+  std::size_t need = old_moves.size() - 1;
+  if (new_moves.size() < need) return false;
+  for (std::size_t i = 0; i < need; ++i)
+    if (old_moves[i] != new_moves[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+Session::Session(BookOptions options) : options_(std::move(options)), rng_(seed_from(options_.seed)) {}
+
+store::Book* Session::book(Outbox& out) {
+  if (!options_.own_book && !options_.learning) return nullptr;
+  if (options_.file.empty()) return nullptr;
+  bool need_write = options_.learning;
+  if (book_opened_ == options_.file && (book_ || book_failed_) && !(need_write && book_ && book_->read_only()))
+    return book_ ? &*book_ : nullptr;
+  book_.reset();
+  book_opened_ = options_.file;
+  store::BookError error;
+  book_ = store::Book::open(options_.file, need_write ? store::OpenMode::ReadWrite : store::OpenMode::ReadOnly,
+                            &error);
+  book_failed_ = !book_;
+  if (!book_) say(out, "graphbook: no book: " + error.message);
+  return book_ ? &*book_ : nullptr;
+}
+
+void Session::on_gui_line(std::string_view line, Outbox& out) {
+  switch (command_of(line)) {
+    case GuiCommand::Uci: return on_uci(line, out);
+    case GuiCommand::SetOption: return on_setoption(line, out);
+    case GuiCommand::Position: return on_position(line, out);
+    case GuiCommand::Go: return on_go(line, out);
+    case GuiCommand::Stop: return on_stop(line, out);
+    case GuiCommand::PonderHit: return on_ponderhit(line, out);
+    case GuiCommand::UciNewGame:
+      close_game(out);
+      game_ = Game{};
+      if (search_ == Search::BookPonder) search_ = Search::Idle;
+      out.to_engine.emplace_back(line);
+      return;
+    case GuiCommand::Quit:
+      close_game(out);
+      out.to_engine.emplace_back(line);
+      out.quit = true;
+      return;
+    case GuiCommand::Debug:
+    case GuiCommand::IsReady:
+    case GuiCommand::Register:
+    case GuiCommand::Unknown: out.to_engine.emplace_back(line); return;
+  }
+}
+
+void Session::on_uci(std::string_view line, Outbox& out) {
+  in_handshake_ = true;
+  out.to_engine.emplace_back(line);
+}
+
+void Session::on_setoption(std::string_view line, Outbox& out) {
+  auto set = parse_setoption(line);
+  if (set && is_our_option(set->name)) {
+    if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + *error);
+    return;
+  }
+  if (set && iequals(set->name, "Ponder")) ponder_option_ = iequals(set->value, "true");
+  if (set && iequals(set->name, "UCI_Chess960")) chess960_ = iequals(set->value, "true");
+  out.to_engine.emplace_back(line);
+}
+
+void Session::on_position(std::string_view line, Outbox& out) {
+  out.to_engine.emplace_back(line);
+  auto cmd = parse_position(line);
+  Game next;
+  if (!cmd) {
+    close_game(out);
+    game_ = next;
+    return;
+  }
+  next.fen = cmd->fen;
+  std::optional<Position> pos = Position();
+  if (!cmd->fen.empty()) {
+    FenError error;
+    pos = Position::from_fen(cmd->fen, &error);
+    if (!pos) say(out, "graphbook: position not followed: " + error.message());
+  }
+  if (pos) {
+    next.keys.push_back(pos->key());
+    for (const auto& text : cmd->moves) {
+      auto m = parse_uci(*pos, text);
+      if (!m) {
+        say(out, "graphbook: position not followed: illegal move " + text);
+        pos.reset();
+        break;
+      }
+      UndoInfo undo;
+      pos->do_move(*m, undo);
+      next.moves.push_back(*m);
+      next.keys.push_back(pos->key());
+    }
+  }
+  if (pos) {
+    next.position = *pos;
+    next.valid = true;
+  }
+  if (game_.valid && next.valid && continues(game_.fen, game_.moves, next.fen, next.moves)) {
+    next.our_side = game_.our_side;
+    next.finished = game_.finished;
+  } else {
+    close_game(out);
+  }
+  game_ = std::move(next);
+  check_game_end(out);
+}
+
+void Session::on_go(std::string_view line, Outbox& out) {
+  GoCommand go = parse_go(line);
+  bool limited = go.limited();
+  if (limited && game_.valid && !game_.our_side) game_.our_side = game_.position.side_to_move();
+
+  store::Book* b = options_.own_book && game_.valid ? book(out) : nullptr;
+  if (b && !limited) {
+    auto candidates = book_candidates(*b, game_.position);
+    if (!candidates.empty()) say(out, describe_all(candidates, chess960_));
+  }
+  std::optional<BookAnswer> answer;
+  if (b && limited && game_.position.game_ply() < options_.depth) {
+    probe::PickOptions pick{options_.policy, std::uint32_t(options_.min_games), 1.0};
+    answer = book_answer(*b, game_.position, pick, rng_);
+    if (answer && !go.searchmoves.empty()) {
+      bool allowed = false;
+      for (const auto& s : go.searchmoves) {
+        auto m = parse_uci(game_.position, s);
+        allowed |= m && *m == answer->move;
+      }
+      if (!allowed) answer.reset();
+    }
+  }
+  if (!answer) {
+    out.to_engine.emplace_back(line);
+    search_ = go.ponder ? Search::EnginePonder : Search::Engine;
+    return;
+  }
+  if (go.ponder) {
+    search_ = Search::BookPonder;
+    ponder_answer_ = answer;
+    return;
+  }
+  write_book_answer(*answer, out);
+  our_move_played(to_uci(answer->move, chess960_), out);
+}
+
+void Session::on_stop(std::string_view line, Outbox& out) {
+  switch (search_) {
+    case Search::Idle: return;  // nothing searches: a stop after a book answer has no bestmove to give
+    case Search::BookPonder:
+      // The GUI stops a ponder search; it wants one bestmove and will not play it.
+      write_book_answer(*ponder_answer_, out);
+      search_ = Search::Idle;
+      return;
+    case Search::Engine:
+    case Search::EnginePonder: out.to_engine.emplace_back(line); return;
+  }
+}
+
+void Session::on_ponderhit(std::string_view line, Outbox& out) {
+  switch (search_) {
+    case Search::Idle: return;
+    case Search::BookPonder:
+      write_book_answer(*ponder_answer_, out);
+      search_ = Search::Idle;
+      our_move_played(to_uci(ponder_answer_->move, chess960_), out);
+      return;
+    case Search::EnginePonder:
+      search_ = Search::Engine;
+      out.to_engine.emplace_back(line);
+      return;
+    case Search::Engine: out.to_engine.emplace_back(line); return;
+  }
+}
+
+void Session::write_book_answer(const BookAnswer& a, Outbox& out) {
+  std::string move = to_uci(a.move, chess960_);
+  std::string ponder;
+  if (ponder_option_ && a.ponder) ponder = to_uci(a.ponder, chess960_);
+  double expected = a.stats.source.games() ? a.stats.source.score() : 0.5;
+  out.to_gui.push_back(book_info_line(expected_score_to_cp(expected), move, ponder));
+  out.to_gui.push_back(info_string(describe(a, game_.position, options_.policy, chess960_)));
+  out.to_gui.push_back(bestmove_line(move, ponder));
+}
+
+void Session::on_engine_line(std::string_view line, Outbox& out) {
+  if (in_handshake_) {
+    if (auto name = option_name(line); name && is_our_option(*name)) return;  // ours replaces the engine's
+    if (starts_with_word(line, "uciok")) {
+      for (auto& option : option_lines(options_)) out.to_gui.push_back(std::move(option));
+      in_handshake_ = false;
+    }
+  }
+  if (auto best = parse_bestmove(line)) {
+    out.to_gui.emplace_back(line);
+    bool counts = search_ == Search::Engine;
+    search_ = Search::Idle;
+    if (counts) our_move_played(best->move, out);
+    return;
+  }
+  out.to_gui.emplace_back(line);
+}
+
+void Session::on_engine_gone(const std::optional<ExitStatus>& status, Outbox& out) {
+  say(out, "graphbook: the engine " + (status ? status->describe() : std::string("closed its output")) +
+               "; the adapter ends");
+  close_game(out);
+  out.quit = true;
+}
+
+void Session::on_gui_closed(Outbox& out) {
+  close_game(out);
+  out.to_engine.emplace_back("quit");
+  out.quit = true;
+}
+
+void Session::our_move_played(std::string_view uci_move, Outbox& out) {
+  if (!game_.valid || game_.finished) return;
+  auto m = parse_uci(game_.position, uci_move);
+  if (!m) return;
+  UndoInfo undo;
+  game_.position.do_move(*m, undo);
+  game_.moves.push_back(*m);
+  game_.keys.push_back(game_.position.key());
+  game_.last_ours = true;
+  check_game_end(out);
+}
+
+void Session::check_game_end(Outbox& out) {
+  if (!game_.valid || game_.finished || game_.moves.empty()) return;
+  Termination t = termination(game_.position, game_.keys);
+  if (t == Termination::None) return;
+  game_.finished = true;
+  if (!options_.learning || !game_.our_side) return;
+  store::Book* b = book(out);
+  if (!b) return;
+  Outcome outcome = outcome_for(game_.position, t, *game_.our_side);
+  LearnSummary summary;
+  if (auto error = learn_game(*b, PlayedGame{game_.fen, game_.moves}, *game_.our_side, outcome, &summary)) {
+    say(out, "graphbook: learning failed: " + error->message());
+    return;
+  }
+  const char* result = outcome == Outcome::Win ? "win" : outcome == Outcome::Draw ? "draw" : "loss";
+  say(out, "graphbook: game over by " + std::string(to_string(t)) + ", learned a " + result + " for " +
+               (*game_.our_side == Color::White ? "white" : "black") + " on " +
+               std::to_string(summary.moves_learned) + " book moves");
+}
+
+void Session::close_game(Outbox& out) {
+  if (!game_.valid || game_.finished || game_.moves.empty() || !game_.our_side || !options_.learning) return;
+  game_.finished = true;
+  store::Book* b = book(out);
+  if (!b) return;
+  if (auto error = record_pending_game(*b, PlayedGame{game_.fen, game_.moves}, *game_.our_side, game_.last_ours))
+    say(out, "graphbook: recording the game as pending failed: " + error->message());
+}
+
+}  // namespace gb::uci_adapter

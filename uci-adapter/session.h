@@ -1,0 +1,99 @@
+// The adapter's state machine between the GUI and the engine. It sees lines
+// and says which lines go where; it does no I/O of its own except the book
+// (reads, and learning writes). The process loop (run.h) feeds it.
+//
+// Every GUI line passes to the engine unchanged and every engine line to the
+// GUI unchanged, except: the handshake (our options before "uciok"),
+// setoption for our options (kept here), a limited "go" the book answers
+// (info, info string, bestmove written here; the engine never sees that go),
+// and "stop"/"ponderhit" that belong to a book answer. Each "go" gets exactly
+// one "bestmove".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "book/chess/position.h"
+#include "book/store/book.h"
+#include "uci-adapter/book_moves.h"
+#include "uci-adapter/engine_process.h"
+#include "uci-adapter/game_end.h"
+#include "uci-adapter/learning.h"
+#include "uci-adapter/options.h"
+#include "uci-adapter/protocol.h"
+
+namespace gb::uci_adapter {
+
+// What one input produced, in order per direction.
+struct Outbox {
+  std::vector<std::string> to_gui;
+  std::vector<std::string> to_engine;
+  bool quit = false;  // the adapter should end (quit, or the engine is gone)
+};
+
+class Session {
+ public:
+  explicit Session(BookOptions options);
+
+  void on_gui_line(std::string_view line, Outbox& out);
+  void on_engine_line(std::string_view line, Outbox& out);
+  // The engine closed its output or exited; status when it was reaped.
+  void on_engine_gone(const std::optional<ExitStatus>& status, Outbox& out);
+  // The GUI closed our input (like quit).
+  void on_gui_closed(Outbox& out);
+
+  const BookOptions& options() const { return options_; }
+
+ private:
+  enum class Search {
+    Idle,
+    Engine,         // the engine searches a go we forwarded
+    EnginePonder,   // ... a "go ponder" not yet hit
+    BookPonder,     // a "go ponder" the book answers at ponderhit or stop
+  };
+
+  void on_uci(std::string_view line, Outbox& out);
+  void on_setoption(std::string_view line, Outbox& out);
+  void on_position(std::string_view line, Outbox& out);
+  void on_go(std::string_view line, Outbox& out);
+  void on_stop(std::string_view line, Outbox& out);
+  void on_ponderhit(std::string_view line, Outbox& out);
+
+  // The book, opened on first use; nullptr when absent or unreadable (said once).
+  store::Book* book(Outbox& out);
+  void write_book_answer(const BookAnswer& a, Outbox& out);
+  // Our move was played: the game goes on from it, and may end on the board.
+  void our_move_played(std::string_view uci_move, Outbox& out);
+  // The game ended on the board or stopped being followed.
+  void check_game_end(Outbox& out);
+  void close_game(Outbox& out);
+  void say(Outbox& out, std::string text) { out.to_gui.push_back(info_string(text)); }
+
+  BookOptions options_;
+  probe::Rng rng_;
+  std::optional<store::Book> book_;
+  std::string book_opened_;  // the path book_ is (or failed to be) opened from
+  bool book_failed_ = false;
+  bool ponder_option_ = false;
+  bool chess960_ = false;
+  bool in_handshake_ = false;
+
+  // The game the position commands describe.
+  struct Game {
+    std::string fen;         // as the GUI sent it; empty for startpos
+    std::vector<Move> moves;  // from the last position command (plus our move once played)
+    std::vector<Key> keys;    // the keys of every position, the current one last
+    Position position;
+    bool valid = false;       // the position command could be played on a board
+    std::optional<Color> our_side;
+    bool last_ours = false;   // the last move is our bestmove
+    bool finished = false;    // ended on the board (and learned), or recorded
+  } game_;
+
+  Search search_ = Search::Idle;
+  std::optional<BookAnswer> ponder_answer_;  // the book's answer during BookPonder
+};
+
+}  // namespace gb::uci_adapter
