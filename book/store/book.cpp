@@ -85,6 +85,7 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
     if (auto bad = check_meta(*txn, *meta)) return fail<Book>(error, *bad);
     auto dbs = open_databases(*txn, 0, &e);
     if (!dbs) return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book: " + e.message()});
+    if (auto s = txn->commit()) return fail<Book>(error, storage_error(*s));
     return Book(std::move(*env), *dbs, path, true);
   }
 

@@ -92,6 +92,13 @@ std::optional<ReadTxn> ReadTxn::begin(Env& env, Error* error) {
 
 void ReadTxn::reset() { mdb_txn_reset(txn_); }
 
+Status ReadTxn::commit() {
+  int rc = mdb_txn_commit(txn_);
+  txn_ = nullptr;
+  if (rc) return make_error(rc, "end read transaction");
+  return std::nullopt;
+}
+
 Status ReadTxn::renew() {
   if (int rc = mdb_txn_renew(txn_)) return make_error(rc, "renew read transaction");
   return std::nullopt;

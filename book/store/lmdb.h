@@ -88,6 +88,9 @@ class ReadTxn : public Txn {
   // takes a fresh snapshot (mdb_txn_renew).
   void reset();
   [[nodiscard]] Status renew();
+  // Ends the transaction keeping the database handles it opened (LMDB closes
+  // handles opened in a transaction that is aborted).
+  [[nodiscard]] Status commit();
 
  private:
   explicit ReadTxn(MDB_txn* t) : Txn(t) {}

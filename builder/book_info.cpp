@@ -1,0 +1,109 @@
+#include "builder/book_info.h"
+
+#include <sys/stat.h>
+
+#include <sstream>
+#include <unordered_map>
+
+namespace gb::builder {
+
+std::optional<BookInfo> book_info(store::Book& book, std::string* error) {
+  BookInfo info;
+  store::Error e;
+  auto txn = store::ReadTxn::begin(book.env(), &e);
+  if (!txn) return *error = e.message(), std::nullopt;
+  MDB_stat st;
+  if (!txn->stat(book.dbs().nodes, st)) info.nodes = st.ms_entries;
+  if (!txn->stat(book.dbs().edges, st)) info.edges = st.ms_entries;
+  if (!txn->stat(book.dbs().learn, st)) info.learned = st.ms_entries;
+  info.stats = book.stats(*txn);
+
+  auto nodes = store::Cursor::open(*txn, book.dbs().nodes, &e);
+  if (!nodes) return *error = e.message(), std::nullopt;
+  for (auto item = nodes->first(&e); item; item = nodes->next(&e)) {
+    store::NodeRecord r;
+    if (store::from_bytes(item->value, r)) ++info.depth_histogram[r.min_ply];
+  }
+  std::unordered_map<Key, std::uint32_t> incoming;
+  incoming.reserve(std::size_t(info.edges));
+  auto edges = store::Cursor::open(*txn, book.dbs().edges, &e);
+  if (!edges) return *error = e.message(), std::nullopt;
+  for (auto item = edges->first(&e); item; item = edges->next(&e)) {
+    store::EdgeRecord r;
+    if (!store::from_bytes(item->value, r)) continue;
+    if (r.flags & store::kEdgeKeyOnly) {
+      ++info.key_only_edges;
+      continue;
+    }
+    ++incoming[r.child_key];
+  }
+  for (const auto& [key, n] : incoming)
+    if (n > 1) ++info.transpositions;
+  if (auto v = txn->get(book.dbs().nodes, store::NodeKey(Position().key()).view())) {
+    store::NodeRecord r;
+    if (store::from_bytes(*v, r)) info.root_games = r.counters.games;
+  }
+  txn.reset();
+  info.sources = book.sources();
+  info.build_params = book.build_params();
+  struct stat fst;
+  if (::stat(book.path().c_str(), &fst) == 0) info.file_bytes = std::uint64_t(fst.st_size);
+  return info;
+}
+
+nlohmann::json to_json(const BookInfo& info) {
+  nlohmann::json hist = nlohmann::json::object();
+  for (auto [ply, n] : info.depth_histogram) hist[std::to_string(ply)] = n;
+  nlohmann::json sources = nlohmann::json::array();
+  for (const auto& s : info.sources) {
+    auto params = nlohmann::json::parse(s.params, nullptr, false);
+    sources.push_back({{"name", s.name},
+                       {"size", s.size},
+                       {"xxh3", s.content_hash},
+                       {"games_added", s.games_added},
+                       {"added_at", s.added_at},
+                       {"params", params.is_discarded() ? nlohmann::json::object() : params}});
+  }
+  auto params = nlohmann::json::parse(info.build_params, nullptr, false);
+  return {{"format_version", store::kFormatVersion},
+          {"nodes", info.nodes},
+          {"edges", info.edges},
+          {"key_only_edges", info.key_only_edges},
+          {"games", info.stats.games},
+          {"games_at_start_position", info.root_games},
+          {"duplicates_skipped", info.stats.duplicates},
+          {"bad_games_skipped", info.stats.skipped},
+          {"key_collisions", info.stats.collisions},
+          {"builds", info.stats.builds},
+          {"transpositions", info.transpositions},
+          {"learned_records", info.learned},
+          {"depth_histogram", hist},
+          {"sources", sources},
+          {"build_params", params.is_discarded() ? nlohmann::json::object() : params},
+          {"size_bytes", info.file_bytes},
+          {"bytes_per_edge", info.edges ? double(info.file_bytes) / double(info.edges) : 0.0}};
+}
+
+std::string to_text(const BookInfo& info) {
+  std::ostringstream o;
+  o << "format version     " << store::kFormatVersion << '\n'
+    << "nodes              " << info.nodes << '\n'
+    << "edges              " << info.edges;
+  if (info.key_only_edges) o << " (" << info.key_only_edges << " key-only, from a .bin)";
+  o << '\n'
+    << "games              " << info.stats.games << '\n'
+    << "duplicates skipped " << info.stats.duplicates << '\n'
+    << "bad games skipped  " << info.stats.skipped << '\n'
+    << "key collisions     " << info.stats.collisions << '\n'
+    << "transpositions     " << info.transpositions << " positions reached by more than one move order\n"
+    << "size on disk       " << info.file_bytes << " bytes";
+  if (info.edges) o << " (" << info.file_bytes / info.edges << " bytes per edge)";
+  o << "\nbuild parameters   " << info.build_params << '\n' << "depth histogram (ply: nodes)\n";
+  for (auto [ply, n] : info.depth_histogram) o << "  " << ply << ": " << n << '\n';
+  o << "sources\n";
+  for (const auto& s : info.sources)
+    o << "  " << s.name << "  " << s.size << " bytes  " << s.games_added << " games added\n";
+  return o.str();
+}
+
+}  // namespace gb::builder

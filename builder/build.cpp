@@ -1,0 +1,290 @@
+#include "builder/build.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unordered_set>
+
+#include "book/pgn/byte_source.h"
+#include "book/pgn/reader.h"
+#include "book/pgn/split.h"
+#include "builder/build_visitor.h"
+#include "builder/progress.h"
+
+namespace gb::builder {
+
+namespace {
+
+constexpr std::size_t kBlockSize = std::size_t(16) << 20;
+
+std::optional<std::uint64_t> file_size(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::uint64_t(st.st_size);
+}
+
+// XXH3-64 of a file's bytes.
+std::optional<std::uint64_t> file_hash(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return std::nullopt;
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  std::vector<char> buf(std::size_t(1) << 20);
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), f)) XXH3_64bits_update(&state, buf.data(), n);
+  bool ok = !std::ferror(f);
+  std::fclose(f);
+  if (!ok) return std::nullopt;
+  return XXH3_64bits_digest(&state);
+}
+
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The offset of the last game boundary after 0 in text, or 0 when there is none.
+std::size_t last_boundary(std::string_view text) {
+  for (std::size_t window = std::size_t(1) << 16;; window *= 2) {
+    std::size_t from = window >= text.size() ? 1 : text.size() - window;
+    std::size_t best = 0;
+    for (std::size_t b = pgn::next_game_boundary(text, from); b < text.size(); b = pgn::next_game_boundary(text, b + 1))
+      best = b;
+    if (best > 0 || from == 1) return best;
+  }
+}
+
+// The state shared by the parse of one build.
+struct Workers {
+  const BuildOptions& options;
+  store::Book& book;
+  std::vector<std::unique_ptr<Aggregator>> aggregators;
+  DedupSet dedup;
+  bool book_has_games = false;
+  std::ostream& errors;
+  std::uint64_t error_count = 0;
+  std::string failure;  // a spill that failed
+};
+
+struct PartResult {
+  pgn::ReadSummary summary;
+  VisitCounts counts;
+  bool failed = false;
+};
+
+// Parses one block of text on all threads; returns per-part results in order.
+std::vector<PartResult> parse_block(Workers& w, std::string_view text, const std::string& name,
+                                    std::uint64_t first_line) {
+  auto parts = pgn::split_at_game_boundaries(text, w.aggregators.size());
+  std::vector<PartResult> results(parts.size());
+  auto work = [&](std::size_t i) {
+    std::optional<store::ReadTxn> txn =
+        w.options.dedup && w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
+    BuildVisitor visitor(w.options, *w.aggregators[i], &w.dedup, txn ? &*txn : nullptr, w.book.dbs().games);
+    pgn::ReadOptions ro;
+    pgn::PgnReader reader(pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name),
+                          ro);
+    reader.set_start(first_line + parts[i].first_line - 1, 0);
+    reader.read_all(visitor);
+    results[i].summary = reader.summary();
+    results[i].counts = visitor.counts();
+    results[i].failed = visitor.failed();
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < parts.size(); ++i) threads.emplace_back(work, i);
+  work(0);
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+// Reads one input block by block; fills report. Returns false on a spill failure.
+bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash, Progress& progress) {
+  std::string buffer;
+  std::vector<char> chunk(std::size_t(1) << 20);
+  std::uint64_t line = 1, games_before = 0;
+  bool eof = false;
+  while (!eof || !buffer.empty()) {
+    while (!eof && buffer.size() < kBlockSize) {
+      std::size_t n = source.read(chunk.data(), chunk.size());
+      if (n == 0) {
+        eof = true;
+        break;
+      }
+      if (hash) XXH3_64bits_update(hash, chunk.data(), n);
+      buffer.append(chunk.data(), n);
+      progress.add_bytes(n);
+    }
+    std::size_t cut = eof ? buffer.size() : last_boundary(buffer);
+    if (cut == 0 && !eof) continue;  // one game larger than a block: read on
+    auto results = parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line);
+    for (auto& r : results) {
+      for (auto e : r.summary.stored_errors) {
+        e.game_number += games_before;
+        w.errors << e.message() << '\n';
+      }
+      w.error_count += r.summary.errors;
+      games_before += r.summary.games_read;
+      report.games_read += r.summary.games_read;
+      report.skipped += r.summary.games_skipped;
+      report.added += r.counts.added;
+      report.duplicates += r.counts.duplicates;
+      report.filtered += r.counts.filtered;
+      progress.add_games(r.summary.games_read);
+      if (r.failed) return false;
+    }
+    line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
+    buffer.erase(0, cut);
+  }
+  if (!source.ok()) report.error = source.error();
+  return true;
+}
+
+}  // namespace
+
+std::string params_json(const BuildOptions& o) {
+  nlohmann::json j = {{"max_ply", o.max_ply},
+                      {"min_games", o.min_games},
+                      {"min_elo", o.min_elo},
+                      {"since", o.since},
+                      {"until", o.until},
+                      {"color", o.side == Side::Both ? "both" : o.side == Side::White ? "white" : "black"},
+                      {"dedup", o.dedup}};
+  return j.dump();
+}
+
+std::optional<BuildReport> run_build(const std::string& book_path, const std::vector<std::string>& inputs,
+                                     const BuildOptions& options, std::ostream& errors, std::string* error) {
+  auto start = std::chrono::steady_clock::now();
+  store::BookError book_error;
+  auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error);
+  if (!book) {
+    *error = book_error.message;
+    return std::nullopt;
+  }
+  BuildReport report;
+  std::unordered_set<std::uint64_t> known_sources;
+  for (const auto& s : book->sources()) known_sources.insert(s.content_hash);
+  unsigned threads = std::max(1u, options.threads);
+  Workers w{options, *book, {}, {}, false, errors};
+  {
+    auto txn = store::ReadTxn::begin(book->env(), nullptr);
+    MDB_stat st{};
+    if (txn && !txn->stat(book->dbs().games, st)) w.book_has_games = st.ms_entries > 0;
+  }
+  std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
+  for (unsigned i = 0; i < threads; ++i)
+    w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side));
+
+  std::uint64_t total_bytes = 0;
+  for (const auto& in : inputs) {
+    if (in == "-" || in.ends_with(".zst")) {  // bytes read are not file bytes: no ETA
+      total_bytes = 0;
+      break;
+    }
+    total_bytes += file_size(in).value_or(0);
+  }
+  Progress progress(options.progress, total_bytes);
+
+  std::vector<store::SourceInfo> sources;
+  std::string params = params_json(options);
+  for (const auto& in : inputs) {
+    InputReport ir;
+    ir.name = in;
+    store::SourceInfo src;
+    src.name = in;
+    src.params = params;
+    XXH3_state_t stream_hash;
+    XXH3_64bits_reset(&stream_hash);
+    if (in != "-") {
+      auto size = file_size(in);
+      auto hash = file_hash(in);
+      if (!size || !hash) {
+        ir.error = "cannot read " + in;
+        errors << "graphbook build: " << ir.error << '\n';
+        report.inputs.push_back(ir);
+        continue;
+      }
+      src.size = ir.bytes = *size;
+      src.content_hash = *hash;
+      if (!known_sources.insert(*hash).second) {
+        ir.already_in_book = true;
+        errors << "graphbook build: " << in << ": the same content is already in the book; nothing added\n";
+        report.inputs.push_back(ir);
+        continue;
+      }
+    }
+    auto source = pgn::ByteSource::open(in);
+    if (!source.ok()) {
+      ir.error = source.error();
+      errors << "graphbook build: " << ir.error << '\n';
+      report.inputs.push_back(ir);
+      continue;
+    }
+    if (!read_input(w, std::move(source), ir, in == "-" ? &stream_hash : nullptr, progress)) {
+      for (auto& a : w.aggregators)
+        if (!a->error().empty()) *error = a->error();
+      return std::nullopt;
+    }
+    if (!ir.error.empty()) errors << "graphbook build: " << ir.error << '\n';
+    if (in == "-") {
+      src.content_hash = XXH3_64bits_digest(&stream_hash);
+      if (!known_sources.insert(src.content_hash).second) ir.already_in_book = true;
+    }
+    src.games_added = ir.added;
+    src.added_at = std::int64_t(std::time(nullptr));
+    if (ir.added > 0 || !ir.already_in_book) sources.push_back(src);
+    report.inputs.push_back(ir);
+  }
+  progress.finish();
+
+  std::vector<const Run*> runs;
+  for (auto& a : w.aggregators) {
+    if (!a->finish()) {
+      *error = a->error();
+      return std::nullopt;
+    }
+    report.collisions += a->collisions();
+    report.spills += a->spills();
+    for (const Run& r : a->runs()) runs.push_back(&r);
+  }
+  for (const auto& ir : report.inputs) {
+    report.total.games_read += ir.games_read;
+    report.total.added += ir.added;
+    report.total.duplicates += ir.duplicates;
+    report.total.skipped += ir.skipped;
+    report.total.filtered += ir.filtered;
+    report.total.bytes += ir.bytes;
+  }
+
+  RunMerger merger(runs);
+  CommitInput input;
+  input.fingerprints = w.dedup.take();
+  input.sources = std::move(sources);
+  input.added.games = report.total.added;
+  input.added.duplicates = report.total.duplicates;
+  input.added.skipped = report.total.skipped;
+  input.added.collisions = report.collisions;
+  input.params_json = params;
+  input.min_games = std::max<std::uint32_t>(1, options.min_games);
+  if (auto s = commit_build(*book, merger, input, report.commit)) {
+    *error = book_path + ": " + s->message();
+    return std::nullopt;
+  }
+  report.collisions += report.commit.collisions;
+  report.error_count = w.error_count;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace gb::builder

@@ -1,0 +1,49 @@
+// `graphbook build`: PGN inputs -> counters aggregated on all threads ->
+// one atomic commit into the book (see book_writer.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "builder/book_writer.h"
+#include "builder/game_filter.h"
+
+namespace gb::builder {
+
+struct InputReport {
+  std::string name;
+  std::uint64_t bytes = 0;
+  std::uint64_t games_read = 0;  // games in the file
+  std::uint64_t added = 0;
+  std::uint64_t duplicates = 0;
+  std::uint64_t skipped = 0;     // bad games
+  std::uint64_t filtered = 0;    // left out by --min-elo/--since/--until
+  bool already_in_book = false;  // the same content was added before: nothing read
+  std::string error;             // the input could not be read (fully)
+};
+
+struct BuildReport {
+  std::vector<InputReport> inputs;
+  InputReport total;
+  std::uint64_t plies = 0;
+  CommitResult commit;
+  std::uint64_t collisions = 0;
+  std::uint64_t spills = 0;
+  double seconds = 0;
+  std::uint64_t error_count = 0;  // bad games and bad variations, every one reported on the error stream
+};
+
+// Builds (or adds to) the book at book_path. Bad games are reported on
+// errors as they are met ("file:line:col: game N: reason") and the build goes
+// on; nullopt with error set only when the book or the commit fails.
+[[nodiscard]] std::optional<BuildReport> run_build(const std::string& book_path, const std::vector<std::string>& inputs,
+                                                   const BuildOptions& options, std::ostream& errors,
+                                                   std::string* error);
+
+// The build parameters as JSON text (stored with the book and each source).
+std::string params_json(const BuildOptions& options);
+
+}  // namespace gb::builder

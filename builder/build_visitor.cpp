@@ -1,0 +1,118 @@
+#include "builder/build_visitor.h"
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "book/store/position_hash.h"
+
+namespace gb::builder {
+
+namespace {
+
+store::Result to_result(pgn::Outcome o) {
+  switch (o) {
+    case pgn::Outcome::WhiteWins: return store::Result::WhiteWins;
+    case pgn::Outcome::BlackWins: return store::Result::BlackWins;
+    case pgn::Outcome::Draw: return store::Result::Draw;
+    case pgn::Outcome::Unknown: return store::Result::Unknown;
+  }
+  return store::Result::Unknown;
+}
+
+}  // namespace
+
+void BuildVisitor::begin_game(const pgn::GameLocation&) {
+  white_.clear();
+  black_.clear();
+  date_.clear();
+  round_.clear();
+  event_.clear();
+  white_elo_ = black_elo_ = date_value_ = 0;
+  plies_.clear();
+  moves_.clear();
+  cut_ = false;
+}
+
+void BuildVisitor::tag(std::string_view name, std::string_view value) {
+  if (name == "White") white_.assign(value);
+  else if (name == "Black") black_.assign(value);
+  else if (name == "Date") date_.assign(value);
+  else if (name == "UTCDate" && date_.empty()) date_.assign(value);
+  else if (name == "Round") round_.assign(value);
+  else if (name == "Event") event_.assign(value);
+  else if (name == "WhiteElo") white_elo_ = parse_elo(value);
+  else if (name == "BlackElo") black_elo_ = parse_elo(value);
+}
+
+pgn::Control BuildVisitor::begin_movetext(const Position& start) {
+  date_value_ = parse_pgn_date(date_).value_or(0);
+  bool keep = true;
+  if (options_.min_elo > 0 && (white_elo_ < options_.min_elo || black_elo_ < options_.min_elo)) keep = false;
+  if (options_.since && (date_value_ == 0 || date_value_ < options_.since)) keep = false;
+  if (options_.until && (date_value_ == 0 || date_value_ > options_.until)) keep = false;
+  if (!keep) {
+    ++counts_.filtered;
+    return pgn::Control::Skip;
+  }
+  facts_ = GameFacts{};
+  facts_.white_elo = white_elo_;
+  facts_.black_elo = black_elo_;
+  facts_.year = date_value_ / 10000;
+  facts_.first_mover = start.side_to_move();
+  facts_.first_ply = start.game_ply();
+  return pgn::Control::Continue;
+}
+
+pgn::Control BuildVisitor::move(const pgn::MoveEvent& e) {
+  if (e.depth > 0) return pgn::Control::Skip;
+  if (options_.max_ply > 0 && int(plies_.size()) >= options_.max_ply) {
+    // The position after the last counted move closes the game's path.
+    plies_.push_back({e.before.key(), store::position_hash(e.before), Move()});
+    cut_ = true;
+    return pgn::Control::Skip;
+  }
+  plies_.push_back({e.before.key(), store::position_hash(e.before), e.move});
+  moves_.push_back(e.move.raw());
+  return pgn::Control::Continue;
+}
+
+Fingerprint BuildVisitor::fingerprint() const {
+  XXH3_state_t state;
+  XXH3_128bits_reset(&state);
+  for (const std::string* s : {&white_, &black_, &date_, &round_, &event_}) {
+    XXH3_128bits_update(&state, s->data(), s->size());
+    XXH3_128bits_update(&state, "\n", 1);
+  }
+  Key start = plies_.empty() ? 0 : plies_.front().key;
+  XXH3_128bits_update(&state, &start, sizeof start);
+  XXH3_128bits_update(&state, moves_.data(), moves_.size() * sizeof(std::uint16_t));
+  XXH128_hash_t h = XXH3_128bits_digest(&state);
+  return {h.high64, h.low64};
+}
+
+bool BuildVisitor::known(const Fingerprint& fp) const {
+  if (!book_txn_) return false;
+  char key[16];
+  store::put_be64(key, fp[0]);
+  store::put_be64(key + 8, fp[1]);
+  return book_txn_->get(games_dbi_, std::string_view(key, 16)).has_value();
+}
+
+void BuildVisitor::end_game(const pgn::GameEnd& end) {
+  if (end.skipped != pgn::SkipReason::None || failed_) return;  // bad or filtered games are counted elsewhere
+  ++counts_.games;
+  if (!cut_) plies_.push_back({end.final_position.key(), store::position_hash(end.final_position), Move()});
+  facts_.result = to_result(end.outcome);
+  if (options_.dedup) {
+    Fingerprint fp = fingerprint();
+    if (known(fp) || !dedup_->insert(fp)) {
+      ++counts_.duplicates;
+      return;
+    }
+  }
+  ++counts_.added;
+  counts_.plies += plies_.size() - 1;
+  if (!aggregator_.add_game(facts_, plies_.data(), plies_.size())) failed_ = true;
+}
+
+}  // namespace gb::builder

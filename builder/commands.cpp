@@ -1,0 +1,241 @@
+#include "builder/commands.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "builder/book_info.h"
+#include "builder/build.h"
+#include "builder/polyglot_export.h"
+#include "builder/polyglot_import.h"
+
+namespace gb::builder {
+
+namespace {
+
+// "512M", "2G", "1500000" -> bytes; nullopt when malformed.
+std::optional<std::size_t> parse_size(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &pos);
+  } catch (...) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(pos);
+  double mult = 1;
+  if (unit == "K" || unit == "KB" || unit == "k") mult = 1 << 10;
+  else if (unit == "M" || unit == "MB" || unit == "m") mult = 1 << 20;
+  else if (unit == "G" || unit == "GB" || unit == "g") mult = double(1 << 30);
+  else if (!unit.empty()) return std::nullopt;
+  if (v <= 0) return std::nullopt;
+  return std::size_t(v * mult);
+}
+
+Side parse_side(const std::string& s) { return s == "white" ? Side::White : s == "black" ? Side::Black : Side::Both; }
+
+void add_build(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book;
+    std::vector<std::string> inputs;
+    int max_ply = 40;
+    unsigned min_games = 1;
+    int min_elo = 0;
+    std::string since, until, color = "both", memory = "1G";
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    bool no_dedup = false, json = false, quiet = false;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("build", "Build a book from PGN games, or add games to an existing book");
+  cmd->add_option("book", opt->book, "The book file (created when absent)")->required();
+  cmd->add_option("inputs", opt->inputs, "PGN files: .pgn, .pgn.zst, or - for stdin")->required();
+  cmd->add_option("--max-ply", opt->max_ply,
+                  "Plies of each game that become edges; 0 = the whole game. The default 40 (20 moves) covers the "
+                  "opening, where a book is used, and keeps the book small")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--min-games", opt->min_games, "Leave out moves and positions seen in fewer games");
+  cmd->add_option("--min-elo", opt->min_elo, "Only games whose players are both rated at least this");
+  cmd->add_option("--since", opt->since, "Only games played on or after this date (2012, 2012-03, 2012.03.15)");
+  cmd->add_option("--until", opt->until, "Only games played on or before this date");
+  cmd->add_option("--color", opt->color, "A one-sided repertoire: only this side's moves become edges")
+      ->check(CLI::IsMember({"white", "black", "both"}));
+  cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")->check(CLI::Range(1u, 256u));
+  cmd->add_option("--memory", opt->memory,
+                  "Aggregation budget (e.g. 512M, 2G); beyond it sorted runs spill to disk and are merged");
+  cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
+  cmd->add_flag("--json", opt->json, "Print the summary as JSON");
+  cmd->add_flag("--quiet", opt->quiet, "No progress line");
+  cmd->footer(
+      "Examples:\n  graphbook build games.book twic0920.pgn\n"
+      "  zstd -dc big.pgn.zst | graphbook build games.book - --max-ply 30 --min-elo 2400 --memory 2G\n"
+      "  graphbook build white.book mine.pgn --color white --since 2020");
+  cmd->callback([opt, &exit_status] {
+    BuildOptions o;
+    o.max_ply = opt->max_ply;
+    o.min_games = opt->min_games;
+    o.min_elo = opt->min_elo;
+    o.side = parse_side(opt->color);
+    o.threads = opt->threads;
+    o.dedup = !opt->no_dedup;
+    o.progress = !opt->quiet;
+    auto mem = parse_size(opt->memory);
+    auto since = opt->since.empty() ? std::optional<int>(0) : parse_date_bound(opt->since, false);
+    auto until = opt->until.empty() ? std::optional<int>(0) : parse_date_bound(opt->until, true);
+    if (!mem || !since || !until) {
+      std::fprintf(stderr, "graphbook build: bad %s\n", !mem ? "--memory size" : "date (use 2012, 2012-03 or 2012.03.15)");
+      exit_status = 2;
+      return;
+    }
+    o.memory = *mem;
+    o.since = *since;
+    o.until = *until;
+    std::string error;
+    auto report = run_build(opt->book, opt->inputs, o, std::cerr, &error);
+    if (!report) {
+      std::fprintf(stderr, "graphbook build: %s\n", error.c_str());
+      exit_status = 1;
+      return;
+    }
+    const InputReport& t = report->total;
+    if (opt->json) {
+      nlohmann::json inputs = nlohmann::json::array();
+      for (const auto& i : report->inputs)
+        inputs.push_back({{"name", i.name}, {"games_read", i.games_read}, {"added", i.added},
+                          {"duplicates", i.duplicates}, {"skipped", i.skipped}, {"filtered", i.filtered},
+                          {"already_in_book", i.already_in_book}, {"error", i.error}});
+      nlohmann::json j = {{"games_read", t.games_read},   {"games_added", t.added},
+                          {"duplicates", t.duplicates},   {"skipped", t.skipped},
+                          {"filtered", t.filtered},       {"nodes_written", report->commit.nodes_written},
+                          {"edges_written", report->commit.edges_written},
+                          {"key_collisions", report->collisions}, {"spilled_runs", report->spills},
+                          {"seconds", report->seconds},   {"inputs", inputs}};
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("games read %llu, added %llu, duplicates %llu, skipped (bad) %llu, filtered %llu\n",
+                  (unsigned long long)t.games_read, (unsigned long long)t.added, (unsigned long long)t.duplicates,
+                  (unsigned long long)t.skipped, (unsigned long long)t.filtered);
+      std::printf("nodes written %llu, edges written %llu, key collisions %llu, %.2f s\n",
+                  (unsigned long long)report->commit.nodes_written, (unsigned long long)report->commit.edges_written,
+                  (unsigned long long)report->collisions, report->seconds);
+    }
+    bool input_error = false;
+    for (const auto& i : report->inputs) input_error |= !i.error.empty();
+    exit_status = input_error ? 1 : 0;
+  });
+}
+
+void add_info(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("info", "Show what a book holds: nodes, edges, games, transpositions, sources");
+  cmd->add_option("book", opt->book, "The book file")->required();
+  cmd->add_flag("--json", opt->json, "JSON output");
+  cmd->footer("Example:\n  graphbook info games.book --json");
+  cmd->callback([opt, &exit_status] {
+    store::BookError be;
+    auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
+    if (!book) {
+      std::fprintf(stderr, "graphbook info: %s\n", be.message.c_str());
+      exit_status = 1;
+      return;
+    }
+    std::string error;
+    auto info = book_info(*book, &error);
+    if (!info) {
+      std::fprintf(stderr, "graphbook info: %s\n", error.c_str());
+      exit_status = 1;
+      return;
+    }
+    if (opt->json) std::printf("%s\n", to_json(*info).dump(2).c_str());
+    else std::printf("%s", to_text(*info).c_str());
+    exit_status = 0;
+  });
+}
+
+void add_export(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book, out, color = "both";
+    int max_ply = 0;
+    unsigned min_games = 1;
+    bool uniform = false;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("export", "Write the book as a Polyglot .bin (entries as polyglot make-book's)");
+  cmd->add_option("book", opt->book, "The book file")->required();
+  cmd->add_option("out", opt->out, "The .bin to write")->required();
+  cmd->add_option("--max-ply", opt->max_ply, "Only moves played before this ply (0 = all)");
+  cmd->add_option("--min-games", opt->min_games, "Only moves played at least this often (make-book's -min-game)");
+  cmd->add_option("--color", opt->color, "Only this side's moves (make-book's -only-white/-only-black)")
+      ->check(CLI::IsMember({"white", "black", "both"}));
+  cmd->add_flag("--uniform", opt->uniform, "Every weight 1 (make-book's -uniform)");
+  cmd->footer(
+      "Example (the same entries as 'polyglot make-book -pgn twic.pgn -max-ply 16 -min-game 3'):\n"
+      "  graphbook build twic.book twic.pgn --max-ply 16 && graphbook export twic.book twic.bin --max-ply 16 "
+      "--min-games 3");
+  cmd->callback([opt, &exit_status] {
+    store::BookError be;
+    auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
+    if (!book) {
+      std::fprintf(stderr, "graphbook export: %s\n", be.message.c_str());
+      exit_status = 1;
+      return;
+    }
+    ExportOptions o{opt->max_ply, opt->min_games, parse_side(opt->color), opt->uniform};
+    std::string error;
+    auto entries = export_entries(*book, o, &error);
+    if (!entries || !store::write_polyglot_file(opt->out, *entries, &error)) {
+      std::fprintf(stderr, "graphbook export: %s\n", error.c_str());
+      exit_status = 1;
+      return;
+    }
+    std::printf("%zu entries written to %s\n", entries->size(), opt->out.c_str());
+    exit_status = 0;
+  });
+}
+
+void add_import(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book, in;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("import", "Add a Polyglot .bin book to a book (positions recovered from the start)");
+  cmd->add_option("book", opt->book, "The book file (created when absent)")->required();
+  cmd->add_option("in", opt->in, "The Polyglot .bin")->required();
+  cmd->footer("Example:\n  graphbook import performance.book performance.bin && graphbook info performance.book");
+  cmd->callback([opt, &exit_status] {
+    std::string error;
+    auto report = import_polyglot(opt->book, opt->in, &error);
+    if (!report) {
+      std::fprintf(stderr, "graphbook import: %s\n", error.c_str());
+      exit_status = 1;
+      return;
+    }
+    if (report->already_in_book) {
+      std::printf("%s is already in the book; nothing added\n", opt->in.c_str());
+    } else {
+      std::printf("%llu entries: %llu on %llu positions reached from the start, %llu kept by key only\n",
+                  (unsigned long long)report->entries, (unsigned long long)report->edges_reached,
+                  (unsigned long long)report->positions_reached, (unsigned long long)report->key_only);
+    }
+    exit_status = 0;
+  });
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, int& exit_status) {
+  add_build(app, exit_status);
+  add_info(app, exit_status);
+  add_export(app, exit_status);
+  add_import(app, exit_status);
+}
+
+}  // namespace gb::builder

@@ -1,0 +1,36 @@
+// What a build keeps of a game: the build options that act per game, and the
+// tag parsing they need (dates, ratings).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "builder/aggregator.h"
+
+namespace gb::builder {
+
+struct BuildOptions {
+  int max_ply = 40;          // plies of each game that become edges; 0 = the whole game
+  std::uint32_t min_games = 1;
+  int min_elo = 0;           // both players rated at least this; 0 = no filter
+  int since = 0;             // yyyymmdd bounds, 0 = none
+  int until = 0;
+  Side side = Side::Both;
+  unsigned threads = 1;
+  std::size_t memory = std::size_t(1) << 30;  // aggregation budget in bytes (all threads)
+  bool dedup = true;
+  bool progress = false;     // a progress line on stderr
+  std::string spill_dir;     // where runs go; default: beside the book
+};
+
+// "2012.03.??" -> 20120300; nullopt when the year is unknown or malformed.
+std::optional<int> parse_pgn_date(std::string_view value);
+// A user bound: "2012", "2012-03", "2012.03.15". Missing parts become 00
+// (since) or 99 (until).
+std::optional<int> parse_date_bound(std::string_view text, bool upper);
+// A rating tag value; 0 when empty, "?" or not a number.
+int parse_elo(std::string_view value);
+
+}  // namespace gb::builder

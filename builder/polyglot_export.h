@@ -1,0 +1,27 @@
+// `graphbook export`: the book's edges as Polyglot entries, the way
+// `polyglot make-book` weighs them (docs/FORMAT.md, "Polyglot export").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "book/store/book.h"
+#include "book/store/polyglot.h"
+#include "builder/aggregator.h"
+
+namespace gb::builder {
+
+struct ExportOptions {
+  int max_ply = 0;              // only moves first played before this ply; 0 = all
+  std::uint32_t min_games = 1;  // occurrences of the move (make-book's -min-game)
+  Side side = Side::Both;       // -only-white / -only-black
+  bool uniform = false;         // every weight 1 (make-book's -uniform)
+};
+
+// Entries sorted by key, higher weight first, then by move.
+[[nodiscard]] std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& book,
+                                                                              const ExportOptions& options,
+                                                                              std::string* error);
+
+}  // namespace gb::builder
