@@ -92,12 +92,32 @@ bool Tokenizer::skip_to_game() {
       ++pos_;
     } else if (is_space(c)) {
       ++pos_;
-    } else if (c == '%' && column() == 1) {
+    } else if ((c == '%' && column() == 1) || c == ';') {
       take_line();
+    } else if (c == '{') {
+      // A comment between games (after the termination token): dropped.
+      ++pos_;
+      for (;;) {
+        if (pos_ == end_ && fill() == 0) return false;
+        const char* q = static_cast<const char*>(std::memchr(buf_.get() + pos_, '}', end_ - pos_));
+        std::size_t until = q ? std::size_t(q - buf_.get()) : end_;
+        count_lines(pos_, until);
+        pos_ = q ? until + 1 : end_;
+        if (q) break;
+      }
     } else {
       return true;
     }
   }
+}
+
+bool Tokenizer::seen_tag(std::string_view name) {
+  std::uint32_t h = 2166136261u;
+  for (char c : name) h = (h ^ std::uint8_t(c)) * 16777619u;
+  for (std::size_t i = 0; i < tags_seen_; ++i)
+    if (tag_hashes_[i] == h) return true;
+  if (tags_seen_ < std::size(tag_hashes_)) tag_hashes_[tags_seen_++] = h;
+  return false;
 }
 
 void Tokenizer::skip_variation() {

@@ -3,9 +3,11 @@
 // It knows nothing about chess rules; reader.h decodes the SAN it emits.
 //
 // Rules (lenient, like the readers users know):
-// - A game starts at the first byte that is not whitespace, a '%' escape line
-//   or a byte-order mark. Tag pairs come first; the tag section ends at a blank
-//   line or a line that is not a tag.
+// - A game starts at the first byte that is not whitespace, a '%' escape line,
+//   a comment or a byte-order mark (comments between games are dropped). Tag
+//   pairs come first, blank lines between them allowed; the tag section ends at
+//   a line that is not a tag, or at a tag name the game already has (a game of
+//   tags only, followed by the next game).
 // - Movetext ends at a termination token (1-0, 0-1, 1/2-1/2, *), at a '[' outside
 //   comments (the next game's tags), or at the end of the input.
 // - '{...}' and ';...' comments, '%' escape lines, '$n' NAGs and '!?'-style
@@ -76,7 +78,9 @@ class Tokenizer {
   std::string_view take_line();
   // The span [pos_, j) of bytes that satisfy keep, refilling as needed.
   template <class Keep>
-  std::size_t scan(Keep keep);
+  std::size_t scan(Keep keep, std::size_t from = 0);
+  // Has this game already had a tag of this name? (Then the tag starts the next game.)
+  bool seen_tag(std::string_view name);
   template <RawVisitor R>
   void read_tags(R& r);
   template <RawVisitor R>
@@ -92,13 +96,15 @@ class Tokenizer {
   std::uint64_t buf_abs_ = 0;         // offset in the input of buf_[0]
   std::uint64_t line_ = 1;
   std::uint64_t line_start_abs_ = 0;  // offset in the input of the current line's first byte
+  std::uint32_t tag_hashes_[64];
+  std::size_t tags_seen_ = 0;
 };
 
 // ---- implementation (templates) ----
 
 template <class Keep>
-std::size_t Tokenizer::scan(Keep keep) {
-  std::size_t j = pos_;
+std::size_t Tokenizer::scan(Keep keep, std::size_t from) {
+  std::size_t j = pos_ + from;
   for (;;) {
     while (j < end_ && keep(buf_[j])) ++j;
     if (j < end_ || eof_) return j;
@@ -110,12 +116,16 @@ std::size_t Tokenizer::scan(Keep keep) {
 
 template <RawVisitor R>
 void Tokenizer::read_tags(R& r) {
+  tags_seen_ = 0;
   for (;;) {
-    // At a '['.
+    // At a '['. A tag name this game already has starts the next game (a game
+    // of tags only, followed by the next one).
+    std::size_t name_end = scan([](char c) { return !is_space(c) && c != '"' && c != ']'; }, 1);
+    if (seen_tag(std::string_view(buf_.get() + pos_ + 1, name_end - pos_ - 1))) return;
+    std::uint64_t line_before = line_;
+    std::uint64_t line_start_before = line_start_abs_;
     std::string_view line = take_line();
     while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
-    // [Name "value"] — the value runs from the first quote to the last '"]' of the
-    // line, so that brackets and unescaped quotes inside it survive.
     std::size_t i = 1;
     while (i < line.size() && is_space(line[i])) ++i;
     std::size_t name_begin = i;
@@ -123,9 +133,22 @@ void Tokenizer::read_tags(R& r) {
     std::string_view name = line.substr(name_begin, i - name_begin);
     while (i < line.size() && is_space(line[i])) ++i;
     std::string_view value;
+    std::size_t tag_end = line.size();  // just after the tag's ']'
     if (i < line.size() && line[i] == '"') {
-      std::size_t close = line.size() >= 2 && line.back() == ']' ? line.find_last_of('"') : std::string_view::npos;
-      if (close == std::string_view::npos || close <= i) close = line.size();  // unterminated: take the rest
+      // The value ends at the first '"]' that ends the line or precedes another
+      // tag; else at the last '"]' of the line (quotes or brackets inside the
+      // value). Text after it on the line is movetext ([Result "1-0"] e4 1-0).
+      std::size_t close = std::string_view::npos;
+      std::size_t first = line.find("\"]", i + 1);
+      if (first != std::string_view::npos) {
+        std::size_t k = first + 2;
+        while (k < line.size() && is_space(line[k])) ++k;
+        std::size_t last = line.rfind("\"]");
+        close = k == line.size() || line[k] == '[' ? first : last;
+        tag_end = close + 2;
+      } else {
+        close = line.size();  // unterminated: the rest of the line
+      }
       // Unescape \" and \\ in place (the buffer is ours; the value only shrinks).
       char* out = const_cast<char*>(line.data()) + i + 1;
       char* begin = out;
@@ -136,10 +159,22 @@ void Tokenizer::read_tags(R& r) {
       value = std::string_view(begin, std::size_t(out - begin));
     } else {
       std::size_t close = line.find(']', i);
+      if (close != std::string_view::npos) tag_end = close + 1;
       value = line.substr(i, close == std::string_view::npos ? std::string_view::npos : close - i);
       while (!value.empty() && is_space(value.back())) value.remove_suffix(1);
     }
     if (!name.empty()) r.raw_tag(name, value);
+    // Text after the tag on its line (another tag, or movetext): read it from there.
+    std::size_t rest = tag_end;
+    while (rest < line.size() && is_space(line[rest])) ++rest;
+    if (rest < line.size() && line.data() >= buf_.get() && line.data() < buf_.get() + cap_) {
+      pos_ = std::size_t(line.data() - buf_.get()) + tag_end;
+      line_ = line_before;
+      line_start_abs_ = line_start_before;
+      while (pos_ < end_ && (buf_[pos_] == ' ' || buf_[pos_] == '\t')) ++pos_;
+      if (buf_[pos_] == '[') continue;
+      return;
+    }
     // Next line: another tag, an escape line, or the end of the section.
     for (;;) {
       if (at_end()) return;
@@ -153,7 +188,12 @@ void Tokenizer::read_tags(R& r) {
         ++pos_;
         continue;
       }
-      return;  // a blank line ('\n' here) or movetext
+      if (c == '\n') {  // a blank line: more tags may follow (ChessBase writes such files)
+        newline_at(pos_);
+        ++pos_;
+        continue;
+      }
+      return;  // movetext
     }
   }
 }

@@ -1,0 +1,84 @@
+// Splitting PGN at game boundaries for parallel reading.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "book/pgn/game_record.h"
+#include "book/pgn/split.h"
+#include "test_data.h"
+
+using namespace gb::pgn;
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ReadSummary read_range(ByteSource source, const ByteRange& r, std::uint64_t& games) {
+  PgnReader reader(std::move(source));
+  reader.set_start(r.first_line, 0);
+  struct V : VisitorBase {
+    std::uint64_t* games;
+    void end_game(const GameEnd&) { ++*games; }
+  } v;
+  v.games = &games;
+  reader.read_all(v);
+  return reader.summary();
+}
+}  // namespace
+
+TEST_CASE("Parts split at game boundaries read the same games as the whole [pgn]") {
+  std::string path = gb::test::data_path("pgn/small/twic0920.pgn");
+  std::string text = slurp(path);
+  for (std::size_t parts : {1, 2, 3, 7}) {
+    INFO(parts << " parts");
+    auto ranges = split_at_game_boundaries(text, parts);
+    CHECK(ranges.size() == parts);
+    CHECK(ranges.front().begin == 0);
+    CHECK(ranges.back().end == text.size());
+    ReadSummary total;
+    std::uint64_t games = 0;
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      if (i > 0) CHECK(ranges[i].begin == ranges[i - 1].end);
+      CHECK(text.compare(ranges[i].begin, 7, "[Event ") == 0);
+      std::string_view part(text.data() + ranges[i].begin, ranges[i].end - ranges[i].begin);
+      total.merge(read_range(ByteSource::from_memory(part), ranges[i], games));
+    }
+    CHECK(games == 2245);
+    CHECK(total.plies == 182591);  // the sum of the oracle's ply column
+  }
+}
+
+TEST_CASE("File ranges split at game boundaries carry their first line numbers [pgn]") {
+  std::string path = gb::test::data_path("pgn/small/twic0920.pgn");
+  std::string text = slurp(path);
+  auto ranges = split_file_at_game_boundaries(path, 2);
+  REQUIRE(ranges);
+  REQUIRE(ranges->size() == 2);
+  auto in_memory = split_at_game_boundaries(text, 2);
+  CHECK((*ranges)[1].begin == in_memory[1].begin);
+  CHECK((*ranges)[1].first_line == in_memory[1].first_line);
+  CHECK((*ranges)[1].first_line ==
+        1 + std::uint64_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(in_memory[1].begin), '\n')));
+  std::uint64_t games = 0;
+  for (const ByteRange& r : *ranges) read_range(ByteSource::open_range(path, r.begin, r.end), r, games);
+  CHECK(games == 2245);
+}
+
+TEST_CASE("Opening lines without Event tags split at the blank line before a tag [pgn]") {
+  std::string text = "[Result \"*\"]\n\n1. e4 *\n\n[Result \"*\"]\n\n1. d4 *\n\n[Result \"*\"]\n\n1. c4 *\n";
+  auto ranges = split_at_game_boundaries(text, 2);
+  REQUIRE(ranges.size() == 2);
+  CHECK(text.compare(ranges[1].begin, 8, "[Result ") == 0);
+  CHECK(ranges[1].first_line ==
+        1 + std::uint64_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(ranges[1].begin), '\n')));
+}
+
+TEST_CASE("Input without boundaries stays one part [pgn]") {
+  auto ranges = split_at_game_boundaries("1. e4 e5 *\n1. d4 *\n", 4);
+  CHECK(ranges.size() == 1);
+}
