@@ -1,0 +1,920 @@
+#include "book/cql/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "book/chess/movegen.h"
+#include "book/chess/notation.h"
+#include "book/cql/board.h"
+
+namespace gb::cql {
+
+namespace {
+
+constexpr Bitboard kAll = ~Bitboard(0);
+
+std::string square_text(int sq) { return std::string{char('a' + (sq & 7)), char('1' + (sq >> 3))}; }
+
+}  // namespace
+
+std::string portray(const Value& v, const Game* game) {
+  switch (v.kind) {
+    case Value::Kind::None: return "";
+    case Value::Kind::Boolean: return v.number ? "true" : "false";
+    case Value::Kind::Numeric: return std::to_string(v.number);
+    case Value::Kind::String: return v.text;
+    case Value::Kind::Set: {
+      if (v.set && !more_than_one(v.set)) return square_text(lsb(v.set));
+      std::string s = "[";
+      for (Bitboard b = v.set; b;) {
+        s += square_text(pop_lsb(b));
+        if (b) s += ",";
+      }
+      return s + "]";
+    }
+    case Value::Kind::Position: {
+      if (!game) return "position " + std::to_string(v.number);
+      const GameNode& n = game->nodes[std::size_t(v.number)];
+      std::string s = "move " + std::to_string(n.position.fullmove_number()) +
+                      (n.position.side_to_move() == Color::White ? "(wtm)" : "(btm)");
+      if (n.depth > 0) s += "[" + std::to_string(v.number) + "]";
+      return s;
+    }
+    case Value::Kind::Piece: return "piece " + std::to_string(v.number);
+  }
+  return "";
+}
+
+struct Evaluator::Impl {
+  const Program& program;
+  const Game* game = nullptr;
+  EvalOptions options;
+  int node = 0;
+  const Position* pos = nullptr;
+  bool imaginary = false;
+  std::vector<Value> vars;
+  GameResult* out = nullptr;
+
+  explicit Impl(const Program& p) : program(p) {}
+
+  const GameNode& current() const { return game->nodes[std::size_t(node)]; }
+
+  // A scoped change of the current position.
+  struct At {
+    Impl& e;
+    int node;
+    const Position* pos;
+    bool imaginary;
+    At(Impl& ev, int n, const Position* p, bool imag) : e(ev), node(ev.node), pos(ev.pos), imaginary(ev.imaginary) {
+      e.node = n;
+      e.pos = p;
+      e.imaginary = imag;
+    }
+    ~At() {
+      e.node = node;
+      e.pos = pos;
+      e.imaginary = imaginary;
+    }
+  };
+
+  bool visible(int id) const { return options.variations || game->nodes[std::size_t(id)].depth == 0; }
+
+  // ---- piece portrayal needs the board
+  std::string portray_piece(const Value& v) const {
+    for (int sq = 0; sq < 64; ++sq)
+      if (current().piece_ids[sq] == v.number) {
+        Piece p = pos->piece_on(Square(sq));
+        static const char letters[] = " PNBRQK  pnbrqk";
+        return std::string(1, letters[int(p)]) + square_text(sq);
+      }
+    return "[absent]";
+  }
+
+  std::string to_text(const Node& arg) {
+    Value v = eval(arg);
+    if (v.kind == Value::Kind::Piece) return portray_piece(v);
+    return portray(v, game);
+  }
+
+  Value eval(const Node& n) {
+    std::size_t mark = out->comments.size();
+    Value v = dispatch(n);
+    if (out->comments.size() != mark && !v.matches()) out->comments.resize(mark);
+    return v;
+  }
+
+  bool matches(const Node& n) { return eval(n).matches(); }
+
+  Bitboard eval_set(const Node& n) {
+    Value v = eval(n);
+    return v.kind == Value::Kind::Set ? v.set : 0;
+  }
+
+  // Numeric view of a value (a Set is its cardinality).
+  static std::optional<std::int64_t> numeric(const Value& v) {
+    if (v.kind == Value::Kind::Numeric) return v.number;
+    if (v.kind == Value::Kind::Set) return popcount(v.set);
+    return std::nullopt;
+  }
+
+  bool is_ancestor_or_self(int a, int b) const {
+    const GameNode& n = game->nodes[std::size_t(a)];
+    return b >= a && b < a + n.subtree_size;
+  }
+
+  bool compare(const Value& l, const Value& r, CompareOp op, bool& ok) const {
+    ok = true;
+    if (l.kind == Value::Kind::Set && r.kind == Value::Kind::Set && op == CompareOp::Eq) return l.set == r.set;
+    if (l.kind == Value::Kind::String && r.kind == Value::Kind::String) {
+      int c = l.text.compare(r.text);
+      switch (op) {
+        case CompareOp::Eq: return c == 0;
+        case CompareOp::Lt: return c < 0;
+        case CompareOp::Le: return c <= 0;
+        case CompareOp::Gt: return c > 0;
+        case CompareOp::Ge: return c >= 0;
+      }
+    }
+    if (l.kind == Value::Kind::Position && r.kind == Value::Kind::Position) {
+      int a = int(l.number), b = int(r.number);
+      switch (op) {
+        case CompareOp::Eq: return a == b;
+        case CompareOp::Lt: return a != b && is_ancestor_or_self(a, b);
+        case CompareOp::Le: return is_ancestor_or_self(a, b);
+        case CompareOp::Gt: return a != b && is_ancestor_or_self(b, a);
+        case CompareOp::Ge: return is_ancestor_or_self(b, a);
+      }
+    }
+    auto a = numeric(l), b = numeric(r);
+    if (!a || !b) {
+      ok = false;
+      return false;
+    }
+    switch (op) {
+      case CompareOp::Eq: return *a == *b;
+      case CompareOp::Lt: return *a < *b;
+      case CompareOp::Le: return *a <= *b;
+      case CompareOp::Gt: return *a > *b;
+      case CompareOp::Ge: return *a >= *b;
+    }
+    return false;
+  }
+
+  const std::string* tag(std::string_view name) const { return game->tag(name); }
+
+  std::optional<std::int64_t> elo_of(Color c) const {
+    static const char* white[] = {"WhiteElo", "WhiteRating", "WhiteRapid", "WhiteICCF", "WhiteUSCF", "WhiteDWZ", "WhiteBCF"};
+    static const char* black[] = {"BlackElo", "BlackRating", "BlackRapid", "BlackICCF", "BlackUSCF", "BlackDWZ", "BlackBCF"};
+    for (int i = 0; i < 7; ++i) {
+      const std::string* v = tag(c == Color::White ? white[i] : black[i]);
+      if (!v || v->empty()) continue;
+      std::int64_t n = 0;
+      bool digits = false;
+      for (char ch : *v) {
+        if (ch < '0' || ch > '9') break;
+        n = n * 10 + (ch - '0');
+        digits = true;
+      }
+      if (digits) return n;
+    }
+    return std::nullopt;
+  }
+
+  std::string fen_text(bool normalized) const {
+    std::string f = fen_with_last_double_push(*pos, imaginary ? Move() : current().move,
+                                              imaginary || node == 0 ? nullptr : &game->nodes[std::size_t(current().parent)].position);
+    if (!normalized) return f;
+    // Replace the two counters with 0 1.
+    std::size_t sp = f.size();
+    for (int i = 0; i < 2; ++i) sp = f.rfind(' ', sp - 1);
+    return f.substr(0, sp) + " 0 1";
+  }
+
+  Value dispatch(const Node& n);
+  Value eval_move(const Node& n);
+  Value eval_transform(const Node& n);
+  Value eval_find(const Node& n);
+  Value eval_assign(const Node& n);
+};
+
+Value Evaluator::Impl::eval_assign(const Node& n) {
+  Value rhs = eval(*n.args[0]);
+  if (rhs.is_none()) return Value::boolean(false);
+  Value& var = vars[std::size_t(n.number)];
+  switch (AssignOp(n.number2)) {
+    case AssignOp::Set:
+      if (rhs.kind == Value::Kind::Piece && program.variables[std::size_t(n.number)].type == Type::Set)
+        return Value::boolean(false);
+      var = std::move(rhs);
+      return Value::boolean(true);
+    case AssignOp::SetIfNonEmpty:
+      if (!rhs.set) return Value::boolean(false);
+      var = std::move(rhs);
+      return Value::boolean(true);
+    default: break;
+  }
+  if (var.is_none()) return Value::boolean(false);
+  switch (AssignOp(n.number2)) {
+    case AssignOp::Add:
+      if (var.kind == Value::Kind::String) var.text += rhs.text;
+      else var.number += rhs.number;
+      break;
+    case AssignOp::Sub: var.number -= rhs.number; break;
+    case AssignOp::Mul: var.number *= rhs.number; break;
+    case AssignOp::Div:
+      if (rhs.number == 0) return Value::boolean(false);
+      var.number /= rhs.number;
+      break;
+    case AssignOp::Mod:
+      if (rhs.number == 0) return Value::boolean(false);
+      var.number %= rhs.number;
+      break;
+    case AssignOp::Or: var.set |= rhs.set; break;
+    case AssignOp::And: var.set &= rhs.set; break;
+    default: break;
+  }
+  return Value::boolean(true);
+}
+
+Value Evaluator::Impl::eval_transform(const Node& n) {
+  int count = 0;
+  Bitboard set = 0;
+  std::optional<std::int64_t> best;
+  for (const auto& variant : n.args) {
+    Value v = eval(*variant);
+    if (!v.matches()) continue;
+    ++count;
+    if (v.kind == Value::Kind::Set) set |= v.set;
+    if (v.kind == Value::Kind::Numeric) best = best ? std::max(*best, v.number) : v.number;
+  }
+  if (n.flag2) {  // deprecated range form: the count if within the range
+    if (count >= n.number && count <= n.number2) return Value::numeric(count);
+    return Value::none();
+  }
+  if (n.flag) return Value::numeric(count);
+  if (n.type == Type::Set) return Value::squares(set);
+  if (n.type == Type::Numeric) return best ? Value::numeric(*best) : Value::none();
+  return Value::boolean(count > 0);
+}
+
+Value Evaluator::Impl::eval_find(const Node& n) {
+  const Node& body = *n.args[0];
+  bool all = n.flag, backward = n.flag2, ranged = n.number3 == 1;
+  std::int64_t count = 0;
+  auto visit = [&](int id) -> bool {  // true: stop
+    if (!visible(id)) return false;
+    At at(*this, id, &game->nodes[std::size_t(id)].position, false);
+    if (!matches(body)) return false;
+    ++count;
+    return !all && !ranged;
+  };
+  int found = -1;
+  if (backward) {
+    for (int id = node; id >= 0; id = game->nodes[std::size_t(id)].parent)
+      if (visit(id)) {
+        found = id;
+        break;
+      }
+  } else {
+    int end = node + current().subtree_size;
+    for (int id = node; id < end; ++id)
+      if (visit(id)) {
+        found = id;
+        break;
+      }
+  }
+  if (all) return count ? Value::numeric(count) : Value::none();
+  if (ranged) return count >= n.number && count <= n.number2 ? Value::numeric(count) : Value::none();
+  return found >= 0 ? Value::position(found) : Value::none();
+}
+
+Value Evaluator::Impl::eval_move(const Node& n) {
+  const MoveSpec& m = n.move;
+  // Where the set arguments are read: the previous position for "previous".
+  int set_node = node;
+  const Position* set_pos = pos;
+  if (m.mode == MoveSpec::Mode::Previous) {
+    if (imaginary || node == 0) return m.result == MoveSpec::Result::Count ? Value::numeric(0) : Value::none();
+    set_node = current().parent;
+    set_pos = &game->nodes[std::size_t(set_node)].position;
+  }
+  Bitboard from_set = kAll, to_set = kAll, capture_set = kAll;
+  {
+    At at(*this, set_node, set_pos, imaginary);
+    if (m.from >= 0) from_set = eval_set(*n.args[std::size_t(m.from)]);
+    if (m.to >= 0) to_set = eval_set(*n.args[std::size_t(m.to)]);
+    if (m.capture >= 0) capture_set = eval_set(*n.args[std::size_t(m.capture)]);
+  }
+  MoveCandidates cands;
+  switch (m.mode) {
+    case MoveSpec::Mode::Played:
+      if (!imaginary) {
+        const auto& ch = current().children;
+        for (std::size_t i = 0; i < ch.size(); ++i) {
+          if (!visible(ch[i]) && !options.variations && i > 0) {
+            // Moves that start variations are still moves recorded here.
+          }
+          const GameNode& c = game->nodes[std::size_t(ch[i])];
+          cands.add(describe_move(*pos, c.move, c.null_move, i == 0));
+        }
+      }
+      break;
+    case MoveSpec::Mode::Previous: {
+      const GameNode& c = current();
+      const GameNode& p = game->nodes[std::size_t(c.parent)];
+      std::size_t idx = 0;
+      while (p.children[idx] != node) ++idx;
+      cands.add(describe_move(p.position, c.move, c.null_move, idx == 0));
+      break;
+    }
+    case MoveSpec::Mode::Legal: {
+      MoveList list;
+      generate_legal(*pos, list);
+      for (Move mv : list) cands.add(describe_move(*pos, mv, false, true));
+      break;
+    }
+    case MoveSpec::Mode::Pseudolegal: {
+      MoveList list;
+      generate_pseudolegal(*pos, list);
+      for (Move mv : list) cands.add(describe_move(*pos, mv, false, true));
+      break;
+    }
+  }
+  std::int64_t count = 0, considered = 0;
+  Bitboard result = 0;
+  bool all_matched = true;
+  for (const MoveInfo& mi : cands) {
+    if (!(from_set & square_bb(mi.from))) continue;
+    if (!(to_set & square_bb(mi.to))) continue;
+    if (m.capture >= 0 && (mi.capture == SQ_NONE || !(capture_set & square_bb(mi.capture)))) continue;
+    if (m.promote && (mi.promotion == PieceType::None || !(m.promote >> int(mi.promotion) & 1))) continue;
+    if (m.enpassant && !mi.en_passant) continue;
+    if (m.castle && !mi.castle_short && !mi.castle_long) continue;
+    if (m.castle_short && !mi.castle_short) continue;
+    if (m.castle_long && !mi.castle_long) continue;
+    if (m.null_move != mi.null_move && m.null_move) continue;
+    if (m.primary && !mi.primary) continue;
+    if (m.secondary && mi.primary) continue;
+    ++considered;
+    if (m.speculative >= 0) {
+      Position after = m.mode == MoveSpec::Mode::Played || m.mode == MoveSpec::Mode::Previous ? *pos : *pos;
+      UndoInfo undo;
+      if (mi.null_move) after.do_null_move(undo);
+      else after.do_move(mi.move, undo);
+      At at(*this, node, &after, true);
+      if (!matches(*n.args[std::size_t(m.speculative)])) {
+        all_matched = false;
+        continue;
+      }
+    }
+    ++count;
+    switch (m.result) {
+      case MoveSpec::Result::From: result |= square_bb(mi.from); break;
+      case MoveSpec::Result::To: result |= square_bb(mi.to); break;
+      case MoveSpec::Result::Capture:
+        if (mi.capture != SQ_NONE) result |= square_bb(mi.capture);
+        break;
+      default: break;
+    }
+  }
+  if (m.all) {
+    if (m.result == MoveSpec::Result::Count) return all_matched ? Value::numeric(considered) : Value::none();
+    return Value::boolean(all_matched);
+  }
+  switch (m.result) {
+    case MoveSpec::Result::Count: return Value::numeric(count);
+    case MoveSpec::Result::Boolean: return Value::boolean(count > 0);
+    default: return Value::squares(result);
+  }
+}
+
+Value Evaluator::Impl::dispatch(const Node& n) {
+  switch (n.op) {
+    case Op::True: return Value::boolean(true);
+    case Op::False: return Value::boolean(false);
+    case Op::Number: return Value::numeric(n.number);
+    case Op::String: return Value::string(n.text);
+    case Op::Designator: return Value::squares(designated(*pos, n.piece_mask, n.squares));
+    case Op::Var: return vars[std::size_t(n.number)];
+    case Op::PieceAsSet: {
+      Value v = eval(*n.args[0]);
+      if (v.kind == Value::Kind::Set) return v;
+      if (v.kind != Value::Kind::Piece) return Value::none();
+      for (int sq = 0; sq < 64; ++sq)
+        if (current().piece_ids[sq] == v.number) return Value::squares(square_bb(Square(sq)));
+      return Value::squares(0);
+    }
+    case Op::Assign: return eval_assign(n);
+    case Op::Unbind:
+      vars[std::size_t(n.number)] = Value::none();
+      return Value::boolean(true);
+    case Op::IsBound: {
+      bool bound = n.number >= 0 && !vars[std::size_t(n.number)].is_none();
+      return Value::boolean(n.flag ? !bound : bound);
+    }
+    case Op::Negate: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none()) return v;
+      return Value::numeric(-v.number);
+    }
+    case Op::Not: return Value::boolean(!matches(*n.args[0]));
+    case Op::Cardinality: {
+      Value v = eval(*n.args[0]);
+      if (v.kind == Value::Kind::Set) return Value::numeric(popcount(v.set));
+      if (v.kind == Value::Kind::String) return Value::numeric(utf8_length(v.text));
+      return Value::none();
+    }
+    case Op::Complement: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none()) return v;
+      return Value::squares(~v.set);
+    }
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: {
+      Value l = eval(*n.args[0]);
+      if (l.is_none()) return l;
+      Value r = eval(*n.args[1]);
+      if (r.is_none()) return r;
+      std::int64_t a = l.number, b = r.number;
+      switch (n.op) {
+        case Op::Add: return Value::numeric(a + b);
+        case Op::Sub: return Value::numeric(a - b);
+        case Op::Mul: return Value::numeric(a * b);
+        case Op::Div: return b ? Value::numeric(a / b) : Value::none();
+        default: return b ? Value::numeric(a % b) : Value::none();
+      }
+    }
+    case Op::Concat: {
+      Value l = eval(*n.args[0]);
+      if (l.is_none()) return l;
+      Value r = eval(*n.args[1]);
+      if (r.is_none()) return r;
+      l.text += r.text;
+      return l;
+    }
+    case Op::Union: case Op::Intersect: {
+      Value l = eval(*n.args[0]);
+      if (l.is_none()) return l;
+      Value r = eval(*n.args[1]);
+      if (r.is_none()) return r;
+      return Value::squares(n.op == Op::Union ? l.set | r.set : l.set & r.set);
+    }
+    case Op::PositionIntersect: {
+      Value l = eval(*n.args[0]), r = eval(*n.args[1]);
+      if (l.is_none() || r.is_none()) return Value::none();
+      const Position& a = game->nodes[std::size_t(l.number)].position;
+      const Position& b = game->nodes[std::size_t(r.number)].position;
+      Bitboard same = 0;
+      for (int sq = 0; sq < 64; ++sq)
+        if (a.piece_on(Square(sq)) == b.piece_on(Square(sq))) same |= square_bb(Square(sq));
+      return Value::squares(same);
+    }
+    case Op::InSet: {
+      Value l = eval(*n.args[0]);
+      if (l.is_none()) return Value::boolean(false);
+      Value r = eval(*n.args[1]);
+      if (r.is_none()) return Value::boolean(false);
+      return Value::boolean((l.set & r.set) == l.set);
+    }
+    case Op::InString: {
+      Value l = eval(*n.args[0]), r = eval(*n.args[1]);
+      if (l.is_none() || r.is_none()) return Value::boolean(false);
+      return Value::boolean(r.text.find(l.text) != std::string::npos);
+    }
+    case Op::Compare: {
+      Value l = eval(*n.args[0]);
+      if (l.is_none()) return l;
+      Value r = eval(*n.args[1]);
+      if (r.is_none()) return r;
+      bool ok;
+      if (!compare(l, r, CompareOp(n.number), ok) || !ok) return Value::none();
+      return l;
+    }
+    case Op::NotEqual: {
+      Value l = eval(*n.args[0]);
+      Value r = eval(*n.args[1]);
+      if (l.is_none() || r.is_none()) return Value::boolean(true);
+      bool ok;
+      bool eq = compare(l, r, CompareOp::Eq, ok);
+      return Value::boolean(!(ok && eq));
+    }
+    case Op::And: return Value::boolean(matches(*n.args[0]) && matches(*n.args[1]));
+    case Op::Or: return Value::boolean(matches(*n.args[0]) || matches(*n.args[1]));
+    case Op::Block: {
+      if (n.args.empty()) return Value::boolean(true);
+      Value v;
+      for (const auto& a : n.args) {
+        v = eval(*a);
+        if (!v.matches()) return Value::none();
+      }
+      return v;
+    }
+    case Op::WithPosition: {
+      Value p = eval(*n.args[0]);
+      if (p.kind != Value::Kind::Position) return Value::none();
+      At at(*this, int(p.number), &game->nodes[std::size_t(p.number)].position, false);
+      return eval(*n.args[1]);
+    }
+    case Op::Slice: case Op::Index: {
+      Value s = eval(*n.args[0]);
+      if (s.kind != Value::Kind::String) return Value::none();
+      std::size_t k = 1;
+      std::optional<std::int64_t> a, b;
+      if (n.flag) {
+        Value v = eval(*n.args[k++]);
+        if (v.is_none()) return Value::none();
+        a = v.number;
+      }
+      if (n.flag2) {
+        Value v = eval(*n.args[k++]);
+        if (v.is_none()) return Value::none();
+        b = v.number;
+      }
+      std::vector<std::string> cps = utf8_code_points(s.text);
+      std::int64_t len = std::int64_t(cps.size());
+      if (n.op == Op::Index) {
+        std::int64_t i = a.value_or(0);
+        if (i < 0) i += len;
+        if (i < 0 || i >= len) return Value::none();
+        return Value::string(cps[std::size_t(i)]);
+      }
+      std::int64_t lo = a.value_or(0), hi = b.value_or(len);
+      if (lo < 0) lo += len;
+      if (hi < 0) hi += len;
+      lo = std::clamp<std::int64_t>(lo, 0, len);
+      hi = std::clamp<std::int64_t>(hi, 0, len);
+      std::string r;
+      for (std::int64_t i = lo; i < hi; ++i) r += cps[std::size_t(i)];
+      return Value::string(r);
+    }
+    case Op::Attacks: case Op::AttackedBy: {
+      Value l = eval(*n.args[0]);
+      if (l.is_none()) return l;
+      Value r = eval(*n.args[1]);
+      if (r.is_none()) return r;
+      return Value::squares(n.op == Op::Attacks ? attackers_in(*pos, l.set, r.set) : attacked_in(*pos, l.set, r.set));
+    }
+    case Op::Check: return Value::boolean(pos->in_check());
+    case Op::Mate: return Value::boolean(pos->in_check() && count_legal(*pos) == 0);
+    case Op::Stalemate: return Value::boolean(!pos->in_check() && count_legal(*pos) == 0);
+    case Op::Wtm: return Value::boolean(pos->side_to_move() == Color::White);
+    case Op::Btm: return Value::boolean(pos->side_to_move() == Color::Black);
+    case Op::SideToMove: return Value::numeric(pos->side_to_move() == Color::White ? 1 : -1);
+    case Op::Power: return Value::numeric(power(*pos, eval_set(*n.args[0])));
+    case Op::ColorType: case Op::PieceType: case Op::File: case Op::Rank: {
+      Bitboard s = eval_set(*n.args[0]);
+      if (!s || more_than_one(s)) return Value::none();
+      Square sq = lsb(s);
+      if (n.op == Op::File) return Value::numeric(file_of(sq) + 1);
+      if (n.op == Op::Rank) return Value::numeric(rank_of(sq) + 1);
+      Piece p = pos->piece_on(sq);
+      int t = int(type_of(p));
+      if (n.op == Op::ColorType && p != Piece::None && color_of(p) == Color::Black) t = -t;
+      return Value::numeric(t);
+    }
+    case Op::MakeSquare: {
+      Value f = eval(*n.args[0]), r = eval(*n.args[1]);
+      if (f.is_none() || r.is_none()) return Value::none();
+      if (f.number < 1 || f.number > 8 || r.number < 1 || r.number > 8) return Value::squares(0);
+      return Value::squares(square_bb(make_square(File(f.number - 1), Rank(r.number - 1))));
+    }
+    case Op::MakeSquareString: {
+      Value s = eval(*n.args[0]);
+      if (s.is_none()) return s;
+      if (s.text.size() != 2 || s.text[0] < 'a' || s.text[0] > 'h' || s.text[1] < '1' || s.text[1] > '8')
+        return Value::squares(0);
+      return Value::squares(square_bb(make_square(File(s.text[0] - 'a'), Rank(s.text[1] - '1'))));
+    }
+    case Op::Light: return Value::squares(eval_set(*n.args[0]) & kLightSquares);
+    case Op::Dark: return Value::squares(eval_set(*n.args[0]) & ~kLightSquares);
+    case Op::Direction: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none()) return v;
+      return Value::squares(direction_squares(v.set, n.directions, int(n.number), int(n.number2)));
+    }
+    case Op::Between: {
+      Bitboard a = eval_set(*n.args[0]), b = eval_set(*n.args[1]);
+      Bitboard out = 0;
+      for (Bitboard x = a; x;) {
+        Square s = pop_lsb(x);
+        for (Bitboard y = b; y;) out |= between_bb(s, pop_lsb(y));
+      }
+      return Value::squares(out);
+    }
+    case Op::Ray: case Op::Xray: {
+      std::vector<Bitboard> sets;
+      for (const auto& a : n.args) sets.push_back(eval_set(*a));
+      if (n.op == Op::Ray) return Value::squares(ray_ends(*pos, sets, n.directions));
+      Bitboard out = 0;
+      std::vector<Bitboard> s2 = sets;
+      s2[0] = sets[0] & (pos->pieces(PieceType::Rook) | pos->pieces(PieceType::Queen));
+      out |= ray_ends(*pos, s2, 1 << Up | 1 << Down | 1 << Left | 1 << Right);
+      s2[0] = sets[0] & (pos->pieces(PieceType::Bishop) | pos->pieces(PieceType::Queen));
+      out |= ray_ends(*pos, s2, 1 << NorthEast | 1 << NorthWest | 1 << SouthEast | 1 << SouthWest);
+      return Value::squares(out);
+    }
+    case Op::Pin: {
+      Bitboard from = n.number >= 0 ? eval_set(*n.args[std::size_t(n.number)]) : pos->pieces();
+      Bitboard through = n.number2 >= 0 ? eval_set(*n.args[std::size_t(n.number2)]) : pos->pieces();
+      Bitboard to = n.number3 >= 0 ? eval_set(*n.args[std::size_t(n.number3)]) : pos->pieces(PieceType::King);
+      PinSets p = pins(*pos, from, through, to);
+      return Value::squares(n.directions == 1 ? p.pinners : n.directions == 2 ? p.targets : p.pinned);
+    }
+    case Op::ConnectedPawns: return Value::squares(pawn_structure(*pos, PawnStructure::Connected));
+    case Op::IsolatedPawns: return Value::squares(pawn_structure(*pos, PawnStructure::Isolated));
+    case Op::DoubledPawns: return Value::squares(pawn_structure(*pos, PawnStructure::Doubled));
+    case Op::PassedPawns: return Value::squares(pawn_structure(*pos, PawnStructure::Passed));
+    case Op::PromotedPieces: return Value::squares(current().promoted & pos->pieces());
+    case Op::FenMatch: {
+      for (int sq = 0; sq < 64; ++sq)
+        if (!(n.fen_pattern[std::size_t(sq)] >> int(pos->piece_on(Square(sq))) & 1)) return Value::boolean(false);
+      return Value::boolean(true);
+    }
+    case Op::CurrentFen: return Value::string(fen_text(true));
+    case Op::StandardFen: return Value::string(fen_text(false));
+    case Op::ZobristKey: {
+      char buf[17];
+      std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(pos->key()));
+      return Value::string(buf);
+    }
+    case Op::HalfmoveClock: return Value::numeric(pos->halfmove_clock());
+    case Op::MoveNumber: return Value::numeric(pos->fullmove_number());
+    case Op::Ply: return Value::numeric(current().ply + (imaginary ? 1 : 0));
+    case Op::Move: return eval_move(n);
+    case Op::LegalPosition: return Value::boolean(legal_position(*pos));
+    case Op::If: {
+      if (matches(*n.args[0])) {
+        Value v = eval(*n.args[1]);
+        if (n.args.size() == 3 && n.type == n.args[1]->type && n.type != Type::Boolean) return v;
+        return Value::boolean(v.matches());
+      }
+      if (n.args.size() < 3) return Value::boolean(true);
+      Value v = eval(*n.args[2]);
+      if (n.type == n.args[2]->type && n.type != Type::Boolean) return v;
+      return Value::boolean(v.matches());
+    }
+    case Op::While: {
+      for (long guard = 0; guard < 100000000L && matches(*n.args[0]); ++guard) eval(*n.args[1]);
+      return Value::boolean(true);
+    }
+    case Op::Loop: {
+      for (long guard = 0; guard < 100000000L && matches(*n.args[0]); ++guard) {
+      }
+      return Value::boolean(true);
+    }
+    case Op::SquareIter: case Op::PieceIter: {
+      Bitboard s = eval_set(*n.args[0]);
+      if (n.op == Op::PieceIter) s &= pos->pieces();
+      Value& var = vars[std::size_t(n.number)];
+      Value saved = var;
+      Bitboard matched = 0;
+      bool all = true;
+      for (Bitboard b = s; b;) {
+        Square sq = pop_lsb(b);
+        var = n.op == Op::PieceIter ? Value::piece(current().piece_ids[sq]) : Value::squares(square_bb(sq));
+        if (matches(*n.args[1])) matched |= square_bb(sq);
+        else all = false;
+      }
+      var = saved;
+      if (n.flag) return Value::boolean(all);
+      return Value::squares(matched);
+    }
+    case Op::PieceAssign: {
+      Bitboard s = eval_set(*n.args[0]) & pos->pieces();
+      if (!s || more_than_one(s)) {
+        vars[std::size_t(n.number)] = Value::none();
+        return Value::boolean(false);
+      }
+      vars[std::size_t(n.number)] = Value::piece(current().piece_ids[lsb(s)]);
+      return Value::boolean(true);
+    }
+    case Op::PieceId: {
+      Value v = eval(*n.args[0]);
+      if (v.kind == Value::Kind::Piece) return Value::numeric(v.number);
+      if (v.kind != Value::Kind::Set || !v.set || more_than_one(v.set)) return Value::none();
+      int id = current().piece_ids[lsb(v.set)];
+      return id ? Value::numeric(id) : Value::none();
+    }
+    case Op::Str: {
+      std::string s;
+      for (const auto& a : n.args) s += to_text(*a);
+      return Value::string(std::move(s));
+    }
+    case Op::Comment: {
+      std::string s;
+      for (const auto& a : n.args) s += to_text(*a);
+      out->comments.emplace_back(node, std::move(s));
+      return Value::boolean(true);
+    }
+    case Op::Message: {
+      std::string s;
+      for (const auto& a : n.args) s += to_text(*a);
+      out->messages += "game " + std::to_string(game->number) + ": " + s + "\n";
+      return Value::boolean(true);
+    }
+    case Op::Assert: {
+      if (matches(*n.args[0])) return Value::boolean(true);
+      if (!out->assert_failure)
+        out->assert_failure = "assertion failed at line " + std::to_string(n.line) + ", game " +
+                              std::to_string(game->number) + ", position " + std::to_string(node) + ": " + pos->fen();
+      return Value::boolean(false);
+    }
+    case Op::Abs: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none()) return v;
+      return Value::numeric(v.number < 0 ? -v.number : v.number);
+    }
+    case Op::Sqrt: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none() || v.number < 0) return Value::none();
+      auto r = std::int64_t(std::sqrt(double(v.number)));
+      while (r * r > v.number) --r;
+      while ((r + 1) * (r + 1) <= v.number) ++r;
+      return Value::numeric(r);
+    }
+    case Op::Max: case Op::Min: {
+      std::optional<std::int64_t> best;
+      for (const auto& a : n.args) {
+        Value v = eval(*a);
+        if (v.is_none()) continue;
+        if (!best || (n.op == Op::Max ? v.number > *best : v.number < *best)) best = v.number;
+      }
+      return best ? Value::numeric(*best) : Value::none();
+    }
+    case Op::Int: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none()) return v;
+      std::size_t i = 0;
+      while (i < v.text.size() && std::isspace(static_cast<unsigned char>(v.text[i]))) ++i;
+      bool neg = false;
+      if (i < v.text.size() && (v.text[i] == '-' || v.text[i] == '+')) neg = v.text[i++] == '-';
+      if (i >= v.text.size() || !std::isdigit(static_cast<unsigned char>(v.text[i]))) return Value::none();
+      std::int64_t r = 0;
+      while (i < v.text.size() && std::isdigit(static_cast<unsigned char>(v.text[i]))) r = r * 10 + (v.text[i++] - '0');
+      return Value::numeric(neg ? -r : r);
+    }
+    case Op::Lowercase: case Op::Uppercase: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none()) return v;
+      for (char& c : v.text)
+        c = char(n.op == Op::Lowercase ? std::tolower(static_cast<unsigned char>(c)) : std::toupper(static_cast<unsigned char>(c)));
+      return v;
+    }
+    case Op::IndexOf: {
+      Value a = eval(*n.args[0]), b = eval(*n.args[1]);
+      if (a.is_none() || b.is_none()) return Value::none();
+      std::size_t at = b.text.find(a.text);
+      if (at == std::string::npos) return Value::none();
+      return Value::numeric(utf8_length(b.text.substr(0, at)));
+    }
+    case Op::Transform: return eval_transform(n);
+    case Op::CurrentTransform: return Value::string(n.text);
+    case Op::Result: return Value::boolean(game->result == n.text);
+    case Op::TagValue: case Op::TagContains: {
+      std::optional<std::string> value;
+      if (n.number == 2) {
+        const std::string *w = tag("White"), *b = tag("Black");
+        if (!w && !b) return n.op == Op::TagValue ? Value::none() : Value::boolean(false);
+        value = (w ? *w : "") + "\n" + (b ? *b : "");
+      } else {
+        std::string name = n.number == 1 ? "White" : n.number == -1 ? "Black" : n.text;
+        if (const std::string* t = tag(name)) value = *t;
+      }
+      if (n.op == Op::TagValue) return value ? Value::string(*value) : Value::none();
+      return Value::boolean(value && value->find(n.args[0]->text) != std::string::npos);
+    }
+    case Op::Year: {
+      const std::string* d = tag("Date");
+      if (!d || d->size() < 4 || !std::isdigit(static_cast<unsigned char>((*d)[0]))) d = tag("UTCDate");
+      if (!d || d->size() < 4) return Value::none();
+      std::int64_t y = 0;
+      for (int i = 0; i < 4; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>((*d)[std::size_t(i)]))) return Value::none();
+        y = y * 10 + ((*d)[std::size_t(i)] - '0');
+      }
+      return Value::numeric(y);
+    }
+    case Op::Elo: {
+      if (n.number == 1 || n.number == -1) {
+        auto e = elo_of(n.number == 1 ? Color::White : Color::Black);
+        return e ? Value::numeric(*e) : Value::none();
+      }
+      auto w = elo_of(Color::White), b = elo_of(Color::Black);
+      if (!w || !b) return Value::none();
+      return Value::numeric(std::max(*w, *b));
+    }
+    case Op::Tag: {
+      const std::string* t = tag(n.text);
+      return t ? Value::string(*t) : Value::none();
+    }
+    case Op::SetTag: {
+      Value name = eval(*n.args[0]), value = eval(*n.args[1]);
+      if (name.is_none() || value.is_none() || name.text.empty()) return Value::boolean(false);
+      for (char c : name.text)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return Value::boolean(false);
+      for (char& c : value.text)
+        if (c == '\n' || c == '\r') c = ' ';
+      out->tag_edits.emplace_back(name.text, value.text);
+      return Value::boolean(true);
+    }
+    case Op::RemoveTag:
+      out->tag_edits.emplace_back(n.text, std::nullopt);
+      return Value::boolean(true);
+    case Op::GameNumber: return Value::numeric(game->number);
+    case Op::Initial: return Value::boolean(node == 0);
+    case Op::Terminal: {
+      for (int c : current().children)
+        if (visible(c)) return Value::boolean(false);
+      return Value::boolean(true);
+    }
+    case Op::Parent: return node == 0 ? Value::none() : Value::position(current().parent);
+    case Op::Child: {
+      std::int64_t i = 0;
+      if (!n.args.empty()) {
+        Value v = eval(*n.args[0]);
+        if (v.is_none()) return v;
+        i = v.number;
+      }
+      const auto& ch = current().children;
+      if (i < 0 || i >= std::int64_t(ch.size()) || !visible(ch[std::size_t(i)])) return Value::none();
+      return Value::position(ch[std::size_t(i)]);
+    }
+    case Op::Mainline: return Value::boolean(current().depth == 0);
+    case Op::Variation: return Value::boolean(current().depth > 0);
+    case Op::Depth: return Value::numeric(current().depth);
+    case Op::PositionById: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none() || v.number < 0 || v.number >= std::int64_t(game->nodes.size()) || !visible(int(v.number)))
+        return Value::none();
+      return Value::position(int(v.number));
+    }
+    case Op::PositionId: return Value::numeric(node);
+    case Op::CurrentPosition: return Value::position(node);
+    case Op::InitialPosition: return Value::position(0);
+    case Op::Find: return eval_find(n);
+    case Op::Sort: {
+      Value v = eval(*n.args[0]);
+      if (!v.matches()) return v;
+      std::size_t k = std::size_t(n.number);
+      const SortKey& key = program.sorts[k];
+      SortValue sv = v.kind == Value::Kind::String ? SortValue(v.text)
+                                                   : SortValue(*numeric(v));
+      auto& best = out->sort_values[k];
+      if (!best || (key.minimize ? sv < *best : sv > *best)) best = sv;
+      return v;
+    }
+    case Op::Distance: case Op::Lca: {
+      Value a = eval(*n.args[0]), b = eval(*n.args[1]);
+      if (a.is_none() || b.is_none()) return Value::none();
+      int x = int(a.number), y = int(b.number), dist = 0;
+      while (x != y) {
+        if (x > y) x = game->nodes[std::size_t(x)].parent;
+        else y = game->nodes[std::size_t(y)].parent;
+        ++dist;
+      }
+      if (n.op == Op::Lca) return Value::position(x);
+      return Value::numeric(dist);
+    }
+  }
+  return Value::none();
+}
+
+Evaluator::Evaluator(const Program& program) : impl_(std::make_shared<Impl>(program)) {}
+
+GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
+  Impl& e = *impl_;
+  GameResult result;
+  result.sort_values.resize(e.program.sorts.size());
+  e.game = &game;
+  e.options = options;
+  e.out = &result;
+  e.vars.assign(e.program.variables.size(), Value::none());
+  for (int id = 0; id < int(game.nodes.size()); ++id) {
+    if (!e.visible(id)) continue;
+    e.node = id;
+    e.pos = &game.nodes[std::size_t(id)].position;
+    e.imaginary = false;
+    if (e.matches(*e.program.root)) result.matched_positions.push_back(id);
+    if (result.assert_failure) break;
+  }
+  e.out = nullptr;
+  return result;
+}
+
+Value Evaluator::evaluate_at(const Game& game, int position_id, const EvalOptions& options) {
+  Impl& e = *impl_;
+  GameResult scratch;
+  scratch.sort_values.resize(e.program.sorts.size());
+  e.game = &game;
+  e.options = options;
+  e.out = &scratch;
+  e.vars.assign(e.program.variables.size(), Value::none());
+  e.node = position_id;
+  e.pos = &game.nodes[std::size_t(position_id)].position;
+  e.imaginary = false;
+  Value v = e.eval(*e.program.root);
+  e.out = nullptr;
+  return v;
+}
+
+}  // namespace gb::cql
