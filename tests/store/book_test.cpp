@@ -1,0 +1,227 @@
+// The LMDB store: opening books, the format check, reads, learning counters,
+// atomic writes and map growth.
+#include <catch2/catch.hpp>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "book/chess/movegen.h"
+#include "book/chess/notation.h"
+#include "book/store/book.h"
+#include "book/store/polyglot.h"
+#include "book/store/position_hash.h"
+#include "test_data.h"
+
+using namespace gb;
+using namespace gb::store;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/gb-store-test-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+  std::string file(const std::string& name) const { return path + "/" + name; }
+};
+
+}  // namespace
+
+TEST_CASE("A missing book is reported as not found unless it is created", "[store]") {
+  TempDir dir;
+  BookError error;
+  CHECK_FALSE(Book::open(dir.file("none.book"), OpenMode::ReadOnly, &error));
+  CHECK(error.code == BookError::Code::NotFound);
+  CHECK(error.message.find("none.book") != std::string::npos);
+  auto book = Book::open(dir.file("new.book"), OpenMode::Create, &error);
+  REQUIRE(book);
+  CHECK(book->stats().games == 0);
+}
+
+TEST_CASE("A file that is not a book gets a clear error", "[store]") {
+  TempDir dir;
+  std::ofstream(dir.file("text.book")) << "[Event \"not a book\"]\n";
+  BookError error;
+  CHECK_FALSE(Book::open(dir.file("text.book"), OpenMode::ReadOnly, &error));
+  CHECK(error.code == BookError::Code::NotABook);
+  CHECK(error.message.find("not a graphbook book") != std::string::npos);
+
+  // An LMDB file made by someone else (no graphbook meta record) is refused too.
+  {
+    Error e;
+    auto env = Env::open(dir.file("other.mdb"), false, 1 << 20, 4, &e);
+    REQUIRE(env);
+    auto txn = WriteTxn::begin(*env, &e);
+    REQUIRE(txn);
+    auto dbi = txn->open_db("things", MDB_CREATE, &e);
+    REQUIRE(dbi);
+    REQUIRE_FALSE(txn->put(*dbi, "a", "b"));
+    REQUIRE_FALSE(txn->commit());
+  }
+  CHECK_FALSE(Book::open(dir.file("other.mdb"), OpenMode::ReadWrite, &error));
+  CHECK(error.code == BookError::Code::NotABook);
+}
+
+TEST_CASE("A book of another format version is refused with both versions named", "[store]") {
+  TempDir dir;
+  std::string path = dir.file("v.book");
+  {
+    auto book = Book::open(path, OpenMode::Create, nullptr);
+    REQUIRE(book);
+    std::uint32_t future = kFormatVersion + 1;
+    REQUIRE_FALSE(book->write([&](WriteTxn& t) { return t.put(book->dbs().meta, "version", as_bytes(future)); }));
+  }
+  BookError error;
+  CHECK_FALSE(Book::open(path, OpenMode::ReadOnly, &error));
+  CHECK(error.code == BookError::Code::WrongVersion);
+  CHECK(error.message.find("version " + std::to_string(kFormatVersion + 1)) != std::string::npos);
+}
+
+TEST_CASE("Reads of absent keys return empty results, not errors", "[store]") {
+  TempDir dir;
+  auto book = Book::open(dir.file("e.book"), OpenMode::Create, nullptr);
+  REQUIRE(book);
+  Error e;
+  CHECK_FALSE(book->node(Position().key(), &e));
+  CHECK(e.code == 0);
+  CHECK(book->find_all(Position().key(), &e).empty());
+  CHECK(e.code == 0);
+  CHECK_FALSE(book->learning(Position().key(), Move(SQ_E2, SQ_E4)));
+}
+
+TEST_CASE("Edges of a position come back as one range in move order with their learning", "[store]") {
+  TempDir dir;
+  auto book = Book::open(dir.file("r.book"), OpenMode::Create, nullptr);
+  REQUIRE(book);
+  Position start;
+  Key k = start.key();
+  Move e4(SQ_E2, SQ_E4), d4(SQ_D2, SQ_D4);
+  REQUIRE_FALSE(book->write([&](WriteTxn& t) -> Status {
+    EdgeRecord a, b;
+    a.counters.add_game(Result::WhiteWins, 2500, 2001);
+    b.counters.add_game(Result::Draw, 0, 0);
+    // Another key before and after, which the range must not include.
+    if (auto s = t.put(book->dbs().edges, EdgeKey(k - 1, e4.raw()).view(), as_bytes(a))) return s;
+    if (auto s = t.put(book->dbs().edges, EdgeKey(k + 1, e4.raw()).view(), as_bytes(a))) return s;
+    if (auto s = t.put(book->dbs().edges, EdgeKey(k, e4.raw()).view(), as_bytes(a))) return s;
+    return t.put(book->dbs().edges, EdgeKey(k, d4.raw()).view(), as_bytes(b));
+  }));
+  LearnRecord learned;
+  learned.wins = 3;
+  learned.last_result = 1;
+  REQUIRE_FALSE(book->update_learning(k, e4, learned));
+
+  auto edges = book->find_all(k);
+  REQUIRE(edges.size() == 2);
+  CHECK(edges[0].move.raw() < edges[1].move.raw());
+  for (const auto& e : edges) {
+    if (e.move == e4) {
+      CHECK(e.record.counters.white_wins == 1);
+      CHECK(e.record.counters.average_elo() == 2500);
+      CHECK(e.learning.wins == 3);
+      CHECK(e.polyglot_move == 0x031c);  // e2e4 in Polyglot: from e2 (row 1, file 4), to e4 (row 3, file 4)
+    } else {
+      CHECK(e.move == d4);
+      CHECK(e.record.counters.draws == 1);
+      CHECK(e.learning.wins == 0);
+    }
+  }
+}
+
+TEST_CASE("An uncommitted write transaction leaves nothing behind", "[store]") {
+  TempDir dir;
+  auto book = Book::open(dir.file("a.book"), OpenMode::Create, nullptr);
+  REQUIRE(book);
+  {
+    Error e;
+    auto txn = WriteTxn::begin(book->env(), &e);
+    REQUIRE(txn);
+    NodeRecord r;
+    REQUIRE_FALSE(txn->put(book->dbs().nodes, NodeKey(42).view(), as_bytes(r)));
+  }  // destructor aborts
+  CHECK_FALSE(book->node(42));
+}
+
+TEST_CASE("The map grows by itself when a batch does not fit", "[store]") {
+  TempDir dir;
+  BookError error;
+  auto book = Book::open(dir.file("tiny.book"), OpenMode::Create, &error, 64 * 1024);
+  REQUIRE(book);
+  std::size_t before = book->env().map_size();
+  int runs = 0;
+  auto s = book->write([&](WriteTxn& t) -> Status {
+    ++runs;
+    for (Key k = 1; k <= 20000; ++k) {
+      NodeRecord r;
+      r.counters.games = std::uint32_t(k);
+      if (auto s = t.put(book->dbs().nodes, NodeKey(k).view(), as_bytes(r), MDB_APPEND)) return s;
+    }
+    return std::nullopt;
+  });
+  REQUIRE_FALSE(s);
+  CHECK(runs > 1);  // the batch was redone after MDB_MAP_FULL
+  CHECK(book->env().map_size() > before);
+  auto n = book->node(20000);
+  REQUIRE(n);
+  CHECK(n->counters.games == 20000);
+}
+
+TEST_CASE("Polyglot moves translate both ways, castling as king takes rook", "[store]") {
+  // Expected values worked out by hand from the format's bit layout (docs/FORMAT.md, NOTES.md).
+  Position pos;
+  Move d4 = *parse_uci(pos, "d2d4");
+  // d2: row 1 file 3 -> from = 1*8+3 = 11; d4: row 3 file 3 -> to = 27. 11<<6 | 27 = 731.
+  CHECK(to_polyglot_move(d4) == 731);
+  CHECK(from_polyglot_move(pos, 731) == d4);
+  auto castle = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+  REQUIRE(castle);
+  // e1h1: from 4, to 7 -> 4<<6 | 7 = 263.
+  Move oo = from_polyglot_move(*castle, 263);
+  REQUIRE(oo);
+  CHECK(oo.kind() == Move::Kind::Castling);
+  CHECK(to_polyglot_move(oo) == 263);
+  auto promo = Position::from_fen("8/P6k/8/8/8/8/8/K7 w - - 0 1");
+  REQUIRE(promo);
+  // a7a8q: from 48, to 56, queen = 4 -> 4<<12 | 48<<6 | 56.
+  Move q = from_polyglot_move(*promo, std::uint16_t(4 << 12 | 48 << 6 | 56));
+  REQUIRE(q);
+  CHECK(q.promotion() == PieceType::Queen);
+  CHECK(to_polyglot_move(raw_move_from_polyglot(std::uint16_t(4 << 12 | 48 << 6 | 56))) == (4 << 12 | 48 << 6 | 56));
+}
+
+TEST_CASE("A Polyglot file reads and writes back byte for byte", "[store]") {
+  TempDir dir;
+  std::string error;
+  auto entries = read_polyglot_file(gb::test::data_path("polyglot/python-chess-lasker-trap.bin"), &error);
+  REQUIRE(entries);
+  CHECK(entries->size() == 7);  // 112 bytes / 16
+  REQUIRE(write_polyglot_file(dir.file("copy.bin"), *entries, &error));
+  std::ifstream a(gb::test::data_path("polyglot/python-chess-lasker-trap.bin"), std::ios::binary);
+  std::ifstream b(dir.file("copy.bin"), std::ios::binary);
+  std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
+  CHECK(sa == sb);
+  std::ofstream(dir.file("odd.bin")) << "12345";
+  CHECK_FALSE(read_polyglot_file(dir.file("odd.bin"), &error));
+  CHECK(error.find("multiple of 16") != std::string::npos);
+}
+
+TEST_CASE("The position hash tells apart positions a Polyglot key does not see", "[store]") {
+  // Same placement, different side to move: different Polyglot keys and hashes;
+  // same position reached twice: same hash.
+  Position a;
+  auto b = Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
+  REQUIRE(b);
+  CHECK(position_hash(a) != position_hash(*b));
+  Position c;
+  UndoInfo u1, u2, u3, u4;
+  c.do_move(*parse_uci(c, "g1f3"), u1);
+  c.do_move(*parse_uci(c, "g8f6"), u2);
+  c.do_move(*parse_uci(c, "f3g1"), u3);
+  c.do_move(*parse_uci(c, "f6g8"), u4);
+  CHECK(position_hash(c) == position_hash(a));
+}
