@@ -1,7 +1,242 @@
 #include "probe/commands.h"
 
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "book/chess/notation.h"
+#include "probe/book_reader.h"
+#include "probe/book_tree.h"
+#include "probe/command_support.h"
+#include "probe/move_choice.h"
+#include "probe/position_report.h"
+
 namespace gb::probe {
 
-void add_commands(CLI::App&, int&) {}
+namespace {
+
+// Opens the book, resolves the position and reads its report; prints the
+// problem and sets exit_status when something fails.
+struct Probed {
+  std::optional<store::Book> book;
+  std::optional<ResolvedPosition> where;
+  std::optional<OpeningTable> names;
+  std::optional<PositionReport> report;
+};
+
+bool probe_position(const char* command, const std::string& book_path, const PositionOptions& o, Probed& p,
+                    int& exit_status) {
+  exit_status = kExitBadInput;
+  p.where = resolve_or_report(command, o);
+  if (!p.where) return false;
+  p.names = load_names(command, o);
+  if (!p.names) return false;
+  p.book = open_book_or_report(command, book_path, store::OpenMode::ReadOnly);
+  if (!p.book) return false;
+  store::Error error;
+  auto reader = BookReader::open(*p.book, &error);
+  if (reader) p.report = make_report(*reader, *p.where, p.names->empty() ? nullptr : &*p.names, &error);
+  if (!p.report) {
+    std::fprintf(stderr, "graphbook %s: %s: %s\n", command, book_path.c_str(), error.message().c_str());
+    return false;
+  }
+  exit_status = 0;
+  return true;
+}
+
+void add_probe(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book;
+    PositionOptions position;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("probe", "What the book says about a position: moves, results, names");
+  cmd->add_option("book", opt->book, "The book file")->required();
+  add_position_options(cmd, opt->position);
+  cmd->add_flag("--json", opt->json, "Answer as JSON shaped like the lichess opening explorer's");
+  cmd->footer(
+      "Examples:\n"
+      "  graphbook probe twic.book --moves \"e4 c5 Nf3\"\n"
+      "  graphbook probe twic.book --fen \"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\" --json\n"
+      "  graphbook probe twic.book --pgn games.pgn --game 3 --ply 12\n"
+      "Exit status: 0 found, 1 the position is not in the book, 2 bad FEN, move or file.");
+  cmd->callback([opt, &exit_status] {
+    Probed p;
+    if (!probe_position("probe", opt->book, opt->position, p, exit_status)) return;
+    if (!p.report->in_book()) {
+      if (opt->json)
+        std::printf("%s\n", nlohmann::json{{"inBook", false}, {"fen", p.report->position.fen()}}.dump(2).c_str());
+      else
+        std::printf("Not in the book: %s\n", p.report->position.fen().c_str());
+      exit_status = kExitNotInBook;
+      return;
+    }
+    if (opt->json)
+      std::printf("%s\n", format_json(*p.report).dump(2).c_str());
+    else
+      std::fputs(format_text(*p.report).c_str(), stdout);
+  });
+}
+
+void add_pick(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book;
+    PositionOptions position;
+    std::string policy = "weighted";
+    std::optional<std::uint64_t> seed;
+    std::uint32_t min_games = 1;
+    double temperature = 1.0;
+    bool explain = false;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("pick", "Let the book choose a move in a position");
+  cmd->add_option("book", opt->book, "The book file")->required();
+  add_position_options(cmd, opt->position);
+  cmd->add_option("--policy", opt->policy, "best | weighted | uniform | learned (default weighted)")
+      ->check(CLI::IsMember({"best", "weighted", "uniform", "learned"}));
+  cmd->add_option("--seed", opt->seed, "Seed of the random choice: the same seed gives the same move");
+  cmd->add_option("--min-games", opt->min_games, "Moves with fewer games never play (default 1)");
+  cmd->add_option("--temperature", opt->temperature, "Weights ^ (1/T); 0 takes the heaviest (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--explain", opt->explain, "List every candidate with its weight and the reason");
+  cmd->add_flag("--json", opt->json, "Answer as JSON");
+  cmd->footer(
+      "Examples:\n"
+      "  graphbook pick twic.book --moves \"e4 c5\" --policy weighted --seed 7 --explain\n"
+      "  graphbook pick twic.book --policy learned --min-games 3 --json\n"
+      "The learned policy is described in docs/LEARNING.md.\n"
+      "Exit status: 0 a move was chosen, 1 no book move, 2 bad FEN, move or file.");
+  cmd->callback([opt, &exit_status] {
+    Probed p;
+    if (!probe_position("pick", opt->book, opt->position, p, exit_status)) return;
+    PickOptions options{*parse_policy(opt->policy), opt->min_games, opt->temperature};
+    std::uint64_t seed = opt->seed ? *opt->seed : std::random_device{}();
+    std::vector<Candidate> candidates = to_candidates(*p.report);
+    std::vector<Weighing> weighing = weigh(candidates, options);
+    Rng rng(seed);
+    auto choice = choose(candidates, weighing, rng);
+    const auto& rows = p.report->moves;
+    if (opt->json) {
+      nlohmann::json j = {{"fen", p.report->position.fen()}, {"policy", opt->policy}, {"seed", seed}};
+      j["move"] = choice ? nlohmann::json{{"uci", rows[choice->index].uci}, {"san", rows[choice->index].san}}
+                         : nlohmann::json(nullptr);
+      if (opt->explain) {
+        j["candidates"] = nlohmann::json::array();
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          const Weighing& w = weighing[i];
+          j["candidates"].push_back({{"uci", rows[i].uci}, {"san", rows[i].san}, {"games", candidates[i].source.games()},
+                                     {"weight", w.weight}, {"probability", w.probability}, {"expected", w.expected},
+                                     {"lower", w.lower}, {"upper", w.upper}, {"reason", to_string(w.reason)},
+                                     {"chosen", choice && choice->index == i}});
+        }
+      }
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      if (opt->explain) {
+        std::printf("policy %s, seed %llu, min-games %u, temperature %g\n", opt->policy.c_str(),
+                    (unsigned long long)seed, opt->min_games, opt->temperature);
+        std::printf("   %-8s %-6s %7s %10s %7s %9s %15s  %s\n", "move", "uci", "games", "weight", "prob%", "expected",
+                    "bounds", "reason");
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          const Weighing& w = weighing[i];
+          char bounds[32] = "";
+          if (options.policy == Policy::Learned) std::snprintf(bounds, sizeof bounds, "[%.3f, %.3f]", w.lower, w.upper);
+          std::printf("%s %-8s %-6s %7u %10.2f %7.2f %9.3f %15s  %s\n", choice && choice->index == i ? "->" : "  ",
+                      rows[i].san.c_str(), rows[i].uci.c_str(), candidates[i].source.games(), w.weight,
+                      100 * w.probability, w.expected, bounds, std::string(to_string(w.reason)).c_str());
+        }
+      }
+      if (choice) std::printf("%s %s\n", rows[choice->index].uci.c_str(), rows[choice->index].san.c_str());
+    }
+    if (!choice) {
+      if (!opt->json)
+        std::printf("No book move%s: %s\n", rows.empty() ? "" : " passes the policy", p.report->position.fen().c_str());
+      exit_status = kExitNotInBook;
+    }
+  });
+}
+
+void add_tree(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book;
+    PositionOptions position;
+    TreeOptions tree;
+    std::string format = "text";
+    std::string output;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("tree", "The graph of book moves below a position: text, JSON, DOT or SVG");
+  cmd->add_option("book", opt->book, "The book file")->required();
+  add_position_options(cmd, opt->position);
+  cmd->add_option("--depth", opt->tree.depth, "Plies below the position (default 3)")->check(CLI::Range(0, 64));
+  cmd->add_option("--min-games", opt->tree.min_games, "Leave out moves with fewer games (default 1)");
+  cmd->add_option("--max-nodes", opt->tree.max_nodes, "Stop adding positions beyond this many (default 400)");
+  cmd->add_option("--format", opt->format, "text | json | dot | svg (svg needs graphviz's dot)")
+      ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  cmd->add_option("-o,--output", opt->output, "Write to this file instead of standard output");
+  cmd->footer(
+      "Examples:\n"
+      "  graphbook tree twic.book --depth 4 --min-games 20\n"
+      "  graphbook tree twic.book --moves \"d4 Nf6\" --depth 3 --min-games 10 --format svg -o qp.svg\n"
+      "Transpositions are edges that meet at one node (dashed in the pictures).");
+  cmd->callback([opt, &exit_status] {
+    exit_status = kExitBadInput;
+    auto where = resolve_or_report("tree", opt->position);
+    if (!where) return;
+    auto names = load_names("tree", opt->position);
+    if (!names) return;
+    auto book = open_book_or_report("tree", opt->book, store::OpenMode::ReadOnly);
+    if (!book) return;
+    store::Error error;
+    auto reader = BookReader::open(*book, &error);
+    std::optional<BookTree> tree;
+    if (reader) tree = build_tree(*reader, *where, opt->tree, names->empty() ? nullptr : &*names, &error);
+    if (!tree) {
+      std::fprintf(stderr, "graphbook tree: %s: %s\n", opt->book.c_str(), error.message().c_str());
+      return;
+    }
+    if (tree->edges.empty() && tree->nodes[0].counters.games == 0) {
+      std::printf("Not in the book: %s\n", where->position.fen().c_str());
+      exit_status = kExitNotInBook;
+      return;
+    }
+    std::string text;
+    if (opt->format == "text") text = tree_text(*tree);
+    if (opt->format == "json") text = tree_json(*tree).dump(2) + "\n";
+    if (opt->format == "dot") text = tree_dot(*tree);
+    if (opt->format == "svg") {
+      std::string svg_error;
+      auto svg = render_svg(tree_dot(*tree), &svg_error);
+      if (!svg) {
+        std::fprintf(stderr, "graphbook tree: %s\n", svg_error.c_str());
+        exit_status = kExitNotInBook;
+        return;
+      }
+      text = *svg;
+    }
+    if (opt->output.empty()) {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      std::ofstream out(opt->output, std::ios::binary);
+      out << text;
+      if (!out) {
+        std::fprintf(stderr, "graphbook tree: cannot write %s\n", opt->output.c_str());
+        return;
+      }
+    }
+    exit_status = 0;
+  });
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, int& exit_status) {
+  add_probe(app, exit_status);
+  add_pick(app, exit_status);
+  add_learn_commands(app, exit_status);
+  add_tree(app, exit_status);
+}
 
 }  // namespace gb::probe

@@ -1,0 +1,220 @@
+#include "probe/book_learning.h"
+
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "book/pgn/game_record.h"
+
+namespace gb::probe {
+
+namespace {
+
+using store::Status;
+
+// A game as learning needs it, read before the write transaction.
+struct LearnGame {
+  char fingerprint_key[17];
+  std::vector<std::pair<Key, Move>> plies;
+  Color first_mover;
+  pgn::Outcome outcome;
+  std::uint8_t sides;  // bit 0 White, bit 1 Black
+};
+
+// What the learn database keeps for a learned game (17-byte key 'G' + fingerprint).
+struct LearnedGame {
+  std::uint16_t plies = 0;  // moves credited from the start: the game left the book after them
+  std::uint8_t sides = 0;   // bit 0 White, bit 1 Black
+  std::uint8_t outcome = 0; // pgn::Outcome
+  std::uint32_t reserved = 0;
+  std::int64_t learned_at = 0;
+};
+static_assert(sizeof(LearnedGame) == 16);
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::uint8_t selected_sides(const pgn::GameRecord& g, const LearnOptions& o) {
+  std::uint8_t sides = 0;
+  for (Color c : {Color::White, Color::Black}) {
+    if (o.side && *o.side != c) continue;
+    if (!o.player.empty() && !same_name(g.tag(c == Color::White ? "White" : "Black"), o.player)) continue;
+    sides |= std::uint8_t(1 << int(c));
+  }
+  return sides;
+}
+
+void fingerprint(const pgn::GameRecord& g, char out[17]) {
+  XXH3_state_t state;
+  XXH3_128bits_reset(&state);
+  for (const char* tag : {"White", "Black", "Date", "Round", "Event"}) {
+    std::string_view v = g.tag(tag);
+    XXH3_128bits_update(&state, v.data(), v.size());
+    XXH3_128bits_update(&state, "\n", 1);
+  }
+  Key start = g.start.key();
+  XXH3_128bits_update(&state, &start, sizeof start);
+  for (const auto& ply : g.mainline) {
+    std::uint16_t raw = ply.move.raw();
+    XXH3_128bits_update(&state, &raw, sizeof raw);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(&state);
+  out[0] = 'G';
+  store::put_be64(out + 1, h.high64);
+  store::put_be64(out + 9, h.low64);
+}
+
+// 1 win, 2 draw, 3 loss of the mover (LearnRecord::last_result).
+std::uint8_t result_for(pgn::Outcome o, Color mover) {
+  if (o == pgn::Outcome::Draw) return 2;
+  bool white_won = o == pgn::Outcome::WhiteWins;
+  return (white_won == (mover == Color::White)) ? 1 : 3;
+}
+
+// Adds (sign +1) or removes (-1) one result to the record under key.
+Status apply(store::WriteTxn& txn, MDB_dbi learn, std::string_view key, std::uint8_t result, int sign,
+             std::int64_t now) {
+  store::LearnRecord r;
+  store::Error error;
+  if (auto v = txn.get(learn, key, &error)) (void)store::from_bytes(*v, r);
+  if (error.code) return error;
+  std::uint32_t* counter = result == 1 ? &r.wins : result == 2 ? &r.draws : &r.losses;
+  if (sign > 0) {
+    ++*counter;
+    r.last_result = result;
+    r.last_played = now;
+  } else {
+    if (*counter > 0) --*counter;
+    if (r.wins + r.draws + r.losses == 0) return txn.del(learn, key);
+  }
+  return txn.put(learn, key, store::as_bytes(r));
+}
+
+// Credits (or takes back) the first `plies` moves of the game for the selected sides.
+Status credit(store::WriteTxn& txn, const store::Databases& dbs, const LearnGame& g, std::size_t plies,
+              std::uint8_t sides, int sign, std::int64_t now, std::uint64_t& moves) {
+  Color mover = g.first_mover;
+  for (std::size_t i = 0; i < plies; ++i, mover = ~mover) {
+    if (!(sides & (1 << int(mover)))) continue;
+    auto [key, move] = g.plies[i];
+    std::uint8_t result = result_for(g.outcome, mover);
+    if (auto s = apply(txn, dbs.learn, store::EdgeKey(key, move.raw()).view(), result, sign, now)) return s;
+    if (auto s = apply(txn, dbs.learn, store::EdgeKey(key, 0).view(), result, sign, now)) return s;
+    ++moves;
+  }
+  return std::nullopt;
+}
+
+// How many moves from the start are edges of the book.
+std::size_t plies_in_book(const store::Txn& txn, MDB_dbi edges, const LearnGame& g, store::Error& error) {
+  std::size_t n = 0;
+  for (; n < g.plies.size() && n < 0xffff; ++n) {
+    auto [key, move] = g.plies[n];
+    if (!move || !txn.get(edges, store::EdgeKey(key, move.raw()).view(), &error)) break;
+  }
+  return n;
+}
+
+Status learn_games(store::WriteTxn& txn, const store::Databases& dbs, const std::vector<LearnGame>& games,
+                   LearnDirection direction, std::int64_t now, LearnSummary& s) {
+  for (const LearnGame& g : games) {
+    std::string_view fp(g.fingerprint_key, 17);
+    store::Error error;
+    auto known = txn.get(dbs.learn, fp, &error);
+    if (error.code) return error;
+    if (direction == LearnDirection::Learn) {
+      if (known) {
+        ++s.already;
+        continue;
+      }
+      std::size_t plies = plies_in_book(txn, dbs.edges, g, error);
+      if (error.code) return error;
+      if (plies == 0) {
+        ++s.out_of_book;
+        continue;
+      }
+      if (auto st = credit(txn, dbs, g, plies, g.sides, +1, now, s.moves_credited)) return st;
+      LearnedGame record{std::uint16_t(plies), g.sides, std::uint8_t(g.outcome), 0, now};
+      if (auto st = txn.put(dbs.learn, fp, store::as_bytes(record))) return st;
+    } else {
+      LearnedGame record;
+      if (!known || !store::from_bytes(*known, record)) {
+        ++s.already;
+        continue;
+      }
+      std::size_t plies = std::min<std::size_t>(record.plies, g.plies.size());
+      if (auto st = credit(txn, dbs, g, plies, record.sides, -1, now, s.moves_credited)) return st;
+      if (auto st = txn.del(dbs.learn, fp)) return st;
+    }
+    ++s.games_changed;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptions& options,
+                LearnDirection direction, LearnSummary& summary, std::string* error) {
+  std::vector<LearnGame> games;
+  pgn::ReadSummary read = pgn::read_games(pgn_path, [&](const pgn::GameRecord& g) {
+    ++summary.games_read;
+    if (g.outcome == pgn::Outcome::Unknown) {
+      ++summary.no_result;
+      return;
+    }
+    LearnGame lg;
+    lg.sides = direction == LearnDirection::Learn ? selected_sides(g, options) : 3;
+    if (!lg.sides) {
+      ++summary.not_selected;
+      return;
+    }
+    fingerprint(g, lg.fingerprint_key);
+    for (const auto& ply : g.mainline) lg.plies.emplace_back(ply.key_before, ply.move);
+    lg.first_mover = g.start.side_to_move();
+    lg.outcome = g.outcome;
+    games.push_back(std::move(lg));
+  });
+  if (!read.input_errors.empty()) {
+    if (error) *error = read.input_errors.front();
+    return false;
+  }
+  summary.games_read += read.games_skipped;
+  summary.games_skipped = read.games_skipped;
+  for (const auto& e : read.stored_errors) summary.errors.push_back(e.message());
+
+  LearnSummary counted;
+  Status s = book.write([&](store::WriteTxn& txn) {
+    counted = LearnSummary{};  // the batch may run again after the map grows
+    return learn_games(txn, book.dbs(), games, direction, options.now, counted);
+  });
+  if (s) {
+    if (error) *error = book.path() + ": " + s->message();
+    return false;
+  }
+  summary.games_changed = counted.games_changed;
+  summary.already = counted.already;
+  summary.out_of_book = counted.out_of_book;
+  summary.moves_credited = counted.moves_credited;
+  return true;
+}
+
+bool reset_learning(store::Book& book, std::uint64_t* removed, std::string* error) {
+  Status s = book.write([&](store::WriteTxn& txn) -> Status {
+    MDB_stat st;
+    if (auto e = txn.stat(book.dbs().learn, st)) return e;
+    if (removed) *removed = st.ms_entries;
+    return txn.drop(book.dbs().learn);
+  });
+  if (s) {
+    if (error) *error = book.path() + ": " + s->message();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gb::probe

@@ -1,0 +1,51 @@
+// `graphbook learn` / `unlearn` / `learn --reset`: learning counters fed by
+// played games, kept in the book's learn database apart from the source
+// counters (docs/LEARNING.md).
+//
+// For every move of a game from the start up to where the game leaves the
+// book (the first move that is not an edge of the book), the edge and the
+// node it is played from get a win, draw or loss of the side that played it,
+// last_result and last_played. Each game is fingerprinted (XXH3-128 of the
+// White, Black, Date, Round and Event tags, the start key and the moves); the
+// learn database holds, under a 17-byte key ('G' + fingerprint), what was
+// credited, so a game is learned once and unlearn takes exactly that back out.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "book/store/book.h"
+
+namespace gb::probe {
+
+struct LearnOptions {
+  std::string player;          // only the moves of the side this player had (White/Black tag), when set
+  std::optional<Color> side;   // only this colour's moves, when set
+  std::int64_t now = 0;        // Unix seconds stored as last_played
+};
+
+struct LearnSummary {
+  std::uint64_t games_read = 0;
+  std::uint64_t games_changed = 0;     // learned (or unlearned)
+  std::uint64_t already = 0;           // learn: learned before; unlearn: never learned
+  std::uint64_t no_result = 0;         // "*": nothing to learn from
+  std::uint64_t not_selected = 0;      // --player / --side matched neither side
+  std::uint64_t out_of_book = 0;       // the first move is not in the book
+  std::uint64_t moves_credited = 0;    // edge updates
+  std::uint64_t games_skipped = 0;     // bad games the PGN reader skipped
+  std::vector<std::string> errors;     // the reader's messages (file, line, game)
+};
+
+enum class LearnDirection { Learn, Unlearn };
+
+// Reads the whole PGN file, then applies it in one write transaction. An
+// unreadable file or a storage error comes back as the message in *error.
+[[nodiscard]] bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptions& options,
+                              LearnDirection direction, LearnSummary& summary, std::string* error);
+
+// Clears all learning (counters and fingerprints); *removed gets the number of records.
+[[nodiscard]] bool reset_learning(store::Book& book, std::uint64_t* removed, std::string* error);
+
+}  // namespace gb::probe

@@ -1,0 +1,63 @@
+#include "probe/book_reader.h"
+
+#include "book/store/polyglot.h"
+
+namespace gb::probe {
+
+using store::BookEdge;
+using store::Status;
+
+std::optional<BookReader> BookReader::open(store::Book& book, store::Error* error) {
+  auto txn = store::ReadTxn::begin(book.env(), error);
+  if (!txn) return std::nullopt;
+  auto cursor = store::Cursor::open(*txn, book.dbs().edges, error);
+  if (!cursor) return std::nullopt;
+  return BookReader(book, std::move(*txn), std::move(*cursor));
+}
+
+Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning) {
+  out.clear();
+  store::Error error;
+  store::NodeKey prefix(key);
+  for (auto item = cursor_->seek(prefix.view(), &error); item; item = cursor_->next(&error)) {
+    if (item->key.size() != 10 || item->key.substr(0, 8) != prefix.view()) break;
+    BookEdge& e = out.emplace_back();
+    e.move = Move(store::get_be16(item->key.data() + 8));
+    e.polyglot_move = store::to_polyglot_move(e.move);
+    e.learning = {};
+    if (!store::from_bytes(item->value, e.record)) {
+      out.pop_back();
+      continue;
+    }
+    if (with_learning)
+      if (auto l = txn_.get(book_->dbs().learn, item->key)) (void)store::from_bytes(*l, e.learning);
+  }
+  if (error.code) return error;
+  return std::nullopt;
+}
+
+std::optional<store::NodeRecord> BookReader::node(Key key, store::Error* error) {
+  auto v = txn_.get(book_->dbs().nodes, store::NodeKey(key).view(), error);
+  store::NodeRecord r;
+  if (!v || !store::from_bytes(*v, r)) return std::nullopt;
+  return r;
+}
+
+store::LearnRecord BookReader::node_learning(Key key) {
+  store::LearnRecord r;
+  if (auto v = txn_.get(book_->dbs().learn, store::EdgeKey(key, 0).view())) (void)store::from_bytes(*v, r);
+  return r;
+}
+
+Status BookReader::refresh() {
+  cursor_.reset();
+  txn_.reset();
+  if (auto s = txn_.renew()) return s;
+  store::Error error;
+  auto cursor = store::Cursor::open(txn_, book_->dbs().edges, &error);
+  if (!cursor) return error;
+  cursor_.emplace(std::move(*cursor));
+  return std::nullopt;
+}
+
+}  // namespace gb::probe

@@ -1,0 +1,40 @@
+// Repeated lookups in one book without a transaction per call: the prober's
+// hot path (`graphbook probe`, `tree`, the benchmark). One read transaction
+// and one cursor are kept open; refresh() drops the snapshot and takes a new
+// one (call it between batches, so that a long-lived reader neither misses
+// later writes nor keeps old pages alive).
+//
+// Not thread-safe: one BookReader per thread. The Book must outlive it.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "book/store/book.h"
+
+namespace gb::probe {
+
+class BookReader {
+ public:
+  [[nodiscard]] static std::optional<BookReader> open(store::Book& book, store::Error* error);
+
+  // The edges of the position with this key, in move order, into out (cleared
+  // first; the caller keeps it to reuse its memory). Learning counters are
+  // filled when with_learning. An empty out means the position has no moves.
+  [[nodiscard]] store::Status edges(Key key, std::vector<store::BookEdge>& out, bool with_learning = true);
+  // The node's record (totals of every game that reached the position).
+  [[nodiscard]] std::optional<store::NodeRecord> node(Key key, store::Error* error = nullptr);
+  // The learning counters of the node itself (move 0), zero when none.
+  store::LearnRecord node_learning(Key key);
+
+  [[nodiscard]] store::Status refresh();
+
+ private:
+  BookReader(store::Book& book, store::ReadTxn txn, store::Cursor cursor)
+      : book_(&book), txn_(std::move(txn)), cursor_(std::move(cursor)) {}
+  store::Book* book_;
+  store::ReadTxn txn_;
+  std::optional<store::Cursor> cursor_;  // over the edges; closed and reopened by refresh()
+};
+
+}  // namespace gb::probe

@@ -1,0 +1,43 @@
+// What the prober's subcommands share: the POSITION options, opening the
+// book and the opening table, and the exit statuses.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "book/store/book.h"
+#include "probe/opening_names.h"
+#include "probe/position_arg.h"
+
+namespace gb::probe {
+
+// 0 success; 1 not in book / no move to choose / nothing done; 2 bad input (FEN, move, file, book).
+inline constexpr int kExitNotInBook = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct PositionOptions {
+  PositionSpec spec;
+  int ply = -1;  // --ply; -1: the end of the game
+  std::vector<std::string> eco_tables;
+  bool no_names = false;
+};
+
+// Adds --fen, --moves, --pgn, --game, --ply, --eco, --no-names.
+void add_position_options(CLI::App* cmd, PositionOptions& o);
+
+// The position, or an error printed as "graphbook <command>: ..." and nullopt.
+std::optional<ResolvedPosition> resolve_or_report(const char* command, const PositionOptions& o);
+
+// The opening table (--eco files, else the pgn-extract table when installed);
+// empty when --no-names or none is found. A bad table is reported and nullopt.
+std::optional<OpeningTable> load_names(const char* command, const PositionOptions& o);
+
+std::optional<store::Book> open_book_or_report(const char* command, const std::string& path, store::OpenMode mode);
+
+// Learn and unlearn (learn_command.cpp).
+void add_learn_commands(CLI::App& app, int& exit_status);
+
+}  // namespace gb::probe

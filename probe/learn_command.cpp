@@ -1,0 +1,117 @@
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "probe/book_learning.h"
+#include "probe/command_support.h"
+
+namespace gb::probe {
+
+namespace {
+
+nlohmann::json summary_json(const std::string& file, const LearnSummary& s, LearnDirection d) {
+  return {{"file", file},
+          {"gamesRead", s.games_read},
+          {d == LearnDirection::Learn ? "gamesLearned" : "gamesUnlearned", s.games_changed},
+          {d == LearnDirection::Learn ? "alreadyLearned" : "notLearned", s.already},
+          {"noResult", s.no_result},
+          {"notSelected", s.not_selected},
+          {"outOfBook", s.out_of_book},
+          {"movesCredited", s.moves_credited},
+          {"gamesSkipped", s.games_skipped},
+          {"errors", s.errors}};
+}
+
+void print_summary(const std::string& file, const LearnSummary& s, LearnDirection d) {
+  bool learn = d == LearnDirection::Learn;
+  std::printf("%s: %llu games read, %llu %s (%llu moves), %llu %s, %llu without result, %llu not selected, "
+              "%llu out of book, %llu skipped\n",
+              file.c_str(), (unsigned long long)s.games_read, (unsigned long long)s.games_changed,
+              learn ? "learned" : "unlearned", (unsigned long long)s.moves_credited, (unsigned long long)s.already,
+              learn ? "already learned" : "never learned", (unsigned long long)s.no_result,
+              (unsigned long long)s.not_selected, (unsigned long long)s.out_of_book,
+              (unsigned long long)s.games_skipped);
+  for (const std::string& e : s.errors) std::fprintf(stderr, "  %s\n", e.c_str());
+}
+
+struct Options {
+  std::string book;
+  std::vector<std::string> files;
+  std::string player;
+  std::string side;
+  bool reset = false;
+  bool json = false;
+};
+
+void run(const char* command, const Options& o, LearnDirection direction, int& exit_status) {
+  exit_status = kExitBadInput;
+  if (!o.reset && o.files.empty()) {
+    std::fprintf(stderr, "graphbook %s: give a PGN file%s\n", command, direction == LearnDirection::Learn ? " or --reset" : "");
+    return;
+  }
+  auto book = open_book_or_report(command, o.book, store::OpenMode::ReadWrite);
+  if (!book) return;
+  nlohmann::json out = nlohmann::json::array();
+  if (o.reset) {
+    std::uint64_t removed = 0;
+    std::string error;
+    if (!reset_learning(*book, &removed, &error)) {
+      std::fprintf(stderr, "graphbook %s: %s\n", command, error.c_str());
+      return;
+    }
+    if (o.json)
+      out.push_back({{"reset", true}, {"recordsRemoved", removed}});
+    else
+      std::printf("%s: learning cleared (%llu records)\n", o.book.c_str(), (unsigned long long)removed);
+  }
+  LearnOptions options;
+  options.player = o.player;
+  if (o.side == "white") options.side = Color::White;
+  if (o.side == "black") options.side = Color::Black;
+  options.now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const std::string& file : o.files) {
+    LearnSummary summary;
+    std::string error;
+    if (!learn_file(*book, file, options, direction, summary, &error)) {
+      std::fprintf(stderr, "graphbook %s: %s\n", command, error.c_str());
+      return;
+    }
+    if (o.json)
+      out.push_back(summary_json(file, summary, direction));
+    else
+      print_summary(file, summary, direction);
+  }
+  if (o.json) std::printf("%s\n", out.dump(2).c_str());
+  exit_status = 0;
+}
+
+}  // namespace
+
+void add_learn_commands(CLI::App& app, int& exit_status) {
+  auto learn = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("learn", "Learn from played games: results per book move, apart from the source");
+  cmd->add_option("book", learn->book, "The book file")->required();
+  cmd->add_option("games", learn->files, "PGN files of played games (each learned in one transaction)");
+  cmd->add_option("--player", learn->player, "Learn only the moves of this player (White/Black tag)");
+  cmd->add_option("--side", learn->side, "Learn only White's or Black's moves")
+      ->check(CLI::IsMember({"white", "black"}));
+  cmd->add_flag("--reset", learn->reset, "Clear all learning first (alone: just clear)");
+  cmd->add_flag("--json", learn->json, "Report as JSON");
+  cmd->footer(
+      "Examples:\n"
+      "  graphbook learn my.book engine-games.pgn --player \"Stockfish 16\"\n"
+      "  graphbook learn my.book --reset\n"
+      "A game already learned (same fingerprint) is not learned twice; docs/LEARNING.md has the details.");
+  cmd->callback([learn, &exit_status] { run("learn", *learn, LearnDirection::Learn, exit_status); });
+
+  auto unlearn = std::make_shared<Options>();
+  CLI::App* un = app.add_subcommand("unlearn", "Take learned games back out of a book, exactly");
+  un->add_option("book", unlearn->book, "The book file")->required();
+  un->add_option("games", unlearn->files, "PGN files learned before")->required();
+  un->add_flag("--json", unlearn->json, "Report as JSON");
+  un->footer("Example:\n  graphbook unlearn my.book engine-games.pgn");
+  un->callback([unlearn, &exit_status] { run("unlearn", *unlearn, LearnDirection::Unlearn, exit_status); });
+}
+
+}  // namespace gb::probe

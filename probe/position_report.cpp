@@ -1,0 +1,209 @@
+#include "probe/position_report.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "book/chess/notation.h"
+
+namespace gb::probe {
+
+namespace {
+
+double percent(std::uint32_t part, std::uint32_t whole) { return whole ? 100.0 * part / whole : 0.0; }
+
+std::string fixed(double v, int decimals = 1) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string key_hex(Key k) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, k);
+  return buf;
+}
+
+std::string_view last_result_name(std::uint8_t r) {
+  switch (r) {
+    case 1: return "win";
+    case 2: return "draw";
+    case 3: return "loss";
+    default: return "";
+  }
+}
+
+std::string learned_text(const store::LearnRecord& l) {
+  if (l.wins + l.draws + l.losses == 0) return "";
+  std::string s = std::to_string(l.wins) + "/" + std::to_string(l.draws) + "/" + std::to_string(l.losses);
+  if (l.last_result) s += " " + std::string(last_result_name(l.last_result));
+  return s;
+}
+
+std::string pad(std::string s, std::size_t width, bool right) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+nlohmann::json opening_json(const OpeningName* name) {
+  if (!name) return nullptr;
+  return {{"eco", name->eco}, {"name", name->name}};
+}
+
+nlohmann::json learning_json(const store::LearnRecord& l) {
+  return {{"wins", l.wins},
+          {"draws", l.draws},
+          {"losses", l.losses},
+          {"last", l.last_result ? nlohmann::json(last_result_name(l.last_result)) : nlohmann::json(nullptr)},
+          {"lastPlayed", l.last_played}};
+}
+
+}  // namespace
+
+double mover_score(const store::Counters& c, Color mover) {
+  if (!c.games) return 0;
+  std::uint32_t wins = mover == Color::White ? c.white_wins : c.black_wins;
+  return 100.0 * (wins + 0.5 * (c.draws + c.unknown)) / c.games;
+}
+
+std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosition& where,
+                                          const OpeningTable* table, store::Error* error) {
+  PositionReport r;
+  r.position = where.position;
+  Key key = r.position.key();
+  r.node = reader.node(key, error);
+  if (error && error->code) return std::nullopt;
+  r.node_learning = reader.node_learning(key);
+  std::vector<store::BookEdge> edges;
+  if (auto s = reader.edges(key, edges)) {
+    if (error) *error = *s;
+    return std::nullopt;
+  }
+  if (table) {
+    r.opening = table->nearest(where.line);
+    r.opening_exact = r.opening && r.opening == table->find(key);
+  }
+  std::vector<Key> child_line = where.line;
+  child_line.push_back(0);
+  for (const store::BookEdge& e : edges) {
+    MoveRow row;
+    row.move = e.move;
+    row.san = to_san(r.position, e.move);
+    row.uci = to_uci(e.move, r.position.chess960());
+    row.counters = e.record.counters;
+    row.learning = e.learning;
+    if (!(e.record.flags & store::kEdgeKeyOnly)) row.child = reader.node(e.record.child_key);
+    if (table) {
+      child_line.back() = e.record.child_key;
+      row.opening = table->nearest(child_line);
+    }
+    r.moves.push_back(std::move(row));
+  }
+  std::stable_sort(r.moves.begin(), r.moves.end(), [](const MoveRow& a, const MoveRow& b) {
+    return a.counters.games > b.counters.games;
+  });
+  return r;
+}
+
+Candidate to_candidate(const MoveRow& row, Color mover) {
+  const store::Counters& c = row.counters;
+  Candidate cand;
+  cand.move = row.move;
+  cand.source.wins = mover == Color::White ? c.white_wins : c.black_wins;
+  cand.source.losses = mover == Color::White ? c.black_wins : c.white_wins;
+  cand.source.draws = c.draws + c.unknown;
+  cand.learned = Results{row.learning.wins, row.learning.draws, row.learning.losses};
+  cand.last = row.learning.last_result <= 3 ? LastResult(row.learning.last_result) : LastResult::None;
+  return cand;
+}
+
+std::vector<Candidate> to_candidates(const PositionReport& report) {
+  std::vector<Candidate> out;
+  for (const MoveRow& row : report.moves) out.push_back(to_candidate(row, report.position.side_to_move()));
+  return out;
+}
+
+std::string format_text(const PositionReport& r) {
+  Color mover = r.position.side_to_move();
+  std::string out;
+  out += "Position: " + r.position.fen() + "  (key " + key_hex(r.position.key()) + ")\n";
+  if (r.opening)
+    out += "Opening:  " + r.opening->eco + " " + r.opening->name + (r.opening_exact ? "" : "  (inherited)") + "\n";
+  if (r.node) {
+    const store::Counters& c = r.node->counters;
+    out += "Games:    " + std::to_string(c.games) + "  white " + fixed(percent(c.white_wins, c.games)) + "%  draw " +
+           fixed(percent(c.draws, c.games)) + "%  black " + fixed(percent(c.black_wins, c.games)) + "%";
+    if (c.average_elo()) out += "  avg Elo " + std::to_string(c.average_elo());
+    out += "\n";
+  }
+  if (r.moves.empty()) return out + "No book moves from this position.\n";
+  const char* header[] = {"move", "uci", "games", "white%", "draw%", "black%", "score%", "elo", "learned", "reached", "opening"};
+  const std::size_t width[] = {8, 6, 7, 7, 6, 7, 7, 5, 14, 9, 0};
+  const bool right[] = {false, false, true, true, true, true, true, true, false, true, false};
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string l;
+    for (std::size_t i = 0; i < cells.size(); ++i) l += pad(cells[i], width[i], right[i]) + (i + 1 < cells.size() ? "  " : "");
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(std::vector<std::string>(std::begin(header), std::end(header)));
+  bool any_transposition = false;
+  for (const MoveRow& m : r.moves) {
+    const store::Counters& c = m.counters;
+    std::string reached = m.child ? std::to_string(m.child->counters.games) : "-";
+    if (m.transposition()) reached += "*", any_transposition = true;
+    line({m.san, m.uci, std::to_string(c.games), fixed(percent(c.white_wins, c.games)),
+          fixed(percent(c.draws, c.games)), fixed(percent(c.black_wins, c.games)), fixed(mover_score(c, mover)),
+          c.average_elo() ? std::to_string(c.average_elo()) : "-", learned_text(m.learning), reached,
+          m.opening ? m.opening->eco + " " + m.opening->name : ""});
+  }
+  if (any_transposition)
+    out += "* the resulting position was reached by more games than played this move here (a transposition)\n";
+  return out;
+}
+
+nlohmann::json format_json(const PositionReport& r) {
+  Color mover = r.position.side_to_move();
+  store::Counters total = r.node ? r.node->counters : store::Counters{};
+  nlohmann::json j;
+  j["white"] = total.white_wins;
+  j["draws"] = total.draws;
+  j["black"] = total.black_wins;
+  j["averageRating"] = total.average_elo() ? nlohmann::json(total.average_elo()) : nlohmann::json(nullptr);
+  j["moves"] = nlohmann::json::array();
+  for (const MoveRow& m : r.moves) {
+    const store::Counters& c = m.counters;
+    nlohmann::json mj = {{"uci", m.uci},
+                         {"san", m.san},
+                         {"white", c.white_wins},
+                         {"draws", c.draws},
+                         {"black", c.black_wins},
+                         {"averageRating", c.average_elo() ? nlohmann::json(c.average_elo()) : nlohmann::json(nullptr)},
+                         {"opening", opening_json(m.opening)},
+                         {"games", c.games},
+                         {"unknown", c.unknown},
+                         {"score", mover_score(c, mover) / 100},
+                         {"learning", learning_json(m.learning)}};
+    if (m.child) {
+      const store::Counters& cc = m.child->counters;
+      mj["position"] = {{"games", cc.games},
+                        {"white", cc.white_wins},
+                        {"draws", cc.draws},
+                        {"black", cc.black_wins},
+                        {"transposition", m.transposition()}};
+    } else {
+      mj["position"] = nullptr;
+    }
+    j["moves"].push_back(std::move(mj));
+  }
+  j["opening"] = opening_json(r.opening);
+  j["openingInherited"] = r.opening && !r.opening_exact;
+  j["fen"] = r.position.fen();
+  j["key"] = key_hex(r.position.key());
+  j["games"] = total.games;
+  j["unknown"] = total.unknown;
+  j["learning"] = learning_json(r.node_learning);
+  return j;
+}
+
+}  // namespace gb::probe

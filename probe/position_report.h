@@ -1,0 +1,58 @@
+// What the book says about one position: its own totals, its moves with
+// their counters, learning and the resulting positions' totals, and the
+// opening names — the data of `graphbook probe` and `pick`, and its text
+// table and lichess-explorer-shaped JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "book/store/book.h"
+#include "probe/book_reader.h"
+#include "probe/move_choice.h"
+#include "probe/opening_names.h"
+#include "probe/position_arg.h"
+
+namespace gb::probe {
+
+struct MoveRow {
+  Move move;
+  std::string san;
+  std::string uci;
+  store::Counters counters;                // games that played this move here
+  store::LearnRecord learning;             // zero when never learned
+  std::optional<store::NodeRecord> child;  // the resulting position's own totals (any move order)
+  const OpeningName* opening = nullptr;    // of the resulting position, exact or inherited
+
+  // The resulting position was reached by games that did not play this move here.
+  bool transposition() const { return child && child->counters.games != counters.games; }
+};
+
+struct PositionReport {
+  Position position;
+  std::optional<store::NodeRecord> node;
+  store::LearnRecord node_learning;
+  const OpeningName* opening = nullptr;  // exact or inherited along the line
+  bool opening_exact = false;
+  std::vector<MoveRow> moves;            // most games first
+  bool in_book() const { return node.has_value() || !moves.empty(); }
+};
+
+// Reads everything about the position (names when table is not null).
+[[nodiscard]] std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosition& where,
+                                                        const OpeningTable* table, store::Error* error);
+
+// The results of the move's side (unknown results counted as draws, as
+// Polyglot's make-book does) for move choice.
+Candidate to_candidate(const MoveRow& row, Color mover);
+std::vector<Candidate> to_candidates(const PositionReport& report);
+
+// Score of the side to move in percent over the games (unknown as draws).
+double mover_score(const store::Counters& c, Color mover);
+
+std::string format_text(const PositionReport& report);
+nlohmann::json format_json(const PositionReport& report);
+
+}  // namespace gb::probe
