@@ -47,6 +47,7 @@ class EngineProcess {
   // Asks the engine to end (close stdin, wait grace_ms, SIGTERM, wait, SIGKILL) and reaps it.
   ExitStatus shut_down(int grace_ms);
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
 
  private:
   EngineProcess() = default;

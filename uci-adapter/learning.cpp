@@ -9,6 +9,7 @@
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
+#include "book/pgn/game_record.h"
 
 namespace gb::uci_adapter {
 
@@ -214,6 +215,27 @@ Status resolve_pending_games(store::Book& book, std::span<const FinishedGame> fi
     if (summary) *summary = s;
     return std::nullopt;
   });
+}
+
+std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std::string& pgn_path,
+                                                    ResolveSummary* summary) {
+  std::vector<FinishedGame> finished;
+  auto read = pgn::read_games(pgn_path, [&](const pgn::GameRecord& g) {
+    FinishedGame f;
+    std::string fen = g.start.fen();
+    f.game.start_fen = fen == Position::kStartFen ? "" : fen;
+    for (const auto& ply : g.mainline) f.game.moves.push_back(ply.move);
+    switch (g.outcome) {
+      case pgn::Outcome::WhiteWins: f.result = store::Result::WhiteWins; break;
+      case pgn::Outcome::BlackWins: f.result = store::Result::BlackWins; break;
+      case pgn::Outcome::Draw: f.result = store::Result::Draw; break;
+      case pgn::Outcome::Unknown: f.result = store::Result::Unknown; break;
+    }
+    finished.push_back(std::move(f));
+  });
+  if (!read.input_errors.empty()) return read.input_errors.front();
+  if (auto error = resolve_pending_games(book, finished, summary)) return book.path() + ": " + error->message();
+  return std::nullopt;
 }
 
 }  // namespace gb::uci_adapter

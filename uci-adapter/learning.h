@@ -71,4 +71,10 @@ struct ResolveSummary {
 [[nodiscard]] store::Status resolve_pending_games(store::Book& book, std::span<const FinishedGame> finished,
                                                   ResolveSummary* summary = nullptr);
 
+// The same from a tournament's PGN file (what `graphbook learn BOOK played.pgn`
+// calls). Returns an error text naming the file when it cannot be read or the
+// book cannot be written; games the reader skips are simply not matched.
+[[nodiscard]] std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std::string& pgn_path,
+                                                                  ResolveSummary* summary = nullptr);
+
 }  // namespace gb::uci_adapter

@@ -72,8 +72,11 @@ void Session::on_gui_line(std::string_view line, Outbox& out) {
       out.to_engine.emplace_back(line);
       out.quit = true;
       return;
-    case GuiCommand::Debug:
     case GuiCommand::IsReady:
+      ++replies_owed_;
+      out.to_engine.emplace_back(line);
+      return;
+    case GuiCommand::Debug:
     case GuiCommand::Register:
     case GuiCommand::Unknown: out.to_engine.emplace_back(line); return;
   }
@@ -81,6 +84,7 @@ void Session::on_gui_line(std::string_view line, Outbox& out) {
 
 void Session::on_uci(std::string_view line, Outbox& out) {
   in_handshake_ = true;
+  ++replies_owed_;
   out.to_engine.emplace_back(line);
 }
 
@@ -211,9 +215,9 @@ void Session::write_book_answer(const BookAnswer& a, Outbox& out) {
   std::string ponder;
   if (ponder_option_ && a.ponder) ponder = to_uci(a.ponder, chess960_);
   double expected = a.stats.source.games() ? a.stats.source.score() : 0.5;
-  out.to_gui.push_back(book_info_line(expected_score_to_cp(expected), move, ponder));
-  out.to_gui.push_back(info_string(describe(a, game_.position, options_.policy, chess960_)));
-  out.to_gui.push_back(bestmove_line(move, ponder));
+  emit(out, book_info_line(expected_score_to_cp(expected), move, ponder));
+  emit(out, info_string(describe(a, game_.position, options_.policy, chess960_)));
+  emit(out, bestmove_line(move, ponder));
 }
 
 void Session::on_engine_line(std::string_view line, Outbox& out) {
@@ -223,6 +227,14 @@ void Session::on_engine_line(std::string_view line, Outbox& out) {
       for (auto& option : option_lines(options_)) out.to_gui.push_back(std::move(option));
       in_handshake_ = false;
     }
+  }
+  if (replies_owed_ > 0 && (starts_with_word(line, "uciok") || starts_with_word(line, "readyok"))) {
+    out.to_gui.emplace_back(line);
+    if (--replies_owed_ == 0) {
+      for (auto& held : held_) out.to_gui.push_back(std::move(held));
+      held_.clear();
+    }
+    return;
   }
   if (auto best = parse_bestmove(line)) {
     out.to_gui.emplace_back(line);
@@ -234,7 +246,15 @@ void Session::on_engine_line(std::string_view line, Outbox& out) {
   out.to_gui.emplace_back(line);
 }
 
+void Session::emit(Outbox& out, std::string line) {
+  if (replies_owed_ > 0) held_.push_back(std::move(line));
+  else out.to_gui.push_back(std::move(line));
+}
+
 void Session::on_engine_gone(const std::optional<ExitStatus>& status, Outbox& out) {
+  replies_owed_ = 0;
+  for (auto& held : held_) out.to_gui.push_back(std::move(held));
+  held_.clear();
   say(out, "graphbook: the engine " + (status ? status->describe() : std::string("closed its output")) +
                "; the adapter ends");
   close_game(out);

@@ -69,7 +69,11 @@ class Session {
   // The game ended on the board or stopped being followed.
   void check_game_end(Outbox& out);
   void close_game(Outbox& out);
-  void say(Outbox& out, std::string text) { out.to_gui.push_back(info_string(text)); }
+  void say(Outbox& out, std::string text) { emit(out, info_string(text)); }
+  // A line of the adapter's own for the GUI. While the engine still owes a
+  // reply (uciok, readyok) to an earlier command, it waits behind that reply,
+  // so the GUI sees answers in the order of its commands.
+  void emit(Outbox& out, std::string line);
 
   BookOptions options_;
   probe::Rng rng_;
@@ -79,6 +83,8 @@ class Session {
   bool ponder_option_ = false;
   bool chess960_ = false;
   bool in_handshake_ = false;
+  int replies_owed_ = 0;              // uci and isready forwarded, uciok and readyok not yet seen
+  std::vector<std::string> held_;     // our lines waiting for those replies
 
   // The game the position commands describe.
   struct Game {

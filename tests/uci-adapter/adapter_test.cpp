@@ -1,0 +1,291 @@
+// `graphbook uci` end to end: a scripted GUI drives the real binary in front
+// of the real Stockfish (Debian's /usr/games/stockfish). The expected book
+// moves come from Polyglot's own make-book output over the same games
+// (ref-twic0920-ply16-min1.bin), read here byte by byte.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "book/chess/notation.h"
+#include "scripted_gui.h"
+#include "uci-adapter/protocol.h"
+
+using namespace gb;
+using namespace gb::test;
+
+namespace {
+
+// The highest-weight move of a position in a Polyglot .bin, in UCI notation
+// (standard castling), read with nothing but the format's description.
+std::string polyglot_best_move(const std::string& bin, Key key) {
+  std::ifstream in(bin, std::ios::binary);
+  unsigned char e[16];
+  std::string best;
+  int best_weight = -1;
+  while (in.read(reinterpret_cast<char*>(e), 16)) {
+    std::uint64_t k = 0;
+    for (int i = 0; i < 8; ++i) k = k << 8 | e[i];
+    if (k != key) continue;
+    int move = e[8] << 8 | e[9], weight = e[10] << 8 | e[11];
+    if (weight <= best_weight) continue;
+    best_weight = weight;
+    auto square = [](int file, int row) { return std::string{char('a' + file), char('1' + row)}; };
+    best = square((move >> 6) & 7, (move >> 9) & 7) + square(move & 7, (move >> 3) & 7);
+    if (int promo = (move >> 12) & 7) best += "nbrq"[promo - 1];
+    if (best == "e1h1") best = "e1g1";
+    if (best == "e1a1") best = "e1c1";
+    if (best == "e8h8") best = "e8g8";
+    if (best == "e8a8") best = "e8c8";
+  }
+  return best;
+}
+
+std::string ref_bin() { return data_path("polyglot/ref-twic0920-ply16-min1.bin"); }
+
+Key key_after(std::initializer_list<const char*> moves) {
+  Position pos;
+  for (const char* m : moves) {
+    UndoInfo undo;
+    pos.do_move(*parse_uci(pos, m), undo);
+  }
+  return pos.key();
+}
+
+std::vector<std::string> adapter_args(const std::string& book, std::vector<std::string> extra = {},
+                                      std::vector<std::string> engine = {kStockfish}) {
+  std::vector<std::string> args{graphbook_binary(), "uci", "--book", book};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("--");
+  args.insert(args.end(), engine.begin(), engine.end());
+  return args;
+}
+
+void handshake(ScriptedGui& gui) {
+  gui.send("uci");
+  REQUIRE(gui.until_prefix("uciok"));
+  gui.send("isready");
+  REQUIRE(gui.until_prefix("readyok"));
+}
+
+bool is_bestmove(const std::string& l) { return starts_with(l, "bestmove"); }
+
+const std::regex kInfoWithScore(R"(^info (.* )?depth \d+ (.* )?score (cp|mate) -?\d+ (.* )?pv [a-h][1-8][a-h][1-8][qrbn]?( .*)?$)");
+
+}  // namespace
+
+TEST_CASE("The handshake lists Stockfish's id and options, then the book options, then uciok", "[uci-adapter]") {
+  REQUIRE_FALSE(twic_book().empty());
+  ScriptedGui gui(adapter_args(twic_book()));
+  gui.send("uci");
+  auto lines = gui.until_prefix("uciok");
+  REQUIRE(lines);
+  CHECK(starts_with(lines->front(), "Stockfish") == true);
+  auto has = [&](const std::string& prefix) {
+    return std::any_of(lines->begin(), lines->end(), [&](const auto& l) { return starts_with(l, prefix); });
+  };
+  CHECK(has("id name Stockfish"));
+  CHECK(has("option name Hash type spin"));
+  CHECK(has("option name Ponder type check"));
+  for (std::string name : {"OwnBook type check", "BookFile type string", "BookDepth type spin",
+                           "BookMinGames type spin", "BookLearning type check", "BookFilter type string"})
+    CHECK(has("option name " + name));
+  CHECK(has("option name BookPolicy type combo default best var best var weighted var uniform var learned"));
+  // The book options come after the engine's, right before uciok.
+  CHECK((*lines)[lines->size() - 2] == "option name BookFilter type string default <empty>");
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
+
+TEST_CASE("From the start position the book answers at once with Polyglot's best move and an info line",
+          "[uci-adapter]") {
+  std::string expected = polyglot_best_move(ref_bin(), Position().key());
+  REQUIRE(expected.size() == 4);
+  ScriptedGui gui(adapter_args(twic_book()));
+  handshake(gui);
+  gui.send("ucinewgame");
+  gui.send("position startpos");
+  auto start = std::chrono::steady_clock::now();
+  gui.send("go wtime 60000 btime 60000 winc 1000 binc 1000");
+  auto lines = gui.until(is_bestmove, 2000ms);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  REQUIRE(lines);
+  REQUIRE(lines->size() == 3);
+  CHECK(std::regex_match((*lines)[0], kInfoWithScore));
+  CHECK(std::regex_search((*lines)[0], std::regex(" pv " + expected + "$")));
+  CHECK(starts_with((*lines)[1], "info string book " + expected + ": "));
+  CHECK((*lines)[2] == "bestmove " + expected);
+  CHECK(elapsed < 200ms);  // no search: Stockfish would use far more of a 60 s clock
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
+
+TEST_CASE("Out of book the engine searches and its info and bestmove pass through", "[uci-adapter]") {
+  ScriptedGui gui(adapter_args(twic_book()));
+  handshake(gui);
+  // A rook ending no game of the book reaches.
+  gui.send("position fen 8/8/4k3/8/8/3RK3/8/8 w - - 0 80");
+  gui.send("go movetime 200");
+  auto lines = gui.until(is_bestmove, 5000ms);
+  REQUIRE(lines);
+  bool searched = std::any_of(lines->begin(), lines->end(), [](const auto& l) {
+    return std::regex_search(l, std::regex(R"(^info depth ([2-9]|\d\d) .*nodes \d+)"));
+  });
+  CHECK(searched);
+  CHECK(std::none_of(lines->begin(), lines->end(), [](const auto& l) { return starts_with(l, "info string book"); }));
+  std::string best = uci_adapter::parse_bestmove(lines->back())->move;
+  auto pos = *Position::from_fen("8/8/4k3/8/8/3RK3/8/8 w - - 0 80");
+  CHECK(parse_uci(pos, best));
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
+
+TEST_CASE("With Ponder on the book names its reply, answers a ponder search at ponderhit, and a stop adds no bestmove",
+          "[uci-adapter]") {
+  std::string first = polyglot_best_move(ref_bin(), Position().key());
+  std::string reply = polyglot_best_move(ref_bin(), key_after({first.c_str()}));
+  REQUIRE(reply.size() == 4);
+  ScriptedGui gui(adapter_args(twic_book()));
+  gui.send("setoption name Ponder value true");
+  handshake(gui);
+  gui.send("position startpos");
+  gui.send("go wtime 60000 btime 60000");
+  auto lines = gui.until(is_bestmove, 2000ms);
+  REQUIRE(lines);
+  CHECK(lines->back() == "bestmove " + first + " ponder " + reply);
+  CHECK(std::regex_search(lines->front(), std::regex(" pv " + first + " " + reply + "$")));
+  // A stop after a book answer: nothing searches, so no second bestmove.
+  gui.send("stop");
+  gui.send("isready");
+  auto after_stop = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(after_stop);
+  CHECK(after_stop->size() == 1);
+
+  // The GUI ponders on the predicted reply; the book holds its answer until ponderhit.
+  std::string third = polyglot_best_move(ref_bin(), key_after({first.c_str(), reply.c_str()}));
+  REQUIRE(third.size() == 4);
+  gui.send("position startpos moves " + first + " " + reply);
+  gui.send("go ponder wtime 60000 btime 60000");
+  CHECK(gui.drain(300ms).empty());
+  gui.send("ponderhit");
+  auto hit = gui.until(is_bestmove, 2000ms);
+  REQUIRE(hit);
+  CHECK(starts_with(hit->back(), "bestmove " + third));
+  CHECK(std::regex_match(hit->front(), kInfoWithScore));
+
+  // A ponder miss: stop gives exactly one bestmove, then the real position is searched.
+  gui.send("position startpos moves " + first + " " + reply + " " + third + " a7a6");
+  gui.send("go ponder wtime 60000 btime 60000");
+  gui.send("stop");
+  auto missed = gui.until(is_bestmove, 2000ms);
+  REQUIRE(missed);
+  gui.send("isready");
+  auto rest = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(rest);
+  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
+
+TEST_CASE("An engine ponder search ends with one bestmove after stop", "[uci-adapter]") {
+  ScriptedGui gui(adapter_args(twic_book()));
+  gui.send("setoption name Ponder value true");
+  handshake(gui);
+  gui.send("position fen 8/8/4k3/8/8/3RK3/8/8 b - - 0 80");
+  gui.send("go ponder wtime 10000 btime 10000");
+  CHECK(gui.drain(200ms).size() >= 0);
+  gui.send("stop");
+  REQUIRE(gui.until(is_bestmove, 3000ms));
+  gui.send("isready");
+  auto rest = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(rest);
+  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
+
+TEST_CASE("Isready is answered during an infinite search, which reports book moves only as info string",
+          "[uci-adapter]") {
+  ScriptedGui gui(adapter_args(twic_book()));
+  handshake(gui);
+  gui.send("position startpos");
+  gui.send("go infinite");
+  auto book_line = gui.until_prefix("info string book moves:", 2000ms);
+  REQUIRE(book_line);
+  std::this_thread::sleep_for(100ms);
+  gui.send("isready");
+  auto ready = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(ready);
+  CHECK(std::none_of(ready->begin(), ready->end(), is_bestmove));
+  gui.send("stop");
+  auto best = gui.until(is_bestmove, 3000ms);
+  REQUIRE(best);
+  CHECK(std::any_of(best->begin(), best->end(), [](const auto& l) { return std::regex_search(l, std::regex(" nodes \\d+")); }));
+  gui.send("isready");
+  auto rest = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(rest);
+  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
+
+TEST_CASE("Quit ends the adapter and Stockfish, and leaves no zombie", "[uci-adapter]") {
+  ScriptedGui gui(adapter_args(twic_book()));
+  handshake(gui);
+  auto children = children_of(gui.pid());
+  REQUIRE(children.size() == 1);
+  gui.send("quit");
+  auto status = gui.wait_exit();
+  REQUIRE(status);
+  CHECK(status->describe() == "exited with code 0");
+  CHECK_FALSE(process_exists(children[0]));
+}
+
+TEST_CASE("An engine that crashes mid-search is reported by info string and the adapter exits cleanly",
+          "[uci-adapter]") {
+  // A scripted fake engine, only to inject the crash: it answers the
+  // handshake, then kills itself with SIGSEGV on go.
+  std::string dir = temp_dir("crash");
+  std::string script = dir + "/crashing-engine.sh";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\n"
+           "echo $$ > '" << dir << "/pid'\n"
+           "while read -r line; do\n"
+           "  case \"$line\" in\n"
+           "    uci) echo 'id name Crasher'; echo 'uciok' ;;\n"
+           "    isready) echo 'readyok' ;;\n"
+           "    go*) echo 'info depth 1 score cp 0 pv e2e4'; kill -SEGV $$ ;;\n"
+           "    quit) exit 0 ;;\n"
+           "  esac\n"
+           "done\n";
+  }
+  REQUIRE(std::system(("chmod +x '" + script + "'").c_str()) == 0);
+  ScriptedGui gui(adapter_args(twic_book(), {}, {script}));
+  handshake(gui);
+  gui.send("position fen 8/8/4k3/8/8/3RK3/8/8 w - - 0 80");
+  gui.send("go movetime 1000");
+  auto lines = gui.until([](const std::string& l) { return starts_with(l, "info string graphbook: the engine"); },
+                         5000ms);
+  REQUIRE(lines);
+  CHECK(lines->back().find("signal 11") != std::string::npos);
+  auto status = gui.wait_exit(3000ms);
+  REQUIRE(status);
+  CHECK(status->describe() == "exited with code 1");
+  std::ifstream pid_file(dir + "/pid");
+  pid_t engine_pid = 0;
+  pid_file >> engine_pid;
+  REQUIRE(engine_pid > 0);
+  CHECK_FALSE(process_exists(engine_pid));
+}
+
+TEST_CASE("An engine that cannot be started is reported and the adapter exits", "[uci-adapter]") {
+  ScriptedGui gui(adapter_args(twic_book(), {}, {"/nonexistent/engine"}));
+  auto line = gui.next_line(3000ms);
+  REQUIRE(line);
+  CHECK(starts_with(*line, "info string graphbook: cannot start the engine: cannot run '/nonexistent/engine'"));
+  auto status = gui.wait_exit(3000ms);
+  REQUIRE(status);
+  CHECK(status->code == 1);
+}

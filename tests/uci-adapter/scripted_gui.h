@@ -1,0 +1,149 @@
+// A scripted GUI for the adapter's end-to-end tests: starts a program with
+// pipes (the adapter's own process layer), writes lines, and reads lines with
+// timeouts, keeping every line it saw.
+#pragma once
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <poll.h>
+
+#include "test_data.h"
+#include "uci-adapter/engine_process.h"
+#include "uci-adapter/line_reader.h"
+
+namespace gb::test {
+
+using namespace std::chrono_literals;
+
+inline const char* kStockfish = "/usr/games/stockfish";
+
+class ScriptedGui {
+ public:
+  explicit ScriptedGui(const std::vector<std::string>& argv) {
+    std::string error;
+    process_.emplace(std::move(*uci_adapter::EngineProcess::start(argv, &error)));
+    reader_.emplace(process_->output_fd());
+  }
+
+  void send(const std::string& line) { (void)process_->send(line); }
+
+  // The next line, or nullopt after timeout or at the end of output.
+  std::optional<std::string> next_line(std::chrono::milliseconds timeout = 5000ms) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (queue_.empty() && !ended_) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      pollfd p{process_->output_fd(), POLLIN, 0};
+      if (::poll(&p, 1, int(left.count())) <= 0) continue;
+      auto r = reader_->read_available(queue_);
+      if (r == uci_adapter::LineReader::Read::End || r == uci_adapter::LineReader::Read::Error) ended_ = true;
+    }
+    if (queue_.empty()) return std::nullopt;
+    std::string line = queue_.front();
+    queue_.erase(queue_.begin());
+    seen_.push_back(line);
+    return line;
+  }
+
+  // Lines up to and including the first that satisfies done; empty optional on timeout.
+  std::optional<std::vector<std::string>> until(const std::function<bool(const std::string&)>& done,
+                                                std::chrono::milliseconds timeout = 10000ms) {
+    std::vector<std::string> out;
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto line = next_line(std::max(left, 0ms));
+      if (!line) return std::nullopt;
+      out.push_back(*line);
+      if (done(*line)) return out;
+    }
+  }
+  std::optional<std::vector<std::string>> until_prefix(const std::string& prefix,
+                                                       std::chrono::milliseconds timeout = 10000ms) {
+    return until([&](const std::string& l) { return l.rfind(prefix, 0) == 0; }, timeout);
+  }
+  // Every line that arrives within window (for "nothing more comes" checks).
+  std::vector<std::string> drain(std::chrono::milliseconds window) {
+    std::vector<std::string> out;
+    auto deadline = std::chrono::steady_clock::now() + window;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return out;
+      auto line = next_line(left);
+      if (!line) return out;
+      out.push_back(*line);
+    }
+  }
+
+  // Waits for the program to exit; nullopt when it has not within timeout.
+  std::optional<uci_adapter::ExitStatus> wait_exit(std::chrono::milliseconds timeout = 5000ms) {
+    return process_->wait_exit(int(timeout.count()));
+  }
+  void close_input() { process_->close_input(); }
+  pid_t pid() const { return process_->pid(); }
+  const std::vector<std::string>& seen() const { return seen_; }
+
+ private:
+  std::optional<uci_adapter::EngineProcess> process_;
+  std::optional<uci_adapter::LineReader> reader_;
+  std::vector<std::string> queue_, seen_;
+  bool ended_ = false;
+};
+
+inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// A fresh directory under the build's temp area, removed by the caller's choice.
+inline std::string temp_dir(const std::string& name) {
+  std::string dir = "/tmp/graphbook-uci-test-" + std::to_string(::getpid()) + "-" + name;
+  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
+  if (std::system(cmd.c_str()) != 0) return "";
+  return dir;
+}
+
+// The small test book: `graphbook build` over TWIC 920, made once per test run.
+inline const std::string& twic_book() {
+  static std::string path = [] {
+    std::string dir = temp_dir("book");
+    std::string book = dir + "/twic0920.book";
+    std::string cmd = graphbook_binary() + " build '" + book + "' '" + data_path("pgn/small/twic0920.pgn") +
+                      "' --quiet > /dev/null";
+    if (std::system(cmd.c_str()) != 0) return std::string();
+    return book;
+  }();
+  return path;
+}
+
+// A copy of the test book that a test may write into.
+inline std::string writable_book_copy(const std::string& name) {
+  std::string dir = temp_dir(name);
+  std::string copy = dir + "/book";
+  std::string cmd = "cp '" + twic_book() + "' '" + copy + "'";
+  if (std::system(cmd.c_str()) != 0) return "";
+  return copy;
+}
+
+inline bool process_exists(pid_t pid) {
+  struct stat st;
+  return ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
+}
+
+// The children of pid (from /proc/<pid>/task/<pid>/children).
+inline std::vector<pid_t> children_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> out;
+  for (pid_t c; in >> c;) out.push_back(c);
+  return out;
+}
+
+}  // namespace gb::test
