@@ -1,0 +1,177 @@
+// Online learning end to end: games the adapter plays through the real
+// binary in front of Stockfish, and what the book holds afterwards. The
+// results are textbook chess (the scholar's mate is a White win).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <thread>
+
+#include "book/chess/notation.h"
+#include "book/store/book.h"
+#include "scripted_gui.h"
+#include "uci-adapter/learning.h"
+#include "uci-adapter/protocol.h"
+
+using namespace gb;
+using namespace gb::test;
+
+namespace {
+
+constexpr const char* kScholarsMate = "position startpos moves e2e4 e7e5 f1c4 b8c6 d1h5 g8f6 h5f7";
+
+Move move_of(const Position& pos, const char* uci) { return *parse_uci(pos, uci); }
+
+std::vector<std::string> learning_adapter(const std::string& book) {
+  return {graphbook_binary(), "uci", "--book", book, "--learning", "--", kStockfish};
+}
+
+void handshake(ScriptedGui& gui) {
+  gui.send("uci");
+  REQUIRE(gui.until_prefix("uciok"));
+  gui.send("isready");
+  REQUIRE(gui.until_prefix("readyok"));
+}
+
+std::string play_go(ScriptedGui& gui, const std::string& position) {
+  gui.send(position);
+  gui.send("go wtime 60000 btime 60000");
+  auto lines = gui.until_prefix("bestmove", 5000ms);
+  REQUIRE(lines);
+  return uci_adapter::parse_bestmove(lines->back())->move;
+}
+
+store::LearnRecord learned(store::Book& book, Key key, Move move) {
+  return book.learning(key, move).value_or(store::LearnRecord{});
+}
+
+// One game the adapter plays as White and then loses nothing: the GUI sends
+// the scholar's mate as the final position.
+void play_scholars_mate(ScriptedGui& gui) {
+  gui.send("ucinewgame");
+  play_go(gui, "position startpos");
+  gui.send(kScholarsMate);
+  gui.send("isready");
+  auto lines = gui.until_prefix("readyok", 5000ms);
+  REQUIRE(lines);
+  CHECK(std::any_of(lines->begin(), lines->end(), [](const auto& l) {
+    return starts_with(l, "info string graphbook: game over by checkmate, learned a win for white");
+  }));
+}
+
+}  // namespace
+
+TEST_CASE("A game that ends in mate teaches the book a win for the side the adapter played", "[uci-adapter]") {
+  std::string book_path = writable_book_copy("mate");
+  {
+    ScriptedGui gui(learning_adapter(book_path));
+    handshake(gui);
+    play_scholars_mate(gui);
+    gui.send("quit");
+    REQUIRE(gui.wait_exit());
+  }
+  auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+  REQUIRE(book);
+  Position start;
+  auto e4 = learned(*book, start.key(), move_of(start, "e2e4"));
+  CHECK(e4.wins == 1);
+  CHECK(e4.draws == 0);
+  CHECK(e4.losses == 0);
+  CHECK(e4.last_result == 1);
+  // Black's moves were not the adapter's: they learn nothing.
+  Position after_e4 = start;
+  UndoInfo undo;
+  after_e4.do_move(move_of(start, "e2e4"), undo);
+  CHECK(learned(*book, after_e4.key(), move_of(after_e4, "e7e5")).wins +
+            learned(*book, after_e4.key(), move_of(after_e4, "e7e5")).losses ==
+        0);
+  CHECK(uci_adapter::pending_games(*book).empty());
+}
+
+TEST_CASE("A game without a result on the board waits as pending until the tournament's PGN resolves it",
+          "[uci-adapter]") {
+  std::string book_path = writable_book_copy("pending");
+  std::vector<std::string> moves;
+  {
+    ScriptedGui gui(learning_adapter(book_path));
+    handshake(gui);
+    gui.send("ucinewgame");
+    moves.push_back(play_go(gui, "position startpos"));
+    moves.push_back("c7c5");
+    std::string position = "position startpos moves " + moves[0] + " " + moves[1];
+    moves.push_back(play_go(gui, position));
+    gui.send("ucinewgame");  // White resigned: the board does not say so
+    gui.send("isready");
+    REQUIRE(gui.until_prefix("readyok"));
+    gui.send("quit");
+    REQUIRE(gui.wait_exit());
+  }
+  auto book = store::Book::open(book_path, store::OpenMode::ReadWrite, nullptr);
+  REQUIRE(book);
+  auto pending = uci_adapter::pending_games(*book);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].side == Color::White);
+  CHECK(pending[0].last_ours);
+  REQUIRE(pending[0].game.moves.size() == 3);
+
+  // The tournament's PGN: the same moves, Black won.
+  std::string dir = temp_dir("pending-pgn");
+  std::string pgn = dir + "/played.pgn";
+  {
+    Position pos;
+    std::string text = "[Event \"test\"]\n[White \"graphbook\"]\n[Black \"opponent\"]\n[Result \"0-1\"]\n\n";
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      Move m = move_of(pos, moves[i].c_str());
+      if (i % 2 == 0) text += std::to_string(i / 2 + 1) + ". ";
+      text += to_san(pos, m) + " ";
+      UndoInfo undo;
+      pos.do_move(m, undo);
+    }
+    std::ofstream(pgn) << text << "0-1\n";
+  }
+  uci_adapter::ResolveSummary summary;
+  auto error = uci_adapter::resolve_pending_from_pgn(*book, pgn, &summary);
+  REQUIRE_FALSE(error);
+  CHECK(summary.resolved == 1);
+  CHECK(summary.still_pending == 0);
+  CHECK(uci_adapter::pending_games(*book).empty());
+  Position start;
+  auto first = learned(*book, start.key(), move_of(start, moves[0].c_str()));
+  CHECK(first.losses == 1);
+  CHECK(first.wins == 0);
+  CHECK(first.last_result == 3);
+}
+
+TEST_CASE("Four adapters learning into one book at once lose no update", "[uci-adapter]") {
+  std::string book_path = writable_book_copy("concurrent");
+  constexpr int kAdapters = 4, kGames = 5;
+  std::vector<std::thread> threads;
+  std::atomic<int> finished{0};
+  for (int a = 0; a < kAdapters; ++a) {
+    threads.emplace_back([&] {
+      ScriptedGui gui(learning_adapter(book_path));
+      gui.send("uci");
+      if (!gui.until_prefix("uciok")) return;
+      for (int g = 0; g < kGames; ++g) {
+        gui.send("ucinewgame");
+        gui.send("position startpos");
+        gui.send("go wtime 60000 btime 60000");
+        if (!gui.until_prefix("bestmove")) return;
+        gui.send(kScholarsMate);
+      }
+      // One more game that stops without a result: pending.
+      gui.send("ucinewgame");
+      gui.send("position startpos");
+      gui.send("go wtime 60000 btime 60000");
+      if (!gui.until_prefix("bestmove")) return;
+      gui.send("quit");
+      if (gui.wait_exit(10000ms)) ++finished;
+    });
+  }
+  for (auto& t : threads) t.join();
+  REQUIRE(finished == kAdapters);
+  auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+  REQUIRE(book);
+  Position start;
+  CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == kAdapters * kGames);
+  CHECK(uci_adapter::pending_games(*book).size() == kAdapters);
+}
