@@ -1,0 +1,152 @@
+// Helpers of the prober's end-to-end tests: run the real binary, build the
+// twic0920 book once, replay PGN movetext with the chess core alone (an
+// independent count), read a Polyglot .bin by hand.
+#pragma once
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "book/chess/notation.h"
+#include "test_data.h"
+
+namespace gb::test {
+
+struct Run {
+  int status = -1;
+  std::string out;  // standard output (and standard error when merged)
+};
+
+// Runs `graphbook ARGS`; stderr goes to stdout when merge_stderr, else is dropped.
+inline Run graphbook(const std::string& args, bool merge_stderr = false) {
+  std::string command = "'" + graphbook_binary() + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Run r;
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return r;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+inline nlohmann::json graphbook_json(const std::string& args) {
+  Run r = graphbook(args);
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  return j;
+}
+
+inline std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+// A fresh temporary directory for this test process.
+inline const std::string& temp_dir() {
+  static const std::string dir = [] {
+    char templ[] = "/tmp/graphbook-probe-test-XXXXXX";
+    return std::string(::mkdtemp(templ));
+  }();
+  return dir;
+}
+
+// The book of twic0920.pgn, built once per test process with the defaults (max ply 40).
+inline const std::string& twic_book() {
+  static const std::string path = [] {
+    std::string p = temp_dir() + "/twic.book";
+    Run r = graphbook("build " + quote(p) + " " + quote(data_path("pgn/small/twic0920.pgn")) + " --quiet", true);
+    if (r.status != 0) std::fprintf(stderr, "build failed: %s\n", r.out.c_str());
+    return p;
+  }();
+  return path;
+}
+
+// A copy of the twic book to write learning into.
+inline std::string twic_book_copy(const std::string& name) {
+  std::string p = temp_dir() + "/" + name;
+  std::ifstream in(twic_book(), std::ios::binary);
+  std::ofstream out(p, std::ios::binary);
+  out << in.rdbuf();
+  return p;
+}
+
+// The mainlines of a PGN file without comments, variations or set-up
+// positions (twic0920.pgn has none), replayed with the chess core: per game,
+// the moves and the keys before each.
+struct ReplayedGame {
+  std::vector<Key> keys;  // keys[i] before move i; keys.back() after the last move
+  std::vector<Move> moves;
+  std::string result;
+};
+inline std::vector<ReplayedGame> replay_simple_pgn(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<ReplayedGame> games;
+  std::string line;
+  bool in_movetext = false;
+  Position pos;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.starts_with("[")) {
+      if (in_movetext || games.empty()) {
+        games.emplace_back();
+        pos = Position();
+        games.back().keys.push_back(pos.key());
+        in_movetext = false;
+      }
+      continue;
+    }
+    in_movetext = in_movetext || !line.empty();
+    std::istringstream tokens(line);
+    std::string t;
+    while (tokens >> t) {
+      if (t == "1-0" || t == "0-1" || t == "1/2-1/2" || t == "*") {
+        games.back().result = t;
+        continue;
+      }
+      std::size_t dot = t.find_last_of('.');
+      if (dot != std::string::npos) t = t.substr(dot + 1);
+      if (t.empty()) continue;
+      auto parsed = parse_san(pos, t);
+      if (!parsed.ok()) break;
+      UndoInfo undo;
+      pos.do_move(parsed.move, undo);
+      games.back().moves.push_back(parsed.move);
+      games.back().keys.push_back(pos.key());
+    }
+  }
+  return games;
+}
+
+// Polyglot .bin entries of one key, read by hand: move -> weight.
+inline std::map<std::uint16_t, std::uint16_t> polyglot_weights(const std::string& path, Key key) {
+  std::ifstream in(path, std::ios::binary);
+  std::map<std::uint16_t, std::uint16_t> out;
+  unsigned char e[16];
+  while (in.read(reinterpret_cast<char*>(e), 16)) {
+    Key k = 0;
+    for (int i = 0; i < 8; ++i) k = k << 8 | e[i];
+    if (k == key) out[std::uint16_t(e[8] << 8 | e[9])] = std::uint16_t(e[10] << 8 | e[11]);
+  }
+  return out;
+}
+
+// A UCI move (no castling, no promotion) in Polyglot's encoding.
+inline std::uint16_t polyglot_move(const std::string& uci) {
+  int ff = uci[0] - 'a', fr = uci[1] - '1', tf = uci[2] - 'a', tr = uci[3] - '1';
+  return std::uint16_t(fr << 9 | ff << 6 | tr << 3 | tf);
+}
+
+inline Position play(std::initializer_list<const char*> sans) {
+  Position pos;
+  for (const char* san : sans) {
+    UndoInfo undo;
+    pos.do_move(parse_san(pos, san).move, undo);
+  }
+  return pos;
+}
+
+}  // namespace gb::test
