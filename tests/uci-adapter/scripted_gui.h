@@ -18,6 +18,7 @@
 
 #include <poll.h>
 
+#include "book/chess/types.h"
 #include "test_data.h"
 #include "uci-adapter/engine_process.h"
 #include "uci-adapter/line_reader.h"
@@ -131,6 +132,32 @@ inline std::string writable_book_copy(const std::string& name) {
   std::string cmd = "cp '" + twic_book() + "' '" + copy + "'";
   if (std::system(cmd.c_str()) != 0) return "";
   return copy;
+}
+
+// The highest-weight move of a position in a Polyglot .bin, in UCI notation
+// (standard castling unless chess960: then the king takes its rook, as stored), read with nothing but the format's description.
+inline std::string polyglot_best_move(const std::string& bin, Key key, bool chess960 = false) {
+  std::ifstream in(bin, std::ios::binary);
+  unsigned char e[16];
+  std::string best;
+  int best_weight = -1;
+  while (in.read(reinterpret_cast<char*>(e), 16)) {
+    std::uint64_t k = 0;
+    for (int i = 0; i < 8; ++i) k = k << 8 | e[i];
+    if (k != key) continue;
+    int move = e[8] << 8 | e[9], weight = e[10] << 8 | e[11];
+    if (weight <= best_weight) continue;
+    best_weight = weight;
+    auto square = [](int file, int row) { return std::string{char('a' + file), char('1' + row)}; };
+    best = square((move >> 6) & 7, (move >> 9) & 7) + square(move & 7, (move >> 3) & 7);
+    if (int promo = (move >> 12) & 7) best += "nbrq"[promo - 1];
+    if (chess960) continue;
+    if (best == "e1h1") best = "e1g1";
+    if (best == "e1a1") best = "e1c1";
+    if (best == "e8h8") best = "e8g8";
+    if (best == "e8a8") best = "e8c8";
+  }
+  return best;
 }
 
 inline bool process_exists(pid_t pid) {
