@@ -912,7 +912,16 @@ Value Evaluator::evaluate_at(const Game& game, int position_id, const EvalOption
   e.node = position_id;
   e.pos = &game.nodes[std::size_t(position_id)].position;
   e.imaginary = false;
-  Value v = e.eval(*e.program.root);
+  // Each top-level filter in turn; the last one's value, None if an earlier one fails.
+  Value v;
+  const auto& filters = e.program.root->args;
+  for (std::size_t i = 0; i < filters.size(); ++i) {
+    v = e.eval(*filters[i]);
+    if (i + 1 < filters.size() && !v.matches()) {
+      v = Value::none();
+      break;
+    }
+  }
   e.out = nullptr;
   return v;
 }

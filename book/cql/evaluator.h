@@ -44,7 +44,8 @@ class Evaluator {
   explicit Evaluator(const Program& program);
   GameResult run(const Game& game, const EvalOptions& options);
 
-  // Evaluates the program's root once at one position of a game (tests).
+  // Evaluates the top-level filters in order at one position of a game and
+  // returns the last one's value (None when an earlier one fails); for tests.
   Value evaluate_at(const Game& game, int position_id, const EvalOptions& options = {});
 
  private:

@@ -193,10 +193,29 @@ class Parser {
       auto info = infix_info();
       if (!info || info->level > max_level) break;
       if (!left_fits(left->type)) break;  // precedence vitiation: let an enclosing production take it
+      if (left->type == Type::String && is_punct("+") && right_type_of_plus() != Type::String) break;
       left = parse_infix(std::move(left), *info);
     }
     if (!raw_piece) left = as_set(std::move(left));
     return left;
+  }
+
+  // The type of the operand after a '+' (parsed speculatively, then undone):
+  // "24" + 1 is not a String sum, so int "24" + 1 widens to (int "24") + 1.
+  Type right_type_of_plus() {
+    std::size_t saved_pos = pos_, saved_vars = vars_.size(), saved_sorts = sorts_.size();
+    auto saved_scopes = scopes_;
+    Type t = Type::None;
+    ++pos_;
+    try {
+      t = parse_expr(12)->type;
+    } catch (const Failure&) {
+    }
+    pos_ = saved_pos;
+    vars_.resize(saved_vars);
+    sorts_.resize(saved_sorts);
+    scopes_ = std::move(saved_scopes);
+    return t == Type::None ? Type::String : t;
   }
 
   NodePtr binary(Op op, Type type, const Token& at, NodePtr l, NodePtr r) {
@@ -317,11 +336,29 @@ class Parser {
     }
     return std::nullopt;
   }
+  // A value followed by an arithmetic or comparison operator belongs to the
+  // filter body, not to the range: "find 1 10 -3" is range 1, body 10 - 3.
+  bool continues_expression() const {
+    if (tok().kind != TokenKind::Punct) return false;
+    static const std::set<std::string> ops = {"-", "+", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", ":", "&", "|"};
+    if (!ops.count(tok().text)) return false;
+    // "-" directly followed by a number is a negative literal only for the first value.
+    return true;
+  }
   std::optional<Range> parse_range() {
+    std::size_t start = pos_;
     auto lo = range_value();
     if (!lo) return std::nullopt;
+    if (continues_expression()) {
+      pos_ = start;
+      return std::nullopt;
+    }
     Range r{*lo, *lo};
-    if (tok().kind == TokenKind::Number) r.hi = toks_[pos_++].number;
+    if (tok().kind == TokenKind::Number) {
+      std::size_t second = pos_++;
+      if (continues_expression()) pos_ = second;
+      else r.hi = toks_[second].number;
+    }
     if (r.hi < r.lo) std::swap(r.lo, r.hi);
     return r;
   }

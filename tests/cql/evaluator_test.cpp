@@ -1,0 +1,242 @@
+#include <catch2/catch.hpp>
+
+#include "book/cql/evaluator.h"
+
+using namespace gb;
+using namespace gb::cql;
+
+namespace {
+
+Game game_from(const std::vector<std::string>& sans, const std::string& fen = "") {
+  GameBuilder b;
+  std::string error;
+  REQUIRE(b.begin(fen, error));
+  for (const auto& s : sans) {
+    INFO(s);
+    REQUIRE(b.add_san(s, error));
+  }
+  return b.finish(1);
+}
+
+struct Query {
+  Program program;
+  explicit Query(const std::string& text) {
+    auto r = parse(text);
+    if (auto* e = std::get_if<ParseError>(&r)) FAIL(e->render(text, "query"));
+    program = std::move(std::get<Program>(r));
+  }
+  Value at(const Game& g, int id) {
+    Evaluator e(program);
+    return e.evaluate_at(g, id);
+  }
+  std::string text_at(const Game& g, int id) { return portray(at(g, id), &g); }
+};
+
+std::string eval_text(const Game& g, int id, const std::string& q) { return Query(q).text_at(g, id); }
+bool matches(const Game& g, int id, const std::string& q) { return Query(q).at(g, id).matches(); }
+
+}  // namespace
+
+TEST_CASE("The move filter examples of the reference after 4...Bxc3+", "[cql][move]") {
+  // Section 17: Black has just played 4...Bxc3+ and White will reply 5.bxc3.
+  Game g = game_from({"d4", "Nf6", "c4", "e6", "Nc3", "Bb4", "e3", "Bxc3+", "bxc3"});
+  const int at = 8;  // the position after 4...Bxc3+
+  CHECK(eval_text(g, at, "move") == "true");
+  CHECK(eval_text(g, at, "move count") == "1");
+  CHECK(eval_text(g, at, "move from . previous") == "b4");
+  CHECK(eval_text(g, at, "move to . previous") == "c3");
+  CHECK(eval_text(g, at, "move capture . previous") == "c3");
+  CHECK(eval_text(g, at, "move previous from b4") == "true");
+  CHECK(eval_text(g, at, "move legal count") == "4");
+  CHECK(eval_text(g, at, "move from A legal") == "[c1,d1,e1,b2]");
+  CHECK(eval_text(g, at, "move to _ legal") == "[d2,e2]");
+  CHECK(eval_text(g, at, "move capture . legal") == "c3");
+  CHECK(eval_text(g, at, "move legal castle") == "false");
+  // The reference's game is not given; in this one, counted by hand: pawns 14,
+  // Ng1 3, Bc1 1, Bf1 2, Qd1 9, Ra1 1, Ke1 2 (into check included).
+  CHECK(eval_text(g, at, "move pseudolegal count") == "32");
+  // previous reads its sets in the position before the move: the bishop was on b4.
+  CHECK(matches(g, at, "move previous from B") == false);
+  CHECK(matches(g, at, "move previous from b"));
+}
+
+TEST_CASE("None, false and the empty set fail; 0 and the empty string match", "[cql][values]") {
+  Game g = game_from({});
+  CHECK(matches(g, 0, "0"));
+  CHECK(matches(g, 0, "\"\""));
+  CHECK_FALSE(matches(g, 0, "false"));
+  CHECK_FALSE(matches(g, 0, "[]"));
+  CHECK_FALSE(matches(g, 0, "parent"));  // None at the initial position
+  CHECK(matches(g, 0, "power [] == 0"));
+  CHECK(matches(g, 0, "power K"));  // yields 0, which matches
+}
+
+TEST_CASE("Comparisons yield their left operand and chain; != is Boolean", "[cql][values]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "2 < 3") == "2");
+  CHECK(eval_text(g, 0, "1 < 2 < 3") == "1");
+  CHECK(eval_text(g, 0, "1 < 3 < 2") == "");
+  CHECK(eval_text(g, 0, "[Aa] == 32") == "[a1,b1,c1,d1,e1,f1,g1,h1,a2,b2,c2,d2,e2,f2,g2,h2,a7,b7,c7,d7,e7,f7,g7,h7,a8,b8,c8,d8,e8,f8,g8,h8]");
+  CHECK(eval_text(g, 0, "parent != parent") == "true");  // None on both sides
+  CHECK(eval_text(g, 0, "1 != 1") == "false");
+  CHECK(eval_text(g, 0, "\"abc\" < \"abd\"") == "abc");
+}
+
+TEST_CASE("Arithmetic truncates and fails on division by zero", "[cql][values]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "10 / 3") == "3");
+  CHECK(eval_text(g, 0, "10 % 3") == "1");
+  CHECK_FALSE(matches(g, 0, "10 / 0"));
+  CHECK(eval_text(g, 0, "-7 + 2 * 3") == "-1");
+  CHECK(eval_text(g, 0, "abs -4") == "4");
+  CHECK(eval_text(g, 0, "sqrt 17") == "4");
+  CHECK_FALSE(matches(g, 0, "sqrt -1"));
+  CHECK(eval_text(g, 0, "max(3 parent:ply 7 2)") == "7");
+  CHECK(eval_text(g, 0, "min(3 7 2)") == "2");
+}
+
+TEST_CASE("If yields per the table of section 19", "[cql][values]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "if 1 then 2") == "true");
+  CHECK(eval_text(g, 0, "if a1 then false") == "false");
+  CHECK(eval_text(g, 0, "if false then false") == "true");
+  CHECK(eval_text(g, 0, "if true then 2 else 3") == "2");
+  CHECK(eval_text(g, 0, "if true then 2 else K") == "true");
+}
+
+TEST_CASE("Strings: concatenation, length, slicing, in, indexof, int, case", "[cql][strings]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "\"hello \" + \"world\"") == "hello world");
+  CHECK(eval_text(g, 0, "#\"hello\"") == "5");
+  CHECK(eval_text(g, 0, "\"ll\" in \"hello\"") == "true");
+  CHECK(eval_text(g, 0, "indexof(\"ll\" \"hello\")") == "2");
+  CHECK(eval_text(g, 0, "int(\"0123\")") == "123");
+  CHECK(eval_text(g, 0, "int \" -12abc\"") == "-12");
+  CHECK_FALSE(matches(g, 0, "int \"abc\""));
+  CHECK(eval_text(g, 0, "uppercase \"abc\"") == "ABC");
+  CHECK(eval_text(g, 0, "str(1 false \"abc\")") == "1falseabc");
+  CHECK(eval_text(g, 0, "\"A\" + \\n") == "A\n");
+  // The slicing table of section 9.
+  const std::pair<const char*, const char*> slices[] = {
+      {"[4]", "e"}, {"[1:]", "bcde"}, {"[:3]", "abc"}, {"[-5]", "a"}, {"[-4:-1]", "bcd"},
+      {"[-10:10]", "abcde"}, {"[1:1]", ""}, {"[10:20]", ""}};
+  for (auto [s, want] : slices) {
+    INFO(s);
+    CHECK(eval_text(g, 0, std::string("$x = \"abcde\" $x") + s) == want);
+  }
+  CHECK_FALSE(matches(g, 0, "$x = \"abcde\" $x[5]"));
+  CHECK_FALSE(matches(g, 0, "$x = \"abcde\" $x[-6]"));
+}
+
+TEST_CASE("Variables: assignment matches unless the value is None; =? needs a non-empty set", "[cql][variables]") {
+  Game g = game_from({});
+  CHECK(matches(g, 0, "$x = []"));
+  CHECK_FALSE(matches(g, 0, "$x =? []"));
+  CHECK_FALSE(matches(g, 0, "$x = parent"));
+  CHECK(eval_text(g, 0, "$n = 3 $n += 4 $n *= 2 $n") == "14");
+  CHECK(eval_text(g, 0, "$s = \"a\" $s += \"b\" $s") == "ab");
+  CHECK(eval_text(g, 0, "$x = 1 unbind $x isbound $x") == "false");
+  CHECK(eval_text(g, 0, "$x = 1 isbound $x") == "true");
+}
+
+TEST_CASE("Iteration, while and functions", "[cql][control]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "square $s in a1-3 { $s & A }") == "[a1,a2]");
+  CHECK(eval_text(g, 0, "square all $s in a1-3 { $s & A }") == "false");
+  CHECK(eval_text(g, 0, "$i = 0 while ($i < 5) { $i += 1 } $i") == "5");
+  CHECK(eval_text(g, 0, "function twice($v) { $v * 2 } twice(21)") == "42");
+  // Arguments are passed by reference: the function changes the caller's variable.
+  CHECK(eval_text(g, 0, "function bump($v) { $v += 1 } $n = 1 bump($n) $n") == "2");
+  CHECK(eval_text(g, 0, "function bump($v) { $v += 1 } $n = 1 bump(($n)) $n") == "1");
+}
+
+TEST_CASE("Board filters on the start position", "[cql][board]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, ". attackedby A") == "[b1,c1,d1,e1,f1,g1,a2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3]");
+  CHECK(eval_text(g, 0, "A attacks f3") == "[g1,e2,g2]");
+  CHECK(eval_text(g, 0, "power A") == "39");
+  CHECK(eval_text(g, 0, "colortype e8") == "-6");
+  CHECK(eval_text(g, 0, "type e8") == "6");
+  CHECK(eval_text(g, 0, "file f7") == "6");
+  CHECK(eval_text(g, 0, "makesquare(5 4)") == "e4");
+  CHECK(eval_text(g, 0, "makesquare(\"e4\")") == "e4");
+  CHECK(eval_text(g, 0, "up 1 Pe2") == "e3");
+  CHECK(eval_text(g, 0, "up 0 7 a1 & [Aa]") == "[a1,a2,a7,a8]");
+  CHECK(eval_text(g, 0, "between(a1 h8)") == "[b2,c3,d4,e5,f6,g7]");
+  CHECK(eval_text(g, 0, "dark [Bb]") == "[c1,f8]");
+  CHECK(eval_text(g, 0, "sidetomove") == "1");
+  CHECK(eval_text(g, 0, "zobristkey") == "463b96181691fc9c");  // the Polyglot key of the start position
+  CHECK(eval_text(g, 0, "standardfen") == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  CHECK(matches(g, 0, "fen \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\""));
+  CHECK(matches(g, 0, "fen \"rAbqkbnr/pppppppp/8/8/8/8/aPPPPPPP/RNBQKBNR\"") == false);
+  CHECK(matches(g, 0, "fen \"r...k..r/pppppppp/8/8/8/8/PPPPPPPP/R...K..R\""));
+  CHECK(eval_text(g, 0, "isolatedpawns") == "[]");
+  CHECK(eval_text(g, 0, "passedpawns") == "[]");
+}
+
+TEST_CASE("After 1.e4 the FEN shows the en passant square as CQLi writes it", "[cql][board]") {
+  Game g = game_from({"e4"});
+  CHECK(eval_text(g, 1, "standardfen") == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+  CHECK(eval_text(g, 1, "currentfen") == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+  CHECK(eval_text(g, 1, "zobristkey") == "823c9b50fd114196");  // Polyglot specification vector
+}
+
+TEST_CASE("Pins, rays and x-rays", "[cql][board]") {
+  // White Bb5 pins Nc6 to Ke8; rook e1 x-rays through e5 pawn? Built from FEN.
+  Game g = game_from({}, "4k3/8/2n5/1B6/8/8/8/4K3 w - - 0 1");
+  CHECK(eval_text(g, 0, "pin") == "c6");
+  CHECK(eval_text(g, 0, "pin from [Aa]") == "b5");
+  CHECK(eval_text(g, 0, "pin to .") == "[d7,e8]");
+  CHECK(eval_text(g, 0, "ray diagonal (B n k)") == "e8");
+  CHECK(eval_text(g, 0, "ray (k n B)") == "b5");
+  CHECK(eval_text(g, 0, "xray(B n k)") == "e8");
+}
+
+TEST_CASE("Pawn structure sets cover both colours", "[cql][board]") {
+  Game g = game_from({}, "4k3/p4pp1/8/3P4/8/2P5/2P5/4K3 w - - 0 1");
+  CHECK(eval_text(g, 0, "doubledpawns") == "[c2,c3]");
+  CHECK(eval_text(g, 0, "isolatedpawns") == "a7");
+  CHECK(eval_text(g, 0, "connectedpawns") == "[c2,c3,d5,f7,g7]");  // d5 is on a file next to c
+  CHECK(eval_text(g, 0, "passedpawns") == "[c2,c3,d5,a7,f7,g7]");
+}
+
+TEST_CASE("Transforms: corners, shifts with elision and restrict, count", "[cql][transform]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "flip a1") == "[a1,h1,a8,h8]");
+  CHECK(eval_text(g, 0, "shiftvertical a1") == "[a1,a2,a3,a4,a5,a6,a7,a8]");
+  CHECK(eval_text(g, 0, "shiftvertical [a1,h7]") ==
+        "[a1,h1,a2,h2,a3,h3,a4,h4,a5,h5,a6,h6,a7,h7,a8,h8]");
+  CHECK(eval_text(g, 0, "shiftvertical restrict [a1,h7]") == "[a1,a2,h7,h8]");
+  CHECK(eval_text(g, 0, "flip count {a1 a7}") == "8");
+  CHECK(eval_text(g, 0, "shift flip count {a1 a7}") == "8");  // section 31: 8 in CQLi
+  CHECK(eval_text(g, 0, "flipcolor count { wtm }") == "1");
+  CHECK(eval_text(g, 0, "reversecolor wtm") == "false");
+  // Section 21: the knight pattern (piece designators are not rewritten).
+  CHECK(eval_text(g, 0, "flip up 2 right 1 N") == "[d2,e2,a3,c3,f3,h3]");
+  // A string target makes the transform Boolean.
+  CHECK(eval_text(g, 0, "reversecolor currenttransform") == "true");
+}
+
+TEST_CASE("Game tree filters: parent, child, find and position order", "[cql][tree]") {
+  Game g = game_from({"e4", "e5", "Nf3"});
+  CHECK(eval_text(g, 0, "initial") == "true");
+  CHECK(eval_text(g, 3, "terminal") == "true");
+  CHECK(eval_text(g, 2, "parent : ply") == "1");
+  CHECK(eval_text(g, 0, "child : move previous to e4") == "true");
+  CHECK(eval_text(g, 0, "find all check") == "");
+  CHECK(eval_text(g, 0, "find all btm") == "2");
+  CHECK(eval_text(g, 0, "find Ne5 or Nf3") == "move 2(btm)");
+  CHECK(eval_text(g, 3, "find <-- initial") == "move 1(wtm)");
+  CHECK(eval_text(g, 0, "position 1 < position 3") == "move 1(btm)");
+  CHECK(eval_text(g, 0, "distance(position 3 position 1)") == "2");
+}
+
+TEST_CASE("Piece identity follows a piece as it moves", "[cql][pieces]") {
+  Game g = game_from({"e4", "e5", "Nf3", "Nc6", "Nxe5"});
+  // At the start, the g1 knight; five plies later it stands on e5.
+  CHECK(eval_text(g, 0, "piece $n = Ng1 position 5 : $n") == "e5");
+  CHECK(eval_text(g, 0, "piece $n = Ng1 position 5 : str($n)") == "Ne5");
+  // IDs in FEN placement order: the g1 knight is the 31st piece.
+  CHECK(eval_text(g, 5, "pieceid e5") == "31");
+  CHECK(eval_text(g, 5, "pieceid e5 == position 0 : pieceid g1") == "31");
+}
