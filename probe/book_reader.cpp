@@ -12,7 +12,14 @@ std::optional<BookReader> BookReader::open(store::Book& book, store::Error* erro
   if (!txn) return std::nullopt;
   auto cursor = store::Cursor::open(*txn, book.dbs().edges, error);
   if (!cursor) return std::nullopt;
-  return BookReader(book, std::move(*txn), std::move(*cursor));
+  BookReader reader(book, std::move(*txn), std::move(*cursor));
+  reader.note_learning();
+  return reader;
+}
+
+void BookReader::note_learning() {
+  MDB_stat st;
+  learning_ = txn_.stat(book_->dbs().learn, st) || st.ms_entries > 0;
 }
 
 Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning) {
@@ -29,7 +36,7 @@ Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning
       out.pop_back();
       continue;
     }
-    if (with_learning)
+    if (with_learning && learning_)
       if (auto l = txn_.get(book_->dbs().learn, item->key)) (void)store::from_bytes(*l, e.learning);
   }
   if (error.code) return error;
@@ -57,6 +64,7 @@ Status BookReader::refresh() {
   auto cursor = store::Cursor::open(txn_, book_->dbs().edges, &error);
   if (!cursor) return error;
   cursor_.emplace(std::move(*cursor));
+  note_learning();
   return std::nullopt;
 }
 

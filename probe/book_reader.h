@@ -32,7 +32,9 @@ class BookReader {
  private:
   BookReader(store::Book& book, store::ReadTxn txn, store::Cursor cursor)
       : book_(&book), txn_(std::move(txn)), cursor_(std::move(cursor)) {}
+  void note_learning();  // learning_ = the learn database is not empty in this snapshot
   store::Book* book_;
+  bool learning_ = true;
   store::ReadTxn txn_;
   std::optional<store::Cursor> cursor_;  // over the edges; closed and reopened by refresh()
 };
