@@ -167,7 +167,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
                                      const BuildOptions& options, std::ostream& errors, std::string* error) {
   auto start = std::chrono::steady_clock::now();
   store::BookError book_error;
-  auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error);
+  auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error, options.initial_map_size);
   if (!book) {
     *error = book_error.message;
     return std::nullopt;
@@ -176,7 +176,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   std::unordered_set<std::uint64_t> known_sources;
   for (const auto& s : book->sources()) known_sources.insert(s.content_hash);
   unsigned threads = std::max(1u, options.threads);
-  Workers w{options, *book, {}, {}, false, errors};
+  Workers w{options, *book, {}, {}, false, errors, 0, {}};
   {
     auto txn = store::ReadTxn::begin(book->env(), nullptr);
     MDB_stat st{};

@@ -23,6 +23,7 @@ struct BuildOptions {
   bool dedup = true;
   bool progress = false;     // a progress line on stderr
   std::string spill_dir;     // where runs go; default: beside the book
+  std::size_t initial_map_size = std::size_t(1) << 30;  // LMDB map at open (it grows by itself)
 };
 
 // "2012.03.??" -> 20120300; nullopt when the year is unknown or malformed.

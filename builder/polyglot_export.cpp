@@ -6,22 +6,47 @@ namespace gb::builder {
 
 namespace {
 
-// make-book halves every counter of a position when one of its moves reaches
-// 16384 occurrences. We emulate it per position from the totals: halve (n+1)/2,
-// (sum+1)/2 until the largest n is below 16384 (exact while no move reaches it).
-constexpr std::uint32_t kCountMax = 16384;
+// make-book halves every counter of a position ((n+1)/2, (sum+1)/2) each time
+// one of its moves reaches 16384 occurrences, in game order. The book keeps
+// totals, not the order, so the export replays the occurrences as if spread
+// evenly over the games: exact for a position whose moves each had a single
+// result (and whenever no move reaches 16384), close otherwise.
+constexpr std::uint64_t kCountMax = 16384;
 
 void scale_position(std::vector<store::EdgeRecord*>& edges) {
-  auto max_n = [&] {
-    std::uint32_t m = 0;
-    for (auto* e : edges) m = std::max(m, e->occurrences);
-    return m;
+  std::uint32_t max_n = 0;
+  for (auto* e : edges) max_n = std::max(max_n, e->occurrences);
+  if (max_n < kCountMax) return;
+  struct State {
+    std::uint64_t n = 0, s = 0, left_n, left_s;
   };
-  while (max_n() >= kCountMax)
-    for (auto* e : edges) {
-      e->occurrences = (e->occurrences + 1) / 2;
-      e->score = (e->score + 1) / 2;
+  std::vector<State> st;
+  for (auto* e : edges) st.push_back({0, 0, e->occurrences, e->score});
+  for (;;) {
+    // The share of the remaining occurrences after which the first move hits the limit.
+    double f = 2;
+    for (const State& x : st)
+      if (x.left_n > 0 && x.n + x.left_n >= kCountMax) f = std::min(f, double(kCountMax - x.n) / double(x.left_n));
+    if (f > 1) break;
+    for (State& x : st) {
+      std::uint64_t k = x.left_n ? std::min<std::uint64_t>(x.left_n, std::uint64_t(f * double(x.left_n) + 1e-9)) : 0;
+      if (x.n + k >= kCountMax || (x.left_n && x.n + x.left_n >= kCountMax && double(kCountMax - x.n) / double(x.left_n) <= f))
+        k = kCountMax - x.n;
+      std::uint64_t gain = x.left_n ? x.left_s * k / x.left_n : 0;
+      x.n += k;
+      x.s += gain;
+      x.left_n -= k;
+      x.left_s -= gain;
     }
+    for (State& x : st) {
+      x.n = (x.n + 1) / 2;
+      x.s = (x.s + 1) / 2;
+    }
+  }
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    edges[i]->occurrences = std::uint32_t(st[i].n + st[i].left_n);
+    edges[i]->score = std::uint32_t(st[i].s + st[i].left_s);
+  }
 }
 
 }  // namespace
@@ -35,6 +60,7 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   if (!cursor) return *error = e.message(), std::nullopt;
 
   std::vector<store::PolyglotEntry> out;
+  std::vector<std::uint8_t> ranks;  // an imported entry's place among equal weights
   std::vector<store::EdgeRecord> group;
   std::vector<std::uint16_t> moves;
   Key group_key = 0;
@@ -56,6 +82,7 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
       if (options.max_ply > 0 && r.min_ply >= options.max_ply) continue;
       std::uint32_t w = options.uniform ? 1 : std::min<std::uint32_t>(r.score, 65535);
       out.push_back({group_key, store::to_polyglot_move(Move(moves[i])), std::uint16_t(w), r.polyglot_learn});
+      ranks.push_back(r.polyglot_rank);
     }
     group.clear();
     moves.clear();
@@ -72,12 +99,19 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   }
   if (!group.empty()) flush();
   if (e.code) return *error = e.message(), std::nullopt;
-  std::stable_sort(out.begin(), out.end(), [](const store::PolyglotEntry& a, const store::PolyglotEntry& b) {
+  std::vector<std::size_t> order(out.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const store::PolyglotEntry &a = out[i], &b = out[j];
     if (a.key != b.key) return a.key < b.key;
     if (a.weight != b.weight) return a.weight > b.weight;
+    if (ranks[i] != ranks[j]) return ranks[i] < ranks[j];
     return a.move < b.move;
   });
-  return out;
+  std::vector<store::PolyglotEntry> sorted;
+  sorted.reserve(out.size());
+  for (std::size_t i : order) sorted.push_back(out[i]);
+  return sorted;
 }
 
 }  // namespace gb::builder

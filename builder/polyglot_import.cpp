@@ -42,6 +42,11 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
   std::unordered_map<Key, std::vector<std::size_t>> by_key;
   for (std::size_t i = 0; i < entries->size(); ++i) by_key[(*entries)[i].key].push_back(i);
 
+  // The place of entry i among the entries of its key, in file order.
+  auto rank_in_key = [&](std::size_t i) {
+    const auto& group = by_key[(*entries)[i].key];
+    return std::uint8_t(std::min<std::size_t>(255, std::size_t(std::find(group.begin(), group.end(), i) - group.begin())));
+  };
   Run run;
   std::vector<bool> placed(entries->size(), false);
   std::unordered_set<Key> visited;
@@ -75,6 +80,7 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
       edge.record.min_ply = std::uint16_t(ply);
       edge.record.flags = store::kEdgeImported | (pos.side_to_move() == Color::White ? store::kEdgeBlackMoves : 0);
       edge.record.polyglot_learn = pe.learn;
+      edge.record.polyglot_rank = rank_in_key(i);
       run.edges.push_back(edge);
       placed[i] = true;
       ++report.edges_reached;
@@ -92,6 +98,7 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
     edge.record.score = pe.weight;
     edge.record.flags = store::kEdgeImported | store::kEdgeKeyOnly;
     edge.record.polyglot_learn = pe.learn;
+    edge.record.polyglot_rank = rank_in_key(i);
     run.edges.push_back(edge);
     ++report.key_only;
   }

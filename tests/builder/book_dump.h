@@ -1,0 +1,51 @@
+// Reading a whole book back for comparisons in the builder tests.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "book/chess/notation.h"
+#include "book/store/book.h"
+#include "book/store/polyglot.h"
+
+namespace gb::test {
+
+// Every key and value of one database, as bytes.
+inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {
+  std::map<std::string, std::string> out;
+  auto txn = store::ReadTxn::begin(book.env(), nullptr);
+  auto cursor = store::Cursor::open(*txn, dbi, nullptr);
+  for (auto item = cursor->first(); item; item = cursor->next()) out[std::string(item->key)] = std::string(item->value);
+  return out;
+}
+
+// The position after a line of SAN moves from the start.
+inline Position after(std::initializer_list<const char*> sans) {
+  Position pos;
+  for (const char* san : sans) {
+    UndoInfo undo;
+    pos.do_move(parse_san(pos, san).move, undo);
+  }
+  return pos;
+}
+
+// Polyglot entries sorted by (key, move, weight, learn): make-book orders
+// moves of equal weight by qsort, so books are compared as sets.
+inline std::vector<store::PolyglotEntry> as_set(std::vector<store::PolyglotEntry> v) {
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.key, a.move, a.weight, a.learn) < std::tie(b.key, b.move, b.weight, b.learn);
+  });
+  return v;
+}
+
+// Sorted by key and, within a key, by weight descending (make-book's order).
+inline bool polyglot_ordered(const std::vector<store::PolyglotEntry>& v) {
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    if (v[i - 1].key > v[i].key) return false;
+    if (v[i - 1].key == v[i].key && v[i - 1].weight < v[i].weight) return false;
+  }
+  return true;
+}
+
+}  // namespace gb::test

@@ -1,0 +1,316 @@
+// `graphbook build` and `graphbook info` end to end through the real binary:
+// transpositions, dedup, incremental builds, the same file twice, bad games,
+// filters, spilling, map growth and kill -9 safety.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "book/store/book.h"
+#include "book_dump.h"
+#include "builder/build.h"
+#include "process.h"
+#include "test_data.h"
+
+using namespace gb;
+using gb::test::Output;
+using gb::test::TempDir;
+
+namespace {
+
+Output graphbook(std::vector<std::string> args) {
+  args.insert(args.begin(), gb::test::graphbook_binary());
+  return gb::test::run(args);
+}
+
+store::Book open_book(const std::string& path) {
+  store::BookError e;
+  auto book = store::Book::open(path, store::OpenMode::ReadOnly, &e);
+  INFO(e.message);
+  REQUIRE(book);
+  return std::move(*book);
+}
+
+nlohmann::json info_json(const std::string& path) {
+  Output o = graphbook({"info", path, "--json"});
+  REQUIRE(o.status == 0);
+  return nlohmann::json::parse(o.out);
+}
+
+// Two short games that reach one position by two move orders (written by hand).
+const char* kTransposition = R"([Event "A"]
+[White "W1"]
+[Black "B1"]
+[Result "1-0"]
+[WhiteElo "2400"]
+[BlackElo "2300"]
+[Date "2001.01.01"]
+
+1. e4 e5 2. Nf3 Nc6 1-0
+
+[Event "B"]
+[White "W2"]
+[Black "B2"]
+[Result "1/2-1/2"]
+[Date "2003.05.??"]
+
+1. Nf3 Nc6 2. e4 e5 1/2-1/2
+)";
+
+const char* kGameA = R"([Event "Club"]
+[White "Ann"]
+[Black "Bob"]
+[Round "1"]
+[Date "2010.01.01"]
+[Result "0-1"]
+
+1. d4 d5 2. c4 e6 0-1
+
+)";
+
+const char* kGameB = R"([Event "Club"]
+[White "Cid"]
+[Black "Dan"]
+[Round "2"]
+[Date "2010.01.02"]
+[Result "1-0"]
+
+1. d4 Nf6 2. c4 g6 1-0
+
+)";
+
+// Game 2 holds an illegal move (a knight cannot reach e5 from g1).
+const char* kWithBadGame = R"([Event "ok"]
+[Result "1-0"]
+
+1. e4 e5 1-0
+
+[Event "bad"]
+[Result "0-1"]
+
+1. d4 d5 2. Ne5 Nf6 0-1
+
+[Event "ok again"]
+[Result "1/2-1/2"]
+
+1. c4 c5 1/2-1/2
+)";
+
+}  // namespace
+
+TEST_CASE("Two move orders of one position end in one node with two games and two incoming edges", "[builder]") {
+  TempDir dir;
+  std::string pgn = dir.write("tr.pgn", kTransposition), path = dir.file("tr.book");
+  Output o = graphbook({"build", path, pgn});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  auto book = open_book(path);
+  Key key = gb::test::after({"e4", "e5", "Nf3", "Nc6"}).key();
+  REQUIRE(gb::test::after({"Nf3", "Nc6", "e4", "e5"}).key() == key);
+  auto node = book.node(key);
+  REQUIRE(node);
+  CHECK(node->counters.games == 2);
+  CHECK(node->counters.white_wins == 1);
+  CHECK(node->counters.draws == 1);
+  CHECK(node->counters.min_year == 2001);
+  CHECK(node->counters.max_year == 2003);
+  int incoming = 0;
+  for (const auto& [k, v] : gb::test::dump(book, book.dbs().edges)) {
+    store::EdgeRecord r;
+    REQUIRE(store::from_bytes(v, r));
+    if (r.child_key == key) ++incoming;
+  }
+  CHECK(incoming == 2);
+  auto start = book.find_all(Position().key());
+  REQUIRE(start.size() == 2);  // 1.e4 and 1.Nf3, one game each
+  for (const auto& e : start) {
+    CHECK(e.record.counters.games == 1);
+    if (e.move == parse_san(Position(), "e4").move) CHECK(e.record.counters.average_elo() == 2400);
+  }
+  auto info = info_json(path);
+  CHECK(info["transpositions"] == 1);
+  CHECK(info["games"] == 2);
+  CHECK(info["nodes"] == 8);  // start, 3 after each first half-line pair (2x3), and the common one
+  CHECK(info["edges"] == 8);
+  CHECK(info["depth_histogram"]["4"] == 1);
+}
+
+TEST_CASE("A game that repeats a position counts once on its node and edge", "[builder]") {
+  TempDir dir;
+  // 1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3: the start position and 1.Nf3 are played twice.
+  std::string pgn = dir.write("rep.pgn", "[Event \"r\"]\n[Result \"1-0\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 1-0\n");
+  REQUIRE(graphbook({"build", dir.file("r.book"), pgn}).status == 0);
+  auto book = open_book(dir.file("r.book"));
+  auto start = book.node(Position().key());
+  REQUIRE(start);
+  CHECK(start->counters.games == 1);
+  auto edges = book.find_all(Position().key());
+  REQUIRE(edges.size() == 1);
+  CHECK(edges[0].record.counters.games == 1);
+  CHECK(edges[0].record.occurrences == 2);  // make-book's count: every time
+  CHECK(edges[0].record.score == 4);        // two wins of White
+}
+
+TEST_CASE("Duplicate games are counted once, also across builds, unless --no-dedup", "[builder]") {
+  TempDir dir;
+  std::string twice = dir.write("twice.pgn", std::string(kGameA) + kGameA + kGameB);
+  Output o = graphbook({"build", dir.file("d.book"), twice, "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  auto j = nlohmann::json::parse(o.out);
+  CHECK(j["games_read"] == 3);
+  CHECK(j["games_added"] == 2);
+  CHECK(j["duplicates"] == 1);
+
+  // The same game in another file (other bytes: a comment) is known from the book.
+  std::string again = dir.write("again.pgn", std::string("{copied}\n") + kGameA);
+  j = nlohmann::json::parse(graphbook({"build", dir.file("d.book"), again, "--json"}).out);
+  CHECK(j["games_added"] == 0);
+  CHECK(j["duplicates"] == 1);
+  auto info = info_json(dir.file("d.book"));
+  CHECK(info["games"] == 2);
+  CHECK(info["duplicates_skipped"] == 2);
+
+  j = nlohmann::json::parse(graphbook({"build", dir.file("n.book"), twice, "--no-dedup", "--json"}).out);
+  CHECK(j["games_added"] == 3);
+}
+
+TEST_CASE("The same file added twice adds nothing", "[builder]") {
+  TempDir dir;
+  std::string pgn = dir.write("a.pgn", std::string(kGameA) + kGameB);
+  REQUIRE(graphbook({"build", dir.file("s.book"), pgn, "--no-dedup"}).status == 0);
+  Output o = graphbook({"build", dir.file("s.book"), pgn, "--no-dedup"});
+  CHECK(o.status == 0);
+  CHECK(o.err.find("already in the book") != std::string::npos);
+  auto info = info_json(dir.file("s.book"));
+  CHECK(info["games"] == 2);
+  CHECK(info["sources"].size() == 1);
+  CHECK(info["sources"][0]["games_added"] == 2);
+}
+
+TEST_CASE("An incremental build gives the same book as one build of all games", "[builder]") {
+  TempDir dir;
+  // Split twic0920 in two halves at a game boundary.
+  std::string all = gb::test::read_file(gb::test::data_path("pgn/small/twic0920.pgn"));
+  std::size_t cut = all.find("\n[Event ", all.size() / 2) + 1;
+  std::string a = dir.write("a.pgn", all.substr(0, cut)), b = dir.write("b.pgn", all.substr(cut));
+  REQUIRE(graphbook({"build", dir.file("inc.book"), a, "--max-ply", "20"}).status == 0);
+  REQUIRE(graphbook({"build", dir.file("inc.book"), b, "--max-ply", "20"}).status == 0);
+  REQUIRE(graphbook({"build", dir.file("one.book"), a, b, "--max-ply", "20"}).status == 0);
+  auto inc = open_book(dir.file("inc.book"));
+  auto one = open_book(dir.file("one.book"));
+  CHECK(gb::test::dump(inc, inc.dbs().nodes) == gb::test::dump(one, one.dbs().nodes));
+  CHECK(gb::test::dump(inc, inc.dbs().edges) == gb::test::dump(one, one.dbs().edges));
+  CHECK(gb::test::dump(inc, inc.dbs().games) == gb::test::dump(one, one.dbs().games));
+  CHECK(inc.stats().games == 2245);  // README: 2,245 games (the 11 without moves count at the start position)
+}
+
+TEST_CASE("Bad games are skipped and reported with file, line and game number; the build goes on", "[builder]") {
+  TempDir dir;
+  std::string pgn = dir.write("bad.pgn", kWithBadGame);
+  Output o = graphbook({"build", dir.file("b.book"), pgn, "--json"});
+  REQUIRE(o.status == 0);
+  auto j = nlohmann::json::parse(o.out);
+  CHECK(j["games_read"] == 3);
+  CHECK(j["games_added"] == 2);
+  CHECK(j["skipped"] == 1);
+  INFO(o.err);
+  CHECK(o.err.find("bad.pgn:9") != std::string::npos);  // the line of the bad move
+  CHECK(o.err.find("game 2") != std::string::npos);
+  CHECK(o.err.find("Ne5") != std::string::npos);
+  auto info = info_json(dir.file("b.book"));
+  CHECK(info["bad_games_skipped"] == 1);
+}
+
+TEST_CASE("Filters: --min-elo, --since/--until, --color and --min-games", "[builder]") {
+  TempDir dir;
+  std::string pgn = dir.write("f.pgn", std::string(kTransposition) + "\n" + kGameA + kGameB);
+  auto added = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"build", dir.file("f" + std::to_string(extra.size()) + extra.back() + ".book"),
+                                     pgn, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Output o = graphbook(args);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    return nlohmann::json::parse(o.out)["games_added"].get<int>();
+  };
+  CHECK(added({"--min-elo", "2300"}) == 1);        // only game A is rated
+  CHECK(added({"--since", "2003"}) == 3);          // 2003.05.??, 2010, 2010
+  CHECK(added({"--until", "2003-06"}) == 2);
+  CHECK(added({"--since", "2002", "--until", "2009"}) == 1);
+
+  REQUIRE(graphbook({"build", dir.file("w.book"), pgn, "--color", "white"}).status == 0);
+  auto w = open_book(dir.file("w.book"));
+  for (const auto& [k, v] : gb::test::dump(w, w.dbs().edges)) {
+    store::EdgeRecord r;
+    REQUIRE(store::from_bytes(v, r));
+    CHECK_FALSE(r.flags & store::kEdgeBlackMoves);
+  }
+  REQUIRE(graphbook({"build", dir.file("m.book"), pgn, "--min-games", "2"}).status == 0);
+  auto m = open_book(dir.file("m.book"));
+  auto start = m.find_all(Position().key());
+  // 1.d4 (games A and B) and nothing else is played twice from the start.
+  REQUIRE(start.size() == 1);
+  CHECK(start[0].move == parse_san(Position(), "d4").move);
+  CHECK(start[0].record.counters.games == 2);
+}
+
+TEST_CASE("A build over a tiny memory budget spills runs and gives the same book", "[builder]") {
+  TempDir dir;
+  std::string pgn = gb::test::data_path("pgn/small/twic0920.pgn");
+  Output spilled = graphbook({"build", dir.file("s.book"), pgn, "--memory", "1M", "--json", "--max-ply", "30"});
+  INFO(spilled.err);
+  REQUIRE(spilled.status == 0);
+  CHECK(nlohmann::json::parse(spilled.out)["spilled_runs"].get<int>() > 0);
+  REQUIRE(graphbook({"build", dir.file("m.book"), pgn, "--max-ply", "30"}).status == 0);
+  auto s = open_book(dir.file("s.book"));
+  auto m = open_book(dir.file("m.book"));
+  CHECK(gb::test::dump(s, s.dbs().nodes) == gb::test::dump(m, m.dbs().nodes));
+  CHECK(gb::test::dump(s, s.dbs().edges) == gb::test::dump(m, m.dbs().edges));
+}
+
+TEST_CASE("A build into a tiny map grows the map and commits", "[builder]") {
+  TempDir dir;
+  builder::BuildOptions o;
+  o.initial_map_size = 256 * 1024;
+  o.threads = 2;
+  std::ostringstream errors;
+  std::string error;
+  auto report = builder::run_build(dir.file("tiny.book"), {gb::test::data_path("pgn/small/twic0920.pgn")}, o,
+                                   errors, &error);
+  INFO(error);
+  REQUIRE(report);
+  CHECK(report->total.added == 2245);
+  auto book = open_book(dir.file("tiny.book"));
+  CHECK(book.stats().games == 2245);
+  CHECK(book.node(Position().key())->counters.games == 2245);
+}
+
+TEST_CASE("Reading from stdin and from .pgn.zst gives the same book as the plain file", "[builder]") {
+  TempDir dir;
+  std::string plain = gb::test::data_path("pgn/small/twic0920.pgn");
+  REQUIRE(std::system(("zstd -q -c " + plain + " > " + dir.file("t.pgn.zst")).c_str()) == 0);
+  REQUIRE(graphbook({"build", dir.file("p.book"), plain, "--max-ply", "12"}).status == 0);
+  REQUIRE(graphbook({"build", dir.file("z.book"), dir.file("t.pgn.zst"), "--max-ply", "12"}).status == 0);
+  REQUIRE(std::system((gb::test::graphbook_binary() + " build " + dir.file("s.book") + " - --max-ply 12 < " + plain +
+                       " > /dev/null 2>&1")
+                          .c_str()) == 0);
+  auto p = open_book(dir.file("p.book"));
+  for (const char* name : {"z.book", "s.book"}) {
+    auto other = open_book(dir.file(name));
+    CHECK(gb::test::dump(other, other.dbs().edges) == gb::test::dump(p, p.dbs().edges));
+  }
+}
+
+TEST_CASE("info and build refuse a file that is not a book", "[builder]") {
+  TempDir dir;
+  std::string text = dir.write("notes.txt", "hello\n");
+  Output o = graphbook({"info", text});
+  CHECK(o.status == 1);
+  CHECK(o.err.find("not a graphbook book") != std::string::npos);
+  o = graphbook({"build", text, dir.write("g.pgn", kGameA)});
+  CHECK(o.status == 1);
+  CHECK(o.err.find("not a graphbook book") != std::string::npos);
+}

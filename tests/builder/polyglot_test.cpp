@@ -1,0 +1,180 @@
+// `graphbook export` against Debian's `polyglot make-book` (reference books in
+// the shared data and make-book run here), and `graphbook import` round trips.
+#include <catch2/catch.hpp>
+
+#include "book/store/book.h"
+#include "book/store/polyglot.h"
+#include "book_dump.h"
+#include "process.h"
+#include "test_data.h"
+
+using namespace gb;
+using gb::test::Output;
+using gb::test::TempDir;
+
+namespace {
+
+const char* kPolyglot = "/usr/games/polyglot";
+
+Output graphbook(std::vector<std::string> args) {
+  args.insert(args.begin(), gb::test::graphbook_binary());
+  return gb::test::run(args);
+}
+
+std::vector<store::PolyglotEntry> load(const std::string& path) {
+  std::string error;
+  auto v = store::read_polyglot_file(path, &error);
+  INFO(error);
+  REQUIRE(v);
+  return *v;
+}
+
+// Builds pgn with build_args, exports with export_args, returns the entries.
+std::vector<store::PolyglotEntry> build_and_export(const TempDir& dir, const std::string& pgn,
+                                                   std::vector<std::string> build_args,
+                                                   std::vector<std::string> export_args) {
+  std::string book = dir.file("b" + std::to_string(std::rand()) + ".book"), bin = book + ".bin";
+  std::vector<std::string> b = {"build", book, pgn, "--no-dedup", "--quiet"};
+  b.insert(b.end(), build_args.begin(), build_args.end());
+  Output o = graphbook(b);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  std::vector<std::string> e = {"export", book, bin};
+  e.insert(e.end(), export_args.begin(), export_args.end());
+  o = graphbook(e);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  return load(bin);
+}
+
+std::vector<store::PolyglotEntry> make_book(const TempDir& dir, const std::string& pgn, std::vector<std::string> args) {
+  std::string bin = dir.file("mb" + std::to_string(std::rand()) + ".bin");
+  std::vector<std::string> a = {kPolyglot, "make-book", "-pgn", pgn, "-bin", bin};
+  a.insert(a.end(), args.begin(), args.end());
+  REQUIRE(gb::test::run(a).status == 0);
+  return load(bin);
+}
+
+void check_same(const std::vector<store::PolyglotEntry>& ours, const std::vector<store::PolyglotEntry>& theirs) {
+  CHECK(ours.size() == theirs.size());
+  CHECK(gb::test::polyglot_ordered(ours));
+  CHECK(gb::test::as_set(ours) == gb::test::as_set(theirs));
+}
+
+}  // namespace
+
+TEST_CASE("Export equals make-book's reference book of twic0920 at -max-ply 16 -min-game 1", "[builder][polyglot]") {
+  TempDir dir;
+  auto ours = build_and_export(dir, gb::test::data_path("pgn/small/twic0920.pgn"), {"--max-ply", "16"},
+                               {"--max-ply", "16", "--min-games", "1"});
+  check_same(ours, load(gb::test::data_path("polyglot/ref-twic0920-ply16-min1.bin")));
+}
+
+TEST_CASE("Export equals make-book's reference book of twic0920 with make-book's defaults", "[builder][polyglot]") {
+  TempDir dir;
+  // make-book's defaults: -max-ply 1024 -min-game 3.
+  auto ours = build_and_export(dir, gb::test::data_path("pgn/small/twic0920.pgn"), {"--max-ply", "0"},
+                               {"--min-games", "3"});
+  check_same(ours, load(gb::test::data_path("polyglot/ref-twic0920-default.bin")));
+}
+
+TEST_CASE("Export equals make-book's reference books of tcec-standard", "[builder][polyglot]") {
+  TempDir dir;
+  std::string pgn = gb::test::data_path("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  check_same(build_and_export(dir, pgn, {"--max-ply", "20"}, {"--min-games", "1"}),
+             load(gb::test::data_path("polyglot/ref-tcec-standard-ply20-min1.bin")));
+  check_same(build_and_export(dir, pgn, {"--max-ply", "40"}, {"--min-games", "3"}),
+             load(gb::test::data_path("polyglot/ref-tcec-standard-ply40-min3.bin")));
+}
+
+TEST_CASE("Export with --color black equals make-book -only-black on the Lasker trap", "[builder][polyglot]") {
+  TempDir dir;
+  std::string pgn = gb::test::data_path("polyglot/python-chess-lasker-trap.reconstructed.pgn");
+  auto ours = build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1", "--color", "black"});
+  check_same(ours, make_book(dir, pgn, {"-min-game", "1", "-only-black"}));
+  // And byte for byte the book python-chess ships (7 entries, no ties).
+  check_same(ours, load(gb::test::data_path("polyglot/python-chess-lasker-trap.bin")));
+}
+
+TEST_CASE("Export equals make-book run here on other games, options and -uniform", "[builder][polyglot]") {
+  TempDir dir;
+  for (const char* name : {"pgn/python-chess/kasparov-deep-blue-1997.pgn", "pgn/python-chess/molinari-bordais-1979.pgn",
+                           "pgn/small/pgnmentor-Carlsen.pgn"}) {
+    INFO(name);
+    std::string pgn = gb::test::data_path(name);
+    check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1"}), make_book(dir, pgn, {"-min-game", "1"}));
+    check_same(build_and_export(dir, pgn, {"--max-ply", "10"}, {"--min-games", "2", "--color", "white", "--uniform"}),
+               make_book(dir, pgn, {"-max-ply", "10", "-min-game", "2", "-only-white", "-uniform"}));
+  }
+}
+
+TEST_CASE("make-book's halving above 16384 plays of a move is matched while the order does not matter", "[builder][polyglot]") {
+  // 20,000 identical games: make-book halves the counts of the start position
+  // when 1.e4 reaches 16384; with one move and one result the order is moot.
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n";
+  std::string pgn = dir.write("many.pgn", text);
+  check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1"}), make_book(dir, pgn, {"-min-game", "1"}));
+}
+
+TEST_CASE("Importing a Polyglot book and exporting it gives the same entries", "[builder][polyglot]") {
+  for (const char* name : {"polyglot/python-chess-performance.bin", "polyglot/ref-twic0920-ply16-min1.bin",
+                           "polyglot/python-chess-lasker-trap.bin", "polyglot/ref-tcec-standard-ply40-min3.bin"}) {
+    INFO(name);
+    TempDir dir;
+    std::string in = gb::test::data_path(name), book = dir.file("i.book"), out = dir.file("o.bin");
+    Output o = graphbook({"import", book, in});
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    REQUIRE(graphbook({"export", book, out}).status == 0);
+    auto original = load(in), back = load(out);
+    CHECK(back.size() == original.size());
+    CHECK(gb::test::as_set(back) == gb::test::as_set(original));
+    CHECK(gb::test::polyglot_ordered(back));
+    CHECK(back == original);  // ties keep the file's order: byte for byte
+  }
+}
+
+TEST_CASE("An imported book answers by position, and by key for entries no walk reaches", "[builder][polyglot]") {
+  TempDir dir;
+  std::string in = gb::test::data_path("polyglot/python-chess-performance.bin"), book = dir.file("p.book");
+  Output o = graphbook({"import", book, in});
+  REQUIRE(o.status == 0);
+  store::BookError e;
+  auto b = store::Book::open(book, store::OpenMode::ReadOnly, &e);
+  REQUIRE(b);
+  // The shared data's README: from the start position its first move is e2e4.
+  auto start = b->find_all(Position().key());
+  REQUIRE(start.size() == 3);  // e2e4, d2d4, c2c4, all weight 1 (read by hand with a hex dump)
+  bool e4 = false;
+  for (const auto& edge : start)
+    if (edge.move == parse_uci(Position(), "e2e4").value()) {
+      e4 = true;
+      CHECK(edge.record.child_key == gb::test::after({"e4"}).key());
+    }
+  CHECK(e4);
+  std::string out = dir.file("o.bin");
+  REQUIRE(graphbook({"export", book, out}).status == 0);
+  auto back = load(out);
+  auto first = std::find_if(back.begin(), back.end(), [](const auto& x) { return x.key == Position().key(); });
+  REQUIRE(first != back.end());
+  CHECK(first->move == 0x31c);  // e2e4 first among equal weights, as in the file
+  // Every entry is found by its key, reached or not.
+  auto entries = load(in);
+  std::size_t key_only = 0;
+  for (std::size_t i = 0; i < entries.size(); i += 97) {
+    auto edges = b->find_all(entries[i].key);
+    bool found = false;
+    for (const auto& edge : edges) {
+      found |= edge.polyglot_move == entries[i].move;
+      key_only += (edge.record.flags & store::kEdgeKeyOnly) != 0;
+    }
+    CHECK(found);
+  }
+  INFO(o.out);
+  CHECK(o.out.find("kept by key only") != std::string::npos);
+  // Importing the same file again adds nothing.
+  o = graphbook({"import", book, in});
+  CHECK(o.out.find("already in the book") != std::string::npos);
+}
