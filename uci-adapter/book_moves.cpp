@@ -44,8 +44,10 @@ std::vector<probe::Candidate> book_candidates(store::Book& book, const Position&
 }
 
 std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos, const probe::PickOptions& options,
-                                      probe::Rng& rng) {
+                                      probe::Rng& rng, const BookFilter& filter) {
   auto candidates = book_candidates(book, pos);
+  if (filter.active())
+    std::erase_if(candidates, [&](const probe::Candidate& c) { return !filter.allows(pos, c.move); });
   if (candidates.empty()) return std::nullopt;
   auto weighing = probe::weigh(candidates, options);
   auto choice = probe::choose(candidates, weighing, rng);

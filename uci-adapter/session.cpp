@@ -35,7 +35,23 @@ bool continues(const std::string& fen, const std::vector<Move>& old_moves, const
 
 }  // namespace
 
-Session::Session(BookOptions options) : options_(std::move(options)), rng_(seed_from(options_.seed)) {}
+Session::Session(BookOptions options) : options_(std::move(options)), rng_(seed_from(options_.seed)) {
+  compile_filter(nullptr);
+}
+
+void Session::compile_filter(Outbox* out) {
+  auto compiled = BookFilter::compile(options_.filter);
+  if (auto* filter = std::get_if<BookFilter>(&compiled)) {
+    filter_ = *filter;
+    return;
+  }
+  filter_ = BookFilter();
+  std::string message = std::get<std::string>(compiled);
+  for (char& c : message)
+    if (c == '\n') c = ' ';
+  if (out) say(*out, "graphbook: BookFilter ignored: " + message);
+  else held_.push_back(info_string("graphbook: BookFilter ignored: " + message));
+}
 
 store::Book* Session::book(Outbox& out) {
   if (!options_.own_book && !options_.learning) return nullptr;
@@ -92,6 +108,7 @@ void Session::on_setoption(std::string_view line, Outbox& out) {
   auto set = parse_setoption(line);
   if (set && is_our_option(set->name)) {
     if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + *error);
+    if (iequals(set->name, "BookFilter")) compile_filter(&out);
     return;
   }
   if (set && iequals(set->name, "Ponder")) ponder_option_ = iequals(set->value, "true");
@@ -134,14 +151,14 @@ void Session::on_position(std::string_view line, Outbox& out) {
     next.position = *pos;
     next.valid = true;
   }
-  if (game_.valid && next.valid && continues(game_.fen, game_.moves, next.fen, next.moves)) {
+  if (game_.valid && next.valid && continues(game_.fen, game_.played(), next.fen, next.moves)) {
     next.our_side = game_.our_side;
     next.finished = game_.finished;
   } else {
     close_game(out);
   }
   game_ = std::move(next);
-  check_game_end(out);
+  check_game_end(game_.position, game_.keys, game_.moves, out);
 }
 
 void Session::on_go(std::string_view line, Outbox& out) {
@@ -157,7 +174,7 @@ void Session::on_go(std::string_view line, Outbox& out) {
   std::optional<BookAnswer> answer;
   if (b && limited && game_.position.game_ply() < options_.depth) {
     probe::PickOptions pick{options_.policy, std::uint32_t(options_.min_games), 1.0};
-    answer = book_answer(*b, game_.position, pick, rng_);
+    answer = book_answer(*b, game_.position, pick, rng_, filter_);
     if (answer && !go.searchmoves.empty()) {
       bool allowed = false;
       for (const auto& s : go.searchmoves) {
@@ -271,25 +288,27 @@ void Session::our_move_played(std::string_view uci_move, Outbox& out) {
   if (!game_.valid || game_.finished) return;
   auto m = parse_uci(game_.position, uci_move);
   if (!m) return;
+  game_.our_move = *m;
+  Position next = game_.position;
   UndoInfo undo;
-  game_.position.do_move(*m, undo);
-  game_.moves.push_back(*m);
-  game_.keys.push_back(game_.position.key());
-  game_.last_ours = true;
-  check_game_end(out);
+  next.do_move(*m, undo);
+  auto keys = game_.keys;
+  keys.push_back(next.key());
+  check_game_end(next, keys, game_.played(), out);
 }
 
-void Session::check_game_end(Outbox& out) {
-  if (!game_.valid || game_.finished || game_.moves.empty()) return;
-  Termination t = termination(game_.position, game_.keys);
+void Session::check_game_end(const Position& pos, const std::vector<Key>& keys, const std::vector<Move>& played,
+                             Outbox& out) {
+  if (!game_.valid || game_.finished || played.empty()) return;
+  Termination t = termination(pos, keys);
   if (t == Termination::None) return;
   game_.finished = true;
   if (!options_.learning || !game_.our_side) return;
   store::Book* b = book(out);
   if (!b) return;
-  Outcome outcome = outcome_for(game_.position, t, *game_.our_side);
+  Outcome outcome = outcome_for(pos, t, *game_.our_side);
   LearnSummary summary;
-  if (auto error = learn_game(*b, PlayedGame{game_.fen, game_.moves}, *game_.our_side, outcome, &summary)) {
+  if (auto error = learn_game(*b, PlayedGame{game_.fen, played}, *game_.our_side, outcome, &summary)) {
     say(out, "graphbook: learning failed: " + error->message());
     return;
   }
@@ -300,11 +319,12 @@ void Session::check_game_end(Outbox& out) {
 }
 
 void Session::close_game(Outbox& out) {
-  if (!game_.valid || game_.finished || game_.moves.empty() || !game_.our_side || !options_.learning) return;
+  auto played = game_.played();
+  if (!game_.valid || game_.finished || played.empty() || !game_.our_side || !options_.learning) return;
   game_.finished = true;
   store::Book* b = book(out);
   if (!b) return;
-  if (auto error = record_pending_game(*b, PlayedGame{game_.fen, game_.moves}, *game_.our_side, game_.last_ours))
+  if (auto error = record_pending_game(*b, PlayedGame{game_.fen, played}, *game_.our_side, bool(game_.our_move)))
     say(out, "graphbook: recording the game as pending failed: " + error->message());
 }
 

@@ -66,8 +66,10 @@ class Session {
   void write_book_answer(const BookAnswer& a, Outbox& out);
   // Our move was played: the game goes on from it, and may end on the board.
   void our_move_played(std::string_view uci_move, Outbox& out);
-  // The game ended on the board or stopped being followed.
-  void check_game_end(Outbox& out);
+  // The game may have ended on the board at pos (history: keys, pos last)
+  // after the moves played; then it is learned.
+  void check_game_end(const Position& pos, const std::vector<Key>& keys, const std::vector<Move>& played,
+                      Outbox& out);
   void close_game(Outbox& out);
   void say(Outbox& out, std::string text) { emit(out, info_string(text)); }
   // A line of the adapter's own for the GUI. While the engine still owes a
@@ -75,7 +77,11 @@ class Session {
   // so the GUI sees answers in the order of its commands.
   void emit(Outbox& out, std::string line);
 
+  // Compiles options_.filter; an invalid query is reported and filters nothing.
+  void compile_filter(Outbox* out);
+
   BookOptions options_;
+  BookFilter filter_;
   probe::Rng rng_;
   std::optional<store::Book> book_;
   std::string book_opened_;  // the path book_ is (or failed to be) opened from
@@ -88,14 +94,20 @@ class Session {
 
   // The game the position commands describe.
   struct Game {
-    std::string fen;         // as the GUI sent it; empty for startpos
-    std::vector<Move> moves;  // from the last position command (plus our move once played)
+    std::string fen;          // as the GUI sent it; empty for startpos
+    std::vector<Move> moves;  // from the last position command
     std::vector<Key> keys;    // the keys of every position, the current one last
-    Position position;
+    Position position;        // what the last position command set (a go searches it)
     bool valid = false;       // the position command could be played on a board
     std::optional<Color> our_side;
-    bool last_ours = false;   // the last move is our bestmove
+    Move our_move;            // our bestmove from that position, once given
     bool finished = false;    // ended on the board (and learned), or recorded
+    // The game as far as the adapter knows it: the moves and our bestmove.
+    std::vector<Move> played() const {
+      auto all = moves;
+      if (our_move) all.push_back(our_move);
+      return all;
+    }
   } game_;
 
   Search search_ = Search::Idle;

@@ -98,3 +98,32 @@ TEST_CASE("With UCI_Chess960 on, book castling is written and read as the king t
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
+
+TEST_CASE("BookFilter keeps only book moves whose position matches the CQL query", "[uci-adapter]") {
+  std::string best = polyglot_best_move(data_path("polyglot/ref-twic0920-ply16-min1.bin"), Position().key());
+  REQUIRE(best == "e2e4");
+  std::string second =
+      polyglot_best_move(data_path("polyglot/ref-twic0920-ply16-min1.bin"), Position().key(), false, "e2e4");
+  ScriptedGui gui({graphbook_binary(), "uci", "--book", twic_book(), "--", kStockfish});
+  gui.send("uci");
+  REQUIRE(gui.until_prefix("uciok"));
+  // "Pe4": a white pawn on e4 (CQL piece designator); the query forbids it.
+  gui.send("setoption name BookFilter value not Pe4");
+  gui.send("position startpos");
+  gui.send("go wtime 60000 btime 60000");
+  auto lines = gui.until_prefix("bestmove");
+  REQUIRE(lines);
+  CHECK(lines->back() == "bestmove " + second);
+  gui.send("setoption name BookFilter value not (((");
+  gui.send("isready");
+  auto error = gui.until_prefix("readyok");
+  REQUIRE(error);
+  CHECK(std::any_of(error->begin(), error->end(),
+                    [](const auto& l) { return starts_with(l, "info string graphbook: BookFilter ignored: "); }));
+  gui.send("go wtime 60000 btime 60000");
+  auto unfiltered = gui.until_prefix("bestmove");
+  REQUIRE(unfiltered);
+  CHECK(unfiltered->back() == "bestmove " + best);
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}

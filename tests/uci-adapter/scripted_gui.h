@@ -136,7 +136,8 @@ inline std::string writable_book_copy(const std::string& name) {
 
 // The highest-weight move of a position in a Polyglot .bin, in UCI notation
 // (standard castling unless chess960: then the king takes its rook, as stored), read with nothing but the format's description.
-inline std::string polyglot_best_move(const std::string& bin, Key key, bool chess960 = false) {
+inline std::string polyglot_best_move(const std::string& bin, Key key, bool chess960 = false,
+                                      const std::string& exclude = "") {
   std::ifstream in(bin, std::ios::binary);
   unsigned char e[16];
   std::string best;
@@ -147,15 +148,18 @@ inline std::string polyglot_best_move(const std::string& bin, Key key, bool ches
     if (k != key) continue;
     int move = e[8] << 8 | e[9], weight = e[10] << 8 | e[11];
     if (weight <= best_weight) continue;
-    best_weight = weight;
     auto square = [](int file, int row) { return std::string{char('a' + file), char('1' + row)}; };
-    best = square((move >> 6) & 7, (move >> 9) & 7) + square(move & 7, (move >> 3) & 7);
-    if (int promo = (move >> 12) & 7) best += "nbrq"[promo - 1];
-    if (chess960) continue;
-    if (best == "e1h1") best = "e1g1";
-    if (best == "e1a1") best = "e1c1";
-    if (best == "e8h8") best = "e8g8";
-    if (best == "e8a8") best = "e8c8";
+    std::string text = square((move >> 6) & 7, (move >> 9) & 7) + square(move & 7, (move >> 3) & 7);
+    if (int promo = (move >> 12) & 7) text += "nbrq"[promo - 1];
+    if (!chess960) {
+      if (text == "e1h1") text = "e1g1";
+      if (text == "e1a1") text = "e1c1";
+      if (text == "e8h8") text = "e8g8";
+      if (text == "e8a8") text = "e8c8";
+    }
+    if (text == exclude) continue;
+    best_weight = weight;
+    best = text;
   }
   return best;
 }
