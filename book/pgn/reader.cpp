@@ -97,8 +97,9 @@ void PgnReader::reset_game(std::uint64_t line) {
   skip_ = SkipReason::None;
   error_ = false;
   depth_ = 0;
+  static const Position kStart;  // parsed once, not per game
   Frame& main = stack_[0];
-  main.pos = Position();
+  main.pos = kStart;
   main.has_last = false;
   main.dead = false;
   main.ply = 0;

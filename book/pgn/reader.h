@@ -120,7 +120,9 @@ struct PgnReader::Decoder {
   Control raw_san(std::string_view san, std::uint64_t line, std::uint32_t column) {
     Frame& f = r.stack_[r.depth_];
     if (f.dead) return Control::Continue;
-    bool null = san == "--" || san == "Z0" || san == "0000" || san == "@@@@";
+    char c0 = san[0];
+    bool null = (c0 == '-' || c0 == 'Z' || c0 == '0' || c0 == '@') &&
+                (san == "--" || san == "Z0" || san == "0000" || san == "@@@@");
     if (null) {
       if (!r.options_.keep_null_move_games) {
         r.skip_ = SkipReason::NullMove;

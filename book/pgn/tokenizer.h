@@ -17,6 +17,7 @@
 //   at least one byte or ends the game.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -55,12 +56,19 @@ class Tokenizer {
   void set_first_line(std::uint64_t line) { line_ = line; }
 
  private:
-  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+  // Byte classes, looked up in one table on the hot path.
+  enum : std::uint8_t { kSpace = 1, kTokenEnd = 2, kDigit = 4 };
+  static constexpr auto kClass = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (unsigned char c : std::string_view(" \t\r\n\f\v")) t[c] = kSpace | kTokenEnd;
+    for (unsigned char c : std::string_view("{}()[];$!?")) t[c] = kTokenEnd;
+    for (unsigned char c = '0'; c <= '9'; ++c) t[c] = kDigit;
+    return t;
+  }();
+  static bool is_space(char c) { return kClass[std::uint8_t(c)] & kSpace; }
   // Bytes that end a move token.
-  static bool ends_token(char c) {
-    return is_space(c) || c == '{' || c == '}' || c == '(' || c == ')' || c == '[' || c == ']' || c == ';' ||
-           c == '$' || c == '!' || c == '?';
-  }
+  static bool ends_token(char c) { return kClass[std::uint8_t(c)] & kTokenEnd; }
+  static bool is_digit(char c) { return kClass[std::uint8_t(c)] & kDigit; }
 
   // Moves the unread bytes to the front and reads more; the number of bytes added.
   std::size_t fill();
@@ -270,7 +278,7 @@ bool Tokenizer::read_game(R& r) {
         break;
       case '$': {
         ++pos_;
-        std::size_t j = scan([](char ch) { return ch >= '0' && ch <= '9'; });
+        std::size_t j = scan(is_digit);
         int nag = 0;
         for (std::size_t k = pos_; k < j && nag < 100000; ++k) nag = nag * 10 + (buf_[k] - '0');
         pos_ = j;
@@ -300,7 +308,7 @@ bool Tokenizer::read_game(R& r) {
         if (c >= '0' && c <= '9') {
           std::uint64_t line = line_;
           std::uint32_t col = column();
-          std::size_t j = scan([](char ch) { return ch >= '0' && ch <= '9'; });
+          std::size_t j = scan(is_digit);
           if (j < end_ && buf_[j] == '.') {  // move number "12." / "12..."
             pos_ = j;
             pos_ = scan([](char ch) { return ch == '.'; });
