@@ -1,0 +1,81 @@
+// A build is atomic: killed with SIGKILL at any moment, the book opens and
+// holds exactly the counts from before the build or from after it.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "book/store/book.h"
+#include "process.h"
+#include "test_data.h"
+
+using namespace gb;
+using gb::test::TempDir;
+
+namespace {
+
+struct Counts {
+  std::uint64_t games = 0, start_games = 0, sources = 0;
+  bool operator==(const Counts&) const = default;
+};
+
+Counts counts(const std::string& path) {
+  store::BookError e;
+  auto book = store::Book::open(path, store::OpenMode::ReadOnly, &e);
+  INFO(e.message);
+  REQUIRE(book);
+  Counts c;
+  c.games = book->stats().games;
+  auto node = book->node(Position().key());
+  c.start_games = node ? node->counters.games : 0;
+  c.sources = book->sources().size();
+  return c;
+}
+
+void copy(const std::string& from, const std::string& to) {
+  REQUIRE(std::system(("cp '" + from + "' '" + to + "'").c_str()) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("A build killed with SIGKILL at any moment leaves the book as before or as after", "[builder][slow]") {
+  TempDir dir;
+  const std::string bin = gb::test::graphbook_binary();
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  const std::string tcec = gb::test::data_path("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  std::string base = dir.file("base.book");
+  REQUIRE(gb::test::run({bin, "build", base, twic, "--max-ply", "0", "--no-dedup", "--quiet"}).status == 0);
+  const Counts before = counts(base);
+  // The shared data's README: twic0920 holds 2,245 games, tcec-standard 22,240.
+  REQUIRE(before == Counts{2245, 2245, 1});
+  const Counts after{2245 + 22240, 2245 + 22240, 2};
+
+  // One undisturbed build, to know how long it takes.
+  std::vector<std::string> build = {bin, "build", "", tcec, "--max-ply", "0", "--no-dedup", "--quiet"};
+  build[2] = dir.file("full.book");
+  copy(base, build[2]);
+  auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(gb::test::run(build).status == 0);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(counts(build[2]) == after);
+
+  int saw_before = 0, saw_after = 0;
+  for (double at : {0.02, 0.2, 0.5, 0.7, 0.85, 0.93, 0.98, 1.05}) {
+    INFO("killed at " << at << " of " << seconds << " s");
+    build[2] = dir.file("k" + std::to_string(int(at * 100)) + ".book");
+    copy(base, build[2]);
+    pid_t pid = gb::test::spawn(build, dir.file("out"), dir.file("err"));
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds * at));
+    ::kill(pid, SIGKILL);
+    gb::test::wait_status(pid);
+    Counts c = counts(build[2]);
+    CHECK((c == before || c == after));
+    saw_before += c == before;
+    saw_after += c == after;
+  }
+  CHECK(saw_before > 0);
+  // The killed writer left its lock behind: the next build still runs and commits.
+  build[2] = dir.file("k50.book");
+  REQUIRE(gb::test::run(build).status == 0);
+  CHECK(counts(build[2]) == after);
+}
