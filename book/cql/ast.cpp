@@ -180,9 +180,10 @@ std::string squares_text(Bitboard b) {
 void print(const Node& n, int indent, std::ostringstream& out) {
   out << std::string(indent * 2, ' ') << op_name(n.op);
   switch (n.op) {
-    case Op::Number: out << ' ' << n.number; break;
+    case Op::Number: case Op::Elo: out << ' ' << n.number; break;
+    case Op::Result: out << ' ' << n.text; break;
     case Op::String: case Op::Tag: case Op::TagValue: case Op::TagContains: case Op::CurrentTransform:
-      out << " \"" << n.text << '"';
+      out << " \"" << (n.op == Op::TagValue || n.op == Op::TagContains ? (n.number == 1 ? "White" : n.number == -1 ? "Black" : n.text) : n.text) << '"';
       break;
     case Op::Designator: {
       out << ' ';
@@ -222,7 +223,36 @@ void print(const Node& n, int indent, std::ostringstream& out) {
   for (const auto& a : n.args) print(*a, indent + 1, out);
 }
 
+void fingerprint_into(const Node& n, std::string& out) {
+  auto raw = [&](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  raw(n.op);
+  raw(n.type);
+  raw(n.number);
+  raw(n.number2);
+  raw(n.number3);
+  raw(n.piece_mask);
+  raw(n.squares);
+  raw(n.directions);
+  raw(n.flag);
+  raw(n.flag2);
+  const MoveSpec& m = n.move;
+  raw(m.mode);
+  raw(m.result);
+  raw(m.promote);
+  out += std::to_string(n.text.size()) + ":" + n.text;
+  for (auto f : n.fen_pattern) raw(f);
+  out += "(";
+  for (const auto& a : n.args) fingerprint_into(*a, out);
+  out += ")";
+}
+
 }  // namespace
+
+std::string fingerprint(const Node& n) {
+  std::string out;
+  fingerprint_into(n, out);
+  return out;
+}
 
 std::string print_tree(const Node& root) {
   std::ostringstream out;

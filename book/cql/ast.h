@@ -85,6 +85,10 @@ struct Node {
 
 NodePtr make_node(Op op, Type type);
 
+// A byte string that differs whenever two trees could evaluate differently
+// (used to elide duplicate transformations).
+std::string fingerprint(const Node& n);
+
 // A readable tree, one filter per line, indented; what --parse prints.
 std::string print_tree(const Node& root);
 

@@ -764,7 +764,7 @@ class Parser {
       tr.restrict_shift = restrict_shift;
       NodePtr copy = body->clone();
       if (!apply_transform(*copy, tr)) continue;
-      std::string key = print_tree(*copy);
+      std::string key = fingerprint(*copy);
       if (!seen.insert(key).second) continue;
       n->args.push_back(std::move(copy));
     }
