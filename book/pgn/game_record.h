@@ -68,5 +68,8 @@ class GameRecordVisitor : public VisitorBase {
 // A file that cannot be opened or read is listed in summary.input_errors.
 ReadSummary read_games(const std::string& path, const GameCallback& callback, const ReadOptions& options = {});
 ReadSummary read_games(ByteSource source, const GameCallback& callback, const ReadOptions& options = {});
+// Many inputs in one run, one after the other; the summary adds them up.
+ReadSummary read_games(const std::vector<std::string>& paths, const GameCallback& callback,
+                       const ReadOptions& options = {});
 
 }  // namespace gb::pgn

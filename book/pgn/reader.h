@@ -206,6 +206,7 @@ struct PgnReader::Decoder {
     Outcome outcome = r.has_token_outcome_ ? r.token_outcome_ : r.tag_outcome_;
     SkipReason skipped = r.skip_;
     r.finish_game_counts();
+    v.outcome(outcome);
     v.end_game(GameEnd{main.pos, main.ply, outcome, skipped, r.error_});
   }
 };

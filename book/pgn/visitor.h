@@ -12,7 +12,7 @@
 //
 // Order of calls for one game:
 //   begin_game, tag*, begin_movetext -> [move | comment | nag |
-//   begin_variation ... end_variation]*, end_game
+//   begin_variation ... end_variation]*, outcome, end_game
 // end_game is always called once per begin_game, also for a skipped game.
 #pragma once
 
@@ -87,6 +87,8 @@ struct VisitorBase {
   void nag(int) {}
   Control begin_variation() { return Control::Skip; }  // variations are skipped unless asked for
   void end_variation() {}
+  // The game's result: the termination token, else the [Result] tag, else Unknown.
+  void outcome(Outcome) {}
   void end_game(const GameEnd&) {}
 };
 
@@ -101,6 +103,7 @@ concept GameVisitor = requires(V& v, const GameLocation& loc, std::string_view s
   v.nag(1);
   { v.begin_variation() } -> std::same_as<Control>;
   v.end_variation();
+  v.outcome(Outcome::Unknown);
   v.end_game(end);
 };
 

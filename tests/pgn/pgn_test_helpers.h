@@ -31,6 +31,7 @@ struct RecordingVisitor : VisitorBase {
     return follow_variations ? Control::Continue : Control::Skip;
   }
   void end_variation() { events.push_back(")"); }
+  void outcome(Outcome o) { events.push_back("outcome " + std::string(to_string(o))); }
   void end_game(const GameEnd& e) {
     events.push_back("end " + std::string(to_string(e.outcome)) + " plies " + std::to_string(e.plies) +
                      (e.skipped != SkipReason::None ? " skipped " + std::string(to_string(e.skipped)) : "") +

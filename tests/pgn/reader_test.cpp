@@ -12,7 +12,7 @@ using Events = std::vector<std::string>;
 TEST_CASE("A game is read as tags, moves and a result, in order [pgn]") {
   auto r = read_text("[Event \"Test\"]\n[White \"A\"]\n\n1. e4 e5 2. Nf3 1-0\n");
   CHECK(r.visitor.events == Events{"game 1 line 1", "tag Event=Test", "tag White=A", "move 0 e4 e2e4",
-                                   "move 0 e5 e7e5", "move 0 Nf3 g1f3", "end 1-0 plies 3"});
+                                   "move 0 e5 e7e5", "move 0 Nf3 g1f3", "outcome 1-0", "end 1-0 plies 3"});
   CHECK(r.summary.games_read == 1);
   CHECK(r.summary.games_kept == 1);
   CHECK(r.summary.plies == 3);
@@ -62,7 +62,7 @@ TEST_CASE("Variations are decoded from the position before the move they replace
                                    "move 1 c4 c2c4", ")",
                                    "move 0 e5 e7e5",
                                    "(", "move 1 c5 c7c5", "move 1 Nf3 g1f3", "(", "move 2 c3 c2c3", ")", ")",
-                                   "move 0 Nf3 g1f3", "end * plies 3"});
+                                   "move 0 Nf3 g1f3", "outcome *", "end * plies 3"});
 }
 
 TEST_CASE("A skipped variation is passed over, nested brackets and comments included [pgn]") {
