@@ -93,6 +93,8 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
       store::put_be64(key + 8, fp[1]);
       if (auto s = txn.put(book.dbs().games, std::string_view(key, 16), {}, fp_flags)) return s;
     }
+    if (input.more_writes)
+      if (auto s = input.more_writes(txn)) return s;
     for (const store::SourceInfo& src : input.sources)
       if (auto s = book.add_source(txn, src)) return s;
     store::BookStats stats = book.stats(txn);

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct CommitInput {
   store::BookStats added;                 // games, duplicates, skipped, collisions to add
   std::string params_json;
   std::uint32_t min_games = 1;            // nodes and edges with fewer games are left out
+  std::function<store::Status(store::WriteTxn&)> more_writes;  // in the same transaction (the game index)
 };
 
 struct CommitResult {

@@ -21,6 +21,7 @@
 #include "book/pgn/reader.h"
 #include "book/pgn/split.h"
 #include "builder/build_visitor.h"
+#include "builder/game_index_writer.h"
 #include "builder/progress.h"
 
 namespace gb::builder {
@@ -75,6 +76,7 @@ struct Workers {
   std::ostream& errors;
   std::uint64_t error_count = 0;
   std::string failure;  // a spill that failed
+  GameCollector* games = nullptr;  // --index-games
 };
 
 struct PartResult {
@@ -96,7 +98,12 @@ std::vector<PartResult> parse_block(Workers& w, std::string_view text, const std
     pgn::PgnReader reader(pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name),
                           ro);
     reader.set_start(first_line + parts[i].first_line - 1, 0);
-    reader.read_all(visitor);
+    if (w.games) {
+      IndexingVisitor indexing(visitor, w.games->part(i));
+      reader.read_all(indexing);
+    } else {
+      reader.read_all(visitor);
+    }
     results[i].summary = reader.summary();
     results[i].counts = visitor.counts();
     results[i].failed = visitor.failed();
@@ -134,6 +141,7 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
         w.errors << e.message() << '\n';
       }
       w.error_count += r.summary.errors;
+      if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before);
       games_before += r.summary.games_read;
       report.games_read += r.summary.games_read;
       report.skipped += r.summary.games_skipped;
@@ -174,7 +182,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   }
   BuildReport report;
   std::unordered_set<std::uint64_t> known_sources;
-  for (const auto& s : book->sources()) known_sources.insert(s.content_hash);
+  auto book_sources = book->sources();
+  for (const auto& s : book_sources) known_sources.insert(s.content_hash);
   unsigned threads = std::max(1u, options.threads);
   Workers w{options, *book, {}, {}, false, errors, 0, {}};
   {
@@ -185,6 +194,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
   for (unsigned i = 0; i < threads; ++i)
     w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side));
+  std::optional<GameCollector> games;
+  if (options.index_games) w.games = &games.emplace(threads);
 
   std::uint64_t total_bytes = 0;
   for (const auto& in : inputs) {
@@ -231,6 +242,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
       report.inputs.push_back(ir);
       continue;
     }
+    if (w.games) w.games->begin_source(std::uint32_t(book_sources.size() + sources.size()));
     if (!read_input(w, std::move(source), ir, in == "-" ? &stream_hash : nullptr, progress)) {
       for (auto& a : w.aggregators)
         if (!a->error().empty()) *error = a->error();
@@ -277,6 +289,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   input.added.collisions = report.collisions;
   input.params_json = params;
   input.min_games = std::max<std::uint32_t>(1, options.min_games);
+  if (w.games) input.more_writes = [&](store::WriteTxn& txn) { return w.games->write(txn); };
   if (auto s = commit_build(*book, merger, input, report.commit)) {
     *error = book_path + ": " + s->message();
     return std::nullopt;

@@ -49,6 +49,7 @@ void add_build(CLI::App& app, int& exit_status) {
     std::string since, until, color = "both", memory = "1G";
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     bool no_dedup = false, json = false, quiet = false;
+    bool index_games = false;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("build", "Build a book from PGN games, or add games to an existing book");
@@ -68,12 +69,15 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_option("--memory", opt->memory,
                   "Aggregation budget (e.g. 512M, 2G); beyond it sorted runs spill to disk and are merged");
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
+  cmd->add_flag("--index-games", opt->index_games,
+                "Also store the games added and an index of their positions, for graphbook match");
   cmd->add_flag("--json", opt->json, "Print the summary as JSON");
   cmd->add_flag("--quiet", opt->quiet, "No progress line");
   cmd->footer(
       "Examples:\n  graphbook build games.book twic0920.pgn\n"
       "  zstd -dc big.pgn.zst | graphbook build games.book - --max-ply 30 --min-elo 2400 --memory 2G\n"
-      "  graphbook build white.book mine.pgn --color white --since 2020");
+      "  graphbook build white.book mine.pgn --color white --since 2020\n"
+      "  graphbook build games.book twic0920.pgn --index-games   (then: graphbook match games.book mygame.pgn)");
   cmd->callback([opt, &exit_status] {
     BuildOptions o;
     o.max_ply = opt->max_ply;
@@ -82,6 +86,7 @@ void add_build(CLI::App& app, int& exit_status) {
     o.side = parse_side(opt->color);
     o.threads = opt->threads;
     o.dedup = !opt->no_dedup;
+    o.index_games = opt->index_games;
     o.progress = !opt->quiet;
     auto mem = parse_size(opt->memory);
     auto since = opt->since.empty() ? std::optional<int>(0) : parse_date_bound(opt->since, false);

@@ -13,6 +13,7 @@ namespace gb::builder {
 
 struct BuildOptions {
   int max_ply = 40;          // plies of each game that become edges; 0 = the whole game
+  bool index_games = false;  // also store the games and their position index (game_index_writer.h)
   std::uint32_t min_games = 1;
   int min_elo = 0;           // both players rated at least this; 0 = no filter
   int since = 0;             // yyyymmdd bounds, 0 = none

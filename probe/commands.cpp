@@ -8,6 +8,7 @@
 #include "probe/book_reader.h"
 #include "probe/book_tree.h"
 #include "probe/command_support.h"
+#include "probe/match_command.h"
 #include "probe/move_choice.h"
 #include "probe/position_report.h"
 
@@ -237,6 +238,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   add_pick(app, exit_status);
   add_learn_commands(app, exit_status);
   add_tree(app, exit_status);
+  add_match_commands(app, exit_status);
 }
 
 }  // namespace gb::probe

@@ -1,15 +1,18 @@
 #include "uci-adapter/learning.h"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "book/chess/movegen.h"
 #include "book/chess/notation.h"
 #include "book/pgn/game_record.h"
+#include "probe/book_learning.h"
 
 namespace gb::uci_adapter {
 
@@ -27,48 +30,82 @@ std::optional<Position> start_position(const std::string& fen) {
   return Position::from_fen(fen);
 }
 
-// The learning updates of one game, inside the caller's write transaction.
-Status learn_in(store::WriteTxn& txn, const store::Databases& dbs, const PlayedGame& game, Color side,
-                Outcome outcome, LearnSummary* summary) {
-  auto pos = start_position(game.start_fen);
-  if (!pos) return std::nullopt;  // a record we cannot replay teaches nothing
-  std::int64_t now = unix_now();
-  for (Move m : game.moves) {
-    MoveList legal;
-    generate_legal(*pos, legal);
-    if (!legal.contains(m)) break;
-    if (pos->side_to_move() == side) {
-      store::EdgeKey key(pos->key(), m.raw());
-      store::Error error;
-      if (txn.get(dbs.edges, key.view(), &error)) {
-        store::LearnRecord r;
-        if (auto v = txn.get(dbs.learn, key.view(), &error)) (void)store::from_bytes(*v, r);
-        if (error.code) return error;
-        switch (outcome) {
-          case Outcome::Win: ++r.wins, r.last_result = 1; break;
-          case Outcome::Draw: ++r.draws, r.last_result = 2; break;
-          case Outcome::Loss: ++r.losses, r.last_result = 3; break;
-        }
-        r.last_played = now;
-        if (auto s = txn.put(dbs.learn, key.view(), store::as_bytes(r))) return s;
-        if (summary) ++summary->moves_learned;
-      } else if (error.code) {
-        return error;
-      }
-    }
-    UndoInfo undo;
-    pos->do_move(m, undo);
-  }
-  return std::nullopt;
+std::uint64_t unique_number() {
+  static std::atomic<std::uint32_t> counter{0};
+  auto ns = std::uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
+  return ns ^ (std::uint64_t(::getpid()) << 40) ^ counter.fetch_add(1);
 }
 
-std::string moves_text(const std::vector<Move>& moves, std::size_t count) {
+std::string result_text(store::Result r) {
+  switch (r) {
+    case store::Result::WhiteWins: return "1-0";
+    case store::Result::BlackWins: return "0-1";
+    case store::Result::Draw: return "1/2-1/2";
+    case store::Result::Unknown: return "*";
+  }
+  return "*";
+}
+
+std::string escape_tag(const std::string& v) {
   std::string out;
-  for (std::size_t i = 0; i < count && i < moves.size(); ++i) {
-    if (i) out += ' ';
-    out += std::to_string(moves[i].raw());
+  for (char c : v) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
   }
   return out;
+}
+
+// One game as PGN text: the given tags (FEN/SetUp added for a set-up start,
+// Result set), then SAN movetext.
+std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, const PlayedGame& game,
+                     store::Result result) {
+  auto set_tag = [&](const std::string& name, const std::string& value) {
+    for (auto& [n, v] : tags)
+      if (n == name) return void(v = value);
+    tags.emplace_back(name, value);
+  };
+  set_tag("Result", result_text(result));
+  if (!game.start_fen.empty()) {
+    set_tag("SetUp", "1");
+    set_tag("FEN", game.start_fen);
+  }
+  std::string out;
+  for (const auto& [n, v] : tags) out += "[" + n + " \"" + escape_tag(v) + "\"]\n";
+  out += "\n";
+  auto pos = start_position(game.start_fen);
+  if (!pos) return out + result_text(result) + "\n\n";
+  for (std::size_t i = 0; i < game.moves.size(); ++i) {
+    if (pos->side_to_move() == Color::White) out += std::to_string(pos->fullmove_number()) + ". ";
+    else if (i == 0) out += std::to_string(pos->fullmove_number()) + "... ";
+    out += to_san(*pos, game.moves[i]) + " ";
+    UndoInfo undo;
+    pos->do_move(game.moves[i], undo);
+  }
+  return out + result_text(result) + "\n\n";
+}
+
+// Learns the games in text (PGN) for side with probe's learn_file, through a
+// temporary file that is removed afterwards.
+std::optional<std::string> learn_pgn_text(store::Book& book, const std::string& text, Color side,
+                                          probe::LearnSummary& summary) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/graphbook-uci-XXXXXX.pgn";
+  int fd = ::mkstemps(path.data(), 4);
+  if (fd < 0) return path + ": cannot create a temporary PGN";
+  bool written = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+  ::close(fd);
+  std::optional<std::string> error;
+  if (!written) {
+    error = path + ": cannot write the temporary PGN";
+  } else {
+    probe::LearnOptions options;
+    options.side = side;
+    options.now = unix_now();
+    std::string message;
+    if (!probe::learn_file(book, path, options, probe::LearnDirection::Learn, summary, &message)) error = message;
+  }
+  ::unlink(path.c_str());
+  return error;
 }
 
 // The start position in one spelling: "" for the standard start.
@@ -81,15 +118,9 @@ std::string normal_fen(const std::string& fen) {
 }
 
 std::string match_key(const PlayedGame& g, std::size_t count) {
-  return normal_fen(g.start_fen) + "|" + moves_text(g.moves, count);
-}
-
-std::string new_id() {
-  static std::atomic<std::uint32_t> counter{0};
-  auto ns = std::chrono::system_clock::now().time_since_epoch().count();
-  char id[8];
-  store::put_be64(id, std::uint64_t(ns) ^ (std::uint64_t(::getpid()) << 40) ^ counter.fetch_add(1));
-  return std::string(id, 8);
+  std::string out = normal_fen(g.start_fen) + "|";
+  for (std::size_t i = 0; i < count && i < g.moves.size(); ++i) out += std::to_string(g.moves[i].raw()) + " ";
+  return out;
 }
 
 std::optional<PendingGame> parse_pending(std::string_view id, std::string_view value) {
@@ -117,13 +148,34 @@ std::optional<PendingGame> parse_pending(std::string_view id, std::string_view v
   return p;
 }
 
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buffer[16];
+  std::strftime(buffer, sizeof buffer, "%Y.%m.%d", &tm);
+  return buffer;
+}
+
 }  // namespace
 
-Status learn_game(store::Book& book, const PlayedGame& game, Color side, Outcome outcome, LearnSummary* summary) {
-  return book.write([&](store::WriteTxn& txn) {
-    if (summary) *summary = {};
-    return learn_in(txn, book.dbs(), game, side, outcome, summary);
-  });
+std::optional<std::string> learn_game(store::Book& book, const PlayedGame& game, Color side, Outcome outcome,
+                                      LearnSummary* summary) {
+  store::Result result = outcome == Outcome::Draw                     ? store::Result::Draw
+                         : (outcome == Outcome::Win) == (side == Color::White) ? store::Result::WhiteWins
+                                                                               : store::Result::BlackWins;
+  std::string us = "graphbook uci", them = "opponent";
+  std::vector<std::pair<std::string, std::string>> tags = {
+      {"Event", "graphbook uci"},
+      {"Site", "pid " + std::to_string(::getpid())},
+      {"Date", today()},
+      {"Round", std::to_string(unique_number())},  // a unique fingerprint: every game played counts
+      {"White", side == Color::White ? us : them},
+      {"Black", side == Color::White ? them : us}};
+  probe::LearnSummary learned;
+  if (auto error = learn_pgn_text(book, pgn_text(tags, game, result), side, learned)) return error;
+  if (summary) summary->moves_learned = learned.moves_credited;
+  return std::nullopt;
 }
 
 Status record_pending_game(store::Book& book, const PlayedGame& game, Color side, bool last_ours) {
@@ -142,12 +194,13 @@ Status record_pending_game(store::Book& book, const PlayedGame& game, Color side
                       {"last_ours", last_ours},
                       {"recorded_at", unix_now()}};
   std::string value = j.dump();
-  std::string id = new_id();
+  char id[8];
+  store::put_be64(id, unique_number());
   return book.write([&](store::WriteTxn& txn) -> Status {
     store::Error error;
     auto dbi = txn.open_db(kPendingDatabase, MDB_CREATE, &error);
     if (!dbi) return error;
-    return txn.put(*dbi, id, value);
+    return txn.put(*dbi, std::string_view(id, 8), value);
   });
 }
 
@@ -168,7 +221,12 @@ std::vector<PendingGame> pending_games(store::Book& book, store::Error* error) {
   return out;
 }
 
-Status resolve_pending_games(store::Book& book, std::span<const FinishedGame> finished, ResolveSummary* summary) {
+std::optional<std::string> resolve_pending_games(store::Book& book, std::span<const FinishedGame> finished,
+                                                 ResolveSummary* summary) {
+  store::Error error;
+  auto pending = pending_games(book, &error);
+  if (error.code) return book.path() + ": " + error.message();
+
   std::multimap<std::string, std::size_t> by_moves;
   for (std::size_t i = 0; i < finished.size(); ++i) {
     if (finished[i].result == store::Result::Unknown) continue;
@@ -176,45 +234,46 @@ Status resolve_pending_games(store::Book& book, std::span<const FinishedGame> fi
     by_moves.emplace(match_key(g, g.moves.size()), i);
     if (!g.moves.empty()) by_moves.emplace(match_key(g, g.moves.size() - 1), i);
   }
-  return book.write([&](store::WriteTxn& txn) -> Status {
-    ResolveSummary s;
-    std::vector<bool> used(finished.size(), false);
-    store::Error error;
-    auto dbi = txn.open_db(kPendingDatabase, MDB_CREATE, &error);
-    if (!dbi) return error;
-    std::vector<PendingGame> pending;
-    {
-      auto cursor = store::Cursor::open(txn, *dbi, &error);
-      if (!cursor) return error;
-      for (auto item = cursor->first(&error); item; item = cursor->next(&error))
-        if (auto p = parse_pending(item->key, item->value)) pending.push_back(std::move(*p));
-      if (error.code) return error;
+  ResolveSummary s;
+  std::vector<bool> used(finished.size(), false);
+  std::string pgn_for[2];  // the matched games, per side the adapter played
+  std::vector<std::string> resolved_ids;
+  for (const auto& p : pending) {
+    std::optional<std::size_t> match;
+    std::size_t n = p.game.moves.size();
+    for (std::size_t count : {n, p.last_ours && n ? n - 1 : n}) {
+      auto [lo, hi] = by_moves.equal_range(match_key(p.game, count));
+      for (auto it = lo; it != hi && !match; ++it)
+        if (!used[it->second]) match = it->second;
+      if (match) break;
     }
-    for (const auto& p : pending) {
-      std::optional<std::size_t> match;
-      std::size_t n = p.game.moves.size();
-      for (std::size_t count : {n, p.last_ours && n ? n - 1 : n}) {
-        auto [lo, hi] = by_moves.equal_range(match_key(p.game, count));
-        for (auto it = lo; it != hi && !match; ++it)
-          if (!used[it->second]) match = it->second;
-        if (match) break;
-      }
-      if (!match) {
-        ++s.still_pending;
-        continue;
-      }
-      used[*match] = true;
-      const auto& f = finished[*match];
-      Outcome o = f.result == store::Result::Draw ? Outcome::Draw
-                  : (f.result == store::Result::WhiteWins) == (p.side == Color::White) ? Outcome::Win
-                                                                                        : Outcome::Loss;
-      if (auto st = learn_in(txn, book.dbs(), f.game, p.side, o, nullptr)) return st;
-      if (auto st = txn.del(*dbi, p.id)) return st;
-      ++s.resolved;
+    if (!match) {
+      ++s.still_pending;
+      continue;
     }
-    if (summary) *summary = s;
+    used[*match] = true;
+    const auto& f = finished[*match];
+    pgn_for[int(p.side)] += pgn_text(f.tags, f.game, f.result);
+    resolved_ids.push_back(p.id);
+  }
+  for (Color side : {Color::White, Color::Black}) {
+    if (pgn_for[int(side)].empty()) continue;
+    probe::LearnSummary learned;
+    if (auto e = learn_pgn_text(book, pgn_for[int(side)], side, learned)) return e;
+    s.learned += learned.games_changed;
+  }
+  Status st = book.write([&](store::WriteTxn& txn) -> Status {
+    store::Error e;
+    auto dbi = txn.open_db(kPendingDatabase, MDB_CREATE, &e);
+    if (!dbi) return e;
+    for (const auto& id : resolved_ids)
+      if (auto d = txn.del(*dbi, id)) return d;
     return std::nullopt;
   });
+  if (st) return book.path() + ": " + st->message();
+  s.resolved = resolved_ids.size();
+  if (summary) *summary = s;
+  return std::nullopt;
 }
 
 std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std::string& pgn_path,
@@ -222,6 +281,7 @@ std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std
   std::vector<FinishedGame> finished;
   auto read = pgn::read_games(pgn_path, [&](const pgn::GameRecord& g) {
     FinishedGame f;
+    f.tags = g.tags;
     std::string fen = g.start.fen();
     f.game.start_fen = fen == Position::kStartFen ? "" : fen;
     for (const auto& ply : g.mainline) f.game.moves.push_back(ply.move);
@@ -234,8 +294,7 @@ std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std
     finished.push_back(std::move(f));
   });
   if (!read.input_errors.empty()) return read.input_errors.front();
-  if (auto error = resolve_pending_games(book, finished, summary)) return book.path() + ": " + error->message();
-  return std::nullopt;
+  return resolve_pending_games(book, finished, summary);
 }
 
 }  // namespace gb::uci_adapter

@@ -1,17 +1,21 @@
 // Online learning into the book: the result of a game the adapter played, and
 // games whose result was not on the board, kept as pending until a PGN of the
-// tournament resolves them (`graphbook learn BOOK played.pgn` calls
-// resolve_pending_games).
+// tournament resolves them.
 //
-// Each call is one LMDB write transaction that reads and updates the
-// counters inside it, so several adapter processes learning into one book
-// serialize on LMDB's writer lock and lose no update. Book::write grows the
-// map on MDB_MAP_FULL; a map grown by another process (MDB_MAP_RESIZED) is
-// adopted when the transaction begins.
+// Learning itself is probe's `graphbook learn` code (probe::learn_file, with
+// the side the adapter played): the adapter writes the game as a one-game
+// PGN in the temporary directory and learns it, so a book learns the same
+// way from the adapter and from `graphbook learn --side`. Each learn is one
+// LMDB write transaction that reads and updates the counters inside it, so
+// several adapter processes learning into one book serialize on LMDB's writer
+// lock and lose no update; a map grown by another process (MDB_MAP_RESIZED)
+// is adopted when a transaction begins (store::WriteTxn::begin).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "book/chess/position.h"
@@ -26,14 +30,14 @@ struct PlayedGame {
   std::vector<Move> moves;
 };
 
-// Adds outcome (for side) to the learning counters of every move side played
-// that the book has as an edge (store::LearnRecord: wins/draws/losses of the
-// mover, last_result, last_played). Returns the number of moves learned.
 struct LearnSummary {
-  std::size_t moves_learned = 0;
+  std::size_t moves_learned = 0;  // book moves credited (probe's moves_credited)
 };
-[[nodiscard]] store::Status learn_game(store::Book& book, const PlayedGame& game, Color side, Outcome outcome,
-                                       LearnSummary* summary = nullptr);
+// Learns outcome (for side) on side's moves while the game stays in the book.
+// Each call is a new game (its PGN gets a unique Round tag), so two equal
+// games both count. Returns an error text (naming the book) on failure.
+[[nodiscard]] std::optional<std::string> learn_game(store::Book& book, const PlayedGame& game, Color side,
+                                                   Outcome outcome, LearnSummary* summary = nullptr);
 
 // The named database of pending games: key an 8-byte id, value JSON
 // {"fen": "...", "moves": "e2e4 e7e5 ...", "side": "white"|"black",
@@ -54,26 +58,30 @@ struct PendingGame {
 // Every pending game (for tests and reports).
 [[nodiscard]] std::vector<PendingGame> pending_games(store::Book& book, store::Error* error = nullptr);
 
-// A finished game of a tournament PGN: its moves and result.
+// A finished game of a tournament PGN: its tags, moves and result.
 struct FinishedGame {
+  std::vector<std::pair<std::string, std::string>> tags;  // kept, so that probe's fingerprint is the file's
   PlayedGame game;
   store::Result result = store::Result::Unknown;
 };
 struct ResolveSummary {
-  std::size_t resolved = 0;       // pending games matched, learned and removed
-  std::size_t still_pending = 0;  // pending games no finished game matched
+  std::size_t resolved = 0;          // pending games matched and removed
+  std::size_t learned = 0;           // of those, learned now (the others were learned before)
+  std::size_t still_pending = 0;     // pending games no finished game matched
 };
 // Matches each pending game to a finished game with the same start and the
 // same moves (or the same moves but the adapter's last one, which the GUI may
-// not have played; or one more move, which the adapter never saw), learns its
-// result for the side the adapter played and removes it. Games with an
-// unknown result resolve nothing. One write transaction.
-[[nodiscard]] store::Status resolve_pending_games(store::Book& book, std::span<const FinishedGame> finished,
-                                                  ResolveSummary* summary = nullptr);
+// not have played; or one more move, which the adapter never saw), learns it
+// for the side the adapter played and removes the pending record. Games with
+// an unknown result resolve nothing. A game `graphbook learn` already learned
+// from the same file (same fingerprint) is not learned twice.
+[[nodiscard]] std::optional<std::string> resolve_pending_games(store::Book& book,
+                                                               std::span<const FinishedGame> finished,
+                                                               ResolveSummary* summary = nullptr);
 
-// The same from a tournament's PGN file (what `graphbook learn BOOK played.pgn`
-// calls). Returns an error text naming the file when it cannot be read or the
-// book cannot be written; games the reader skips are simply not matched.
+// The same from a tournament's PGN file (`graphbook uci-pending BOOK played.pgn`).
+// Returns an error text naming the file when it cannot be read or the book
+// cannot be written.
 [[nodiscard]] std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std::string& pgn_path,
                                                                   ResolveSummary* summary = nullptr);
 

@@ -309,7 +309,7 @@ void Session::check_game_end(const Position& pos, const std::vector<Key>& keys, 
   Outcome outcome = outcome_for(pos, t, *game_.our_side);
   LearnSummary summary;
   if (auto error = learn_game(*b, PlayedGame{game_.fen, played}, *game_.our_side, outcome, &summary)) {
-    say(out, "graphbook: learning failed: " + error->message());
+    say(out, "graphbook: learning failed: " + *error);
     return;
   }
   const char* result = outcome == Outcome::Win ? "win" : outcome == Outcome::Draw ? "draw" : "loss";

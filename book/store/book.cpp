@@ -53,7 +53,7 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
     return fail<Book>(error, {BookError::Code::NotFound, path + ": no such book"});
   bool read_only = mode == OpenMode::ReadOnly;
   Error e;
-  auto env = Env::open(path, read_only, initial_map_size, 8, &e);
+  auto env = Env::open(path, read_only, initial_map_size, 16, &e);
   if (!env) {
     if (e.code == MDB_INVALID || e.code == MDB_VERSION_MISMATCH)
       return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book (not an LMDB file)"});

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "book/chess/notation.h"
@@ -128,11 +129,19 @@ TEST_CASE("A game without a result on the board waits as pending until the tourn
     }
     std::ofstream(pgn) << text << "0-1\n";
   }
-  uci_adapter::ResolveSummary summary;
-  auto error = uci_adapter::resolve_pending_from_pgn(*book, pgn, &summary);
-  REQUIRE_FALSE(error);
-  CHECK(summary.resolved == 1);
-  CHECK(summary.still_pending == 0);
+  book.reset();  // the subcommand writes the book now
+  std::string out = dir + "/out.json";
+  REQUIRE(std::system((graphbook_binary() + " uci-pending '" + book_path + "' '" + pgn + "' --json > '" + out + "'")
+                          .c_str()) == 0);
+  auto report = nlohmann::json::parse(std::ifstream(out));
+  CHECK(report["resolved"][0]["resolved"] == 1);
+  CHECK(report["resolved"][0]["learned"] == 1);
+  CHECK(report["pending"].empty());
+  // `graphbook learn` on the same file afterwards: the game is known by its fingerprint, not learned twice.
+  REQUIRE(std::system((graphbook_binary() + " learn '" + book_path + "' '" + pgn + "' --side white > /dev/null").c_str()) ==
+          0);
+  book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+  REQUIRE(book);
   CHECK(uci_adapter::pending_games(*book).empty());
   Position start;
   auto first = learned(*book, start.key(), move_of(start, moves[0].c_str()));
