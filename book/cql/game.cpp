@@ -13,10 +13,9 @@ const std::string* Game::tag(std::string_view name) const {
 }
 
 int add_child(std::vector<GameNode>& nodes, int parent, Move m, bool null_move) {
-  GameNode child;
+  GameNode child(nodes[parent].position);
   {
     const GameNode& p = nodes[parent];
-    child.position = p.position;
     child.piece_ids = p.piece_ids;
     child.promoted = p.promoted;
     child.depth = p.depth + (p.children.empty() ? 0 : 1);
@@ -81,8 +80,7 @@ void GameBuilder::begin(const Position& start) {
   stack_.clear();
   pending_before_.clear();
   after_move_ = false;
-  GameNode root;
-  root.position = start;
+  GameNode root(start);
   std::uint8_t next = 1;
   for (int r = 7; r >= 0; --r)
     for (int f = 0; f < 8; ++f) {
@@ -167,15 +165,21 @@ Game GameBuilder::finish(std::int64_t number) {
     const auto& ch = nodes_[n].children;
     for (auto it = ch.rbegin(); it != ch.rend(); ++it) stack.push_back(*it);
   }
-  std::vector<int> new_id(nodes_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) new_id[order[i]] = int(i);
   Game g;
-  g.nodes.resize(nodes_.size());
-  for (std::size_t old = 0; old < nodes_.size(); ++old) {
-    GameNode& n = nodes_[old];
-    if (n.parent >= 0) n.parent = new_id[n.parent];
-    for (int& c : n.children) c = new_id[c];
-    g.nodes[new_id[old]] = std::move(n);
+  bool identity = true;
+  for (std::size_t i = 0; i < order.size(); ++i) identity &= order[i] == int(i);
+  if (identity) {
+    g.nodes = std::move(nodes_);
+  } else {
+    std::vector<int> new_id(nodes_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) new_id[std::size_t(order[i])] = int(i);
+    g.nodes.reserve(nodes_.size());
+    for (int old : order) {
+      GameNode& n = nodes_[std::size_t(old)];
+      if (n.parent >= 0) n.parent = new_id[std::size_t(n.parent)];
+      for (int& c : n.children) c = new_id[std::size_t(c)];
+      g.nodes.push_back(std::move(n));
+    }
   }
   for (int i = int(g.nodes.size()) - 1; i > 0; --i) g.nodes[g.nodes[i].parent].subtree_size += g.nodes[i].subtree_size;
   g.tags = std::move(tags_);

@@ -16,6 +16,9 @@
 namespace gb::cql {
 
 struct GameNode {
+  // Position() parses the start FEN: construct nodes from a position instead.
+  explicit GameNode(const Position& p) : position(p) {}
+
   Position position;
   Move move;               // the move from the parent (Move() at the root and for a null move)
   bool null_move = false;  // the move from the parent was "--"
