@@ -175,11 +175,10 @@ void add_commands(CLI::App& app, int& exit_status) {
       "graphbook as 'sf-book' beside 'sf-book.conf' and start that. The file holds 'key = value' lines:\n"
       "  engine = /usr/games/stockfish\n  book = /books/games.book\n  policy = weighted\n  learning = true\n"
       "See docs/UCI.md.");
-  cmd->callback([args, &exit_status, &app] {
+  cmd->callback([args, &exit_status] {
     AdapterConfig config;
     std::string file = args->config;
-    if (file.empty()) file = configuration_file(nullptr);
-    (void)app;
+    if (const char* env = std::getenv(kConfigVariable); file.empty() && env) file = env;
     if (!file.empty()) {
       if (auto error = read_config_file(file, config)) {
         std::fprintf(stderr, "graphbook uci: %s\n", error->c_str());
