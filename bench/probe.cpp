@@ -124,7 +124,8 @@ int main(int argc, char** argv) {
   {
     gb::store::Error e;
     auto txn = gb::store::ReadTxn::begin(book->env(), &e);
-    auto cursor = gb::store::Cursor::open(*txn, book->dbs().edges, &e);
+    auto cursor = txn ? gb::store::Cursor::open(*txn, book->dbs().edges, &e) : std::nullopt;
+    if (!cursor) return std::fprintf(stderr, "%s: %s\n", book_path.c_str(), e.message().c_str()), 1;
     for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
       std::uint64_t k = gb::store::get_be64(item->key.data());
       if (positions.empty() || positions.back() != k) positions.push_back(k);

@@ -12,7 +12,9 @@ std::optional<BookReader> BookReader::open(store::Book& book, store::Error* erro
   if (!txn) return std::nullopt;
   auto cursor = store::Cursor::open(*txn, book.dbs().edges, error);
   if (!cursor) return std::nullopt;
-  BookReader reader(book, std::move(*txn), std::move(*cursor));
+  auto learn_cursor = store::Cursor::open(*txn, book.dbs().learn, error);
+  if (!learn_cursor) return std::nullopt;
+  BookReader reader(book, std::move(*txn), std::move(*cursor), std::move(*learn_cursor));
   reader.note_learning();
   return reader;
 }
@@ -32,12 +34,24 @@ Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning
     e.move = Move(store::get_be16(item->key.data() + 8));
     e.polyglot_move = store::to_polyglot_move(e.move);
     e.learning = {};
-    if (!store::from_bytes(item->value, e.record)) {
-      out.pop_back();
-      continue;
-    }
-    if (with_learning && learning_)
-      if (auto l = txn_.get(book_->dbs().learn, item->key)) (void)store::from_bytes(*l, e.learning);
+    if (!store::from_bytes(item->value, e.record)) out.pop_back();
+  }
+  if (error.code) return error;
+  if (with_learning && learning_ && !out.empty()) return attach_learning(key, out);
+  return std::nullopt;
+}
+
+store::Status BookReader::attach_learning(Key key, std::vector<BookEdge>& out) {
+  store::Error error;
+  store::NodeKey prefix(key);
+  std::size_t i = 0;  // both ranges are in move order: one merge pass
+  for (auto item = learn_cursor_->seek(prefix.view(), &error); item && i < out.size();
+       item = learn_cursor_->next(&error)) {
+    if (item->key.substr(0, 8) != prefix.view()) break;
+    if (item->key.size() != 10) continue;
+    std::uint16_t move = store::get_be16(item->key.data() + 8);
+    while (i < out.size() && out[i].move.raw() < move) ++i;
+    if (i < out.size() && out[i].move.raw() == move) (void)store::from_bytes(item->value, out[i].learning);
   }
   if (error.code) return error;
   return std::nullopt;
@@ -58,12 +72,16 @@ store::LearnRecord BookReader::node_learning(Key key) {
 
 Status BookReader::refresh() {
   cursor_.reset();
+  learn_cursor_.reset();
   txn_.reset();
   if (auto s = txn_.renew()) return s;
   store::Error error;
   auto cursor = store::Cursor::open(txn_, book_->dbs().edges, &error);
   if (!cursor) return error;
   cursor_.emplace(std::move(*cursor));
+  auto learn_cursor = store::Cursor::open(txn_, book_->dbs().learn, &error);
+  if (!learn_cursor) return error;
+  learn_cursor_.emplace(std::move(*learn_cursor));
   note_learning();
   return std::nullopt;
 }
