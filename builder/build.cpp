@@ -259,6 +259,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     report.inputs.push_back(ir);
   }
   progress.finish();
+  auto parsed = std::chrono::steady_clock::now();
+  report.parse_seconds = std::chrono::duration<double>(parsed - start).count();
 
   std::vector<const Run*> runs;
   for (auto& a : w.aggregators) {
@@ -290,6 +292,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   input.params_json = params;
   input.min_games = std::max<std::uint32_t>(1, options.min_games);
   if (w.games) input.more_writes = [&](store::WriteTxn& txn) { return w.games->write(txn); };
+  auto committing = std::chrono::steady_clock::now();
   if (auto s = commit_build(*book, merger, input, report.commit)) {
     *error = book_path + ": " + s->message();
     return std::nullopt;
@@ -297,6 +300,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   report.collisions += report.commit.collisions;
   report.error_count = w.error_count;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.commit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - committing).count();
   return report;
 }
 

@@ -33,6 +33,8 @@ struct BuildReport {
   std::uint64_t collisions = 0;
   std::uint64_t spills = 0;
   double seconds = 0;
+  double parse_seconds = 0;   // reading, parsing and aggregating
+  double commit_seconds = 0;  // the merge into the book and the commit
   std::uint64_t error_count = 0;  // bad games and bad variations, every one reported on the error stream
 };
 

@@ -118,7 +118,8 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"filtered", t.filtered},       {"nodes_written", report->commit.nodes_written},
                           {"edges_written", report->commit.edges_written},
                           {"key_collisions", report->collisions}, {"spilled_runs", report->spills},
-                          {"seconds", report->seconds},   {"inputs", inputs}};
+                          {"seconds", report->seconds}, {"parse_seconds", report->parse_seconds},
+                          {"commit_seconds", report->commit_seconds},   {"inputs", inputs}};
       std::printf("%s\n", j.dump(2).c_str());
     } else {
       std::printf("games read %llu, added %llu, duplicates %llu, skipped (bad) %llu, filtered %llu\n",

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# bench/build: `graphbook build` against Debian's `polyglot make-book` on the
+# same PGN with the same parameters, in the same run, with the peak memory of
+# both from /usr/bin/time -v. Cases: tcec-standard at full depth and at
+# max ply 40, and the 198,350 opening lines. Inputs are decompressed once
+# beforehand (make-book cannot read .zst); neither side's time includes it.
+# Our build keeps its defaults otherwise (dedup on); make-book writes a .bin.
+# Best wall time of 3 runs each (the machine may be shared); CPU time is shown too.
+# Last lines: RATIO build_vs_polyglot_<case> <make-book time / our time>.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+gb=${GRAPHBOOK:-$here/../build/cli/graphbook}
+pg=${POLYGLOT:-/usr/games/polyglot}
+data=${GRAPHBOOK_DATA:-$here/../../shared/data}
+runs=${RUNS:-3}
+work=$(mktemp -d /tmp/gb-bench-build-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+zstd -q -dc "$data/pgn/medium/tcec-standard-nocomments.pgn.zst" > "$work/tcec.pgn"
+zstd -q -dc "$data/pgn/medium/sfbooks-bjbraams_chessdb_198350_lines.pgn.zst" > "$work/lines.pgn"
+
+# measure NAME CMD...: best wall seconds, its CPU seconds and peak RSS (KB) of `runs` runs.
+measure() {
+  local best_wall= best_cpu= best_rss=
+  for _ in $(seq "$runs"); do
+    rm -f "$work"/out.book "$work"/out.book-lock "$work"/out.bin
+    /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+    local wall cpu rss
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/time")
+    cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {print u+s}' "$work/time")
+    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time")
+    if [ -z "$best_wall" ] || awk -v a="$wall" -v b="$best_wall" 'BEGIN{exit !(a<b)}'; then
+      best_wall=$wall best_cpu=$cpu best_rss=$rss
+    fi
+  done
+  echo "$best_wall $best_cpu $best_rss"
+}
+
+ratios=()
+bench_case() {  # name pgn our-max-ply polyglot-args...
+  local name=$1 pgn=$2 ply=$3; shift 3
+  read -r ow oc om < <(measure "$gb" build "$work/out.book" "$pgn" --max-ply "$ply" --quiet)
+  read -r pw pc pm < <(measure "$pg" make-book -pgn "$pgn" -bin "$work/out.bin" "$@")
+  printf '%-14s graphbook build: %6.2f s wall %6.2f s cpu %8d KB peak | make-book: %6.2f s wall %6.2f s cpu %8d KB peak\n' \
+    "$name" "$ow" "$oc" "$om" "$pw" "$pc" "$pm"
+  ratios+=("$(awk -v p="$pw" -v o="$ow" -v n="$name" 'BEGIN { printf "RATIO build_vs_polyglot_%s %.2f", n, p / o }')")
+}
+
+bench_case tcec_full "$work/tcec.pgn" 0 -min-game 1
+bench_case tcec_ply40 "$work/tcec.pgn" 40 -max-ply 40 -min-game 1
+bench_case lines "$work/lines.pgn" 0 -min-game 1
+printf '%s\n' "${ratios[@]}"
