@@ -207,12 +207,15 @@ void add_cql_command(CLI::App& app, int& exit_status) {
   auto o = std::make_shared<CqlOptions>();
   CLI::App* cmd = app.add_subcommand("cql", "Find games with a Chess Query Language (CQL) query, CQLi 1.0.8 semantics");
   cmd->add_option("query", o->query_file, "Query file (.cql; the extension may be left out)");
-  cmd->add_option("--cql", o->cql_text, "Query text (repeatable; put before the query file's text)");
+  cmd->add_option("--cql", o->cql_text, "Query text (repeatable; put before the query file's text)")
+      ->allow_extra_args(false);
   cmd->add_option("-i,--input", o->input, "Input PGN (.pgn, .pgn.zst, '-' for stdin)");
   cmd->add_option("-o,--output", o->output, "Output PGN of the matching games (default: standard output)");
   cmd->add_flag("--variations", o->variations, "Also search the positions of variations");
   cmd->add_flag("--mainline", o->mainline, "Search the mainline only (overrides the header)");
-  cmd->add_option("-g,--gamenumber", o->gamenumber, "Only games with these numbers: N or FIRST LAST")->expected(1, 2);
+  cmd->add_option("-g,--gamenumber", o->gamenumber, "Only games with these numbers: N or FIRST LAST")
+      ->expected(1, 2)
+      ->allow_extra_args(false);
   cmd->add_option("--limit", o->limit, "Stop after this many matching games");
   cmd->add_option("--matchcount", o->matchcount, "Only games with this many matching positions: N or MIN MAX")
       ->expected(1, 2);

@@ -306,6 +306,11 @@ Value Evaluator::Impl::eval_move(const Node& n) {
     if (m.to >= 0) to_set = eval_set(*n.args[std::size_t(m.to)]);
     if (m.capture >= 0) capture_set = eval_set(*n.args[std::size_t(m.capture)]);
   }
+  // The common "move legal count" needs no move descriptions.
+  if (m.mode == MoveSpec::Mode::Legal && m.result == MoveSpec::Result::Count && m.from < 0 && m.to < 0 &&
+      m.capture < 0 && m.speculative < 0 && !m.promote && !m.enpassant && !m.castle && !m.castle_short &&
+      !m.castle_long && !m.null_move)
+    return Value::numeric(count_legal(*pos));
   MoveCandidates cands;
   switch (m.mode) {
     case MoveSpec::Mode::Played:

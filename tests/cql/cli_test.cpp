@@ -1,0 +1,163 @@
+// graphbook cql end to end: the real binary on real files.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "book/pgn/reader.h"
+#include "test_data.h"
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs graphbook with the arguments (already shell-quoted where needed).
+Run graphbook(const std::string& args) {
+  static int counter = 0;
+  std::string base = "/tmp/graphbook_cql_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  std::string cmd = gb::test::graphbook_binary() + " " + args + " >" + base + ".out 2>" + base + ".err";
+  int raw = std::system(cmd.c_str());
+  Run r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  return r;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// What the PGN reader sees in a text: games, moves (all lines), comments, NAGs, variations.
+struct Counts : gb::pgn::VisitorBase {
+  int games = 0, moves = 0, comments = 0, nags = 0, variations = 0;
+  void begin_game(const gb::pgn::GameLocation&) { ++games; }
+  gb::pgn::Control move(const gb::pgn::MoveEvent&) {
+    ++moves;
+    return gb::pgn::Control::Continue;
+  }
+  void comment(std::string_view) { ++comments; }
+  void nag(int) { ++nags; }
+  gb::pgn::Control begin_variation() {
+    ++variations;
+    return gb::pgn::Control::Continue;
+  }
+};
+
+Counts count(gb::pgn::ByteSource source) {
+  Counts c;
+  gb::pgn::PgnReader reader(std::move(source));
+  reader.read_all(c);
+  return c;
+}
+
+const std::string kTwic = gb::test::data_path("pgn/small/twic0920.pgn");
+
+}  // namespace
+
+TEST_CASE("cql writes the same games in the same order whatever the thread count", "[cql][cli]") {
+  Run one = graphbook("cql -i " + kTwic + " --cql 'check move previous capture .' --threads 1");
+  Run two = graphbook("cql -i " + kTwic + " --cql 'check move previous capture .' --threads 2");
+  REQUIRE(one.status == 0);
+  REQUIRE(two.status == 0);
+  CHECK(one.out.size() > 10000);
+  CHECK(one.out == two.out);
+}
+
+TEST_CASE("cql keeps comments, NAGs and variations of the games it writes", "[cql][cli]") {
+  const std::string file = gb::test::data_path("pgn/annotated/scalachess-wcc2023-annotated.pgn");
+  Run r = graphbook("cql -i " + file + " --cql initial --silent");
+  REQUIRE(r.status == 0);
+  Counts in = count(gb::pgn::ByteSource::open(file));
+  Counts out = count(gb::pgn::ByteSource::from_memory(r.out));
+  CHECK(in.games > 1);
+  CHECK(out.games == in.games);
+  CHECK(out.moves == in.moves);
+  CHECK(out.comments == in.comments);
+  CHECK(out.nags == in.nags);
+  CHECK(out.variations == in.variations);
+}
+
+TEST_CASE("cql adds the game number, match and comment-filter comments", "[cql][cli]") {
+  Run r = graphbook("cql -i " + kTwic + " -g 1 --cql " + quoted("initial comment(\"players \" player)"));
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("{Game number 1} {CQL} {players Navara,D\nSvidler,P}") != std::string::npos);
+  Run quiet = graphbook("cql -i " + kTwic + " -g 1 --quiet --cql initial");
+  CHECK(quiet.out.find("{Game number 1} 1.") != std::string::npos);
+  Run silent = graphbook("cql -i " + kTwic + " -g 1 --silent --cql " + quoted("initial comment(\"x\")"));
+  CHECK(silent.out.find('{') == std::string::npos);
+  Run custom = graphbook("cql -i " + kTwic + " -g 1 --noheader --matchstring HIT --cql initial");
+  CHECK(custom.out.find("\n\n{HIT} 1.") != std::string::npos);
+}
+
+TEST_CASE("cql selects games by number, limits and match count", "[cql][cli]") {
+  Counts some = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " -g 3 7 --cql initial").out));
+  CHECK(some.games == 5);
+  Counts limited = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --limit 4 --cql check --threads 2").out));
+  CHECK(limited.games == 4);
+  // Games with at least 30 checks: fewer than games with at least one.
+  Counts many = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --matchcount 30 1000 --cql check").out));
+  Counts any = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --cql check").out));
+  CHECK(many.games > 0);
+  CHECK(many.games < any.games);
+}
+
+TEST_CASE("cql filter injections restrict the query", "[cql][cli]") {
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  // Counted independently: [White "...Carlsen..."] lines.
+  std::istringstream in(slurp(carlsen));
+  int white = 0;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("[White \"", 0) == 0 && line.find("Carlsen") != std::string::npos) ++white;
+  Counts got = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + carlsen + " --white Carlsen --cql initial").out));
+  CHECK(white > 500);
+  CHECK(got.games == white);
+  Counts btm = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --btm --cql mate").out));
+  Counts btm_query = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --cql 'btm mate'").out));
+  CHECK(btm.games == btm_query.games);
+}
+
+TEST_CASE("cql reports a bad query with its place and exits 2", "[cql][cli]") {
+  Run r = graphbook("cql -i " + kTwic + " --cql " + quoted("mate\ncheck frob"));
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--cql:2:7: error: unknown filter 'frob'\n  check frob\n        ^~~~\n") != std::string::npos);
+  Run missing = graphbook("cql -i /nonexistent.pgn --cql mate");
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("/nonexistent.pgn") != std::string::npos);
+}
+
+TEST_CASE("cql --parse prints the tree and exit status 1 means no game matched", "[cql][cli]") {
+  Run p = graphbook("cql --parse --cql " + quoted("position 0 : wtm"));
+  CHECK(p.status == 0);
+  CHECK(p.out.find(": : Boolean\n    position : Position") != std::string::npos);
+  Run none = graphbook("cql -i " + kTwic + " --cql " + quoted("[Aa] == 40"));
+  CHECK(none.status == 1);
+  CHECK(none.out.empty());
+}
+
+TEST_CASE("cql reads the query from a file, with --cql text first", "[cql][cli]") {
+  std::string path = "/tmp/graphbook_cql_query_" + std::to_string(::getpid()) + ".cql";
+  {
+    std::ofstream q(path);
+    q << "// mates by Black\nmate\n";
+  }
+  Run a = graphbook("cql -i " + kTwic + " --cql btm " + path.substr(0, path.size() - 4));  // ".cql" is added
+  Run b = graphbook("cql -i " + kTwic + " --cql 'btm mate'");
+  std::remove(path.c_str());
+  CHECK(a.status == 0);
+  CHECK(a.out == b.out);
+}
