@@ -94,6 +94,7 @@ class Aggregator {
 
   std::vector<NodeEntry> nodes_;
   std::vector<EdgeEntry> edges_;
+  int node_bits_, edge_bits_;  // the tables hold 2^bits home slots (plus a slack)
   std::size_t node_count_ = 0, edge_count_ = 0;
   std::size_t budget_;
   std::string spill_dir_;

@@ -76,17 +76,17 @@ pgn::Control BuildVisitor::move(const pgn::MoveEvent& e) {
   return pgn::Control::Continue;
 }
 
-Fingerprint BuildVisitor::fingerprint() const {
-  XXH3_state_t state;
-  XXH3_128bits_reset(&state);
+Fingerprint BuildVisitor::fingerprint() {
+  // One-shot XXH3-128 over tags, start key and moves, in a buffer reused from game to game.
+  scratch_.clear();
   for (const std::string* s : {&white_, &black_, &date_, &round_, &event_}) {
-    XXH3_128bits_update(&state, s->data(), s->size());
-    XXH3_128bits_update(&state, "\n", 1);
+    scratch_ += *s;
+    scratch_ += '\n';
   }
   Key start = plies_.empty() ? 0 : plies_.front().key;
-  XXH3_128bits_update(&state, &start, sizeof start);
-  XXH3_128bits_update(&state, moves_.data(), moves_.size() * sizeof(std::uint16_t));
-  XXH128_hash_t h = XXH3_128bits_digest(&state);
+  scratch_.append(reinterpret_cast<const char*>(&start), sizeof start);
+  scratch_.append(reinterpret_cast<const char*>(moves_.data()), moves_.size() * sizeof(std::uint16_t));
+  XXH128_hash_t h = XXH3_128bits(scratch_.data(), scratch_.size());
   return {h.high64, h.low64};
 }
 

@@ -69,7 +69,7 @@ class BuildVisitor : public pgn::VisitorBase {
   bool failed() const { return failed_; }
 
  private:
-  Fingerprint fingerprint() const;
+  Fingerprint fingerprint();
   bool known(const Fingerprint& fp) const;
 
   const BuildOptions& options_;
@@ -87,6 +87,7 @@ class BuildVisitor : public pgn::VisitorBase {
   std::vector<PlyRecord> plies_;
   std::vector<std::uint16_t> moves_;  // every mainline move decoded (fingerprint)
   bool cut_ = false;  // the ply limit was reached: the final position is recorded
+  std::string scratch_;  // the fingerprint's input
 };
 
 }  // namespace gb::builder
