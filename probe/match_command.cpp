@@ -141,7 +141,8 @@ std::string match_text(std::size_t rank, const Found& f, const std::vector<store
   std::string s = std::to_string(rank) + ". " + f.replayed.name + "\n";
   for (const char* t : {"Date", "Result"})
     if (!f.game.tag(t).empty()) s += "   " + std::string(t) + ": " + std::string(f.game.tag(t)) + "\n";
-  s += "   Index: game " + std::to_string(r.game) + ", game " + std::to_string(f.game.number) + " of " + source + "\n";
+  s += "   Stored: game " + std::to_string(f.game.number) + " of " + source + " (place " + std::to_string(r.game) +
+       " in the index, from 0)\n";
   s += "   Run: " + std::to_string(r.length) + (r.length == 1 ? " position" : " positions") + ", from ply " +
        std::to_string(r.submitted_start_ply) + " of the submitted game and ply " +
        std::to_string(r.stored_start_ply) + " of the stored game (to plies " + std::to_string(r.submitted_end_ply()) +
