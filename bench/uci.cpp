@@ -74,7 +74,8 @@ class Child {
       }
       char chunk[4096];
       ssize_t n = ::read(from_, chunk, sizeof chunk);
-      if (n <= 0) std::fprintf(stderr, "bench_uci: child ended waiting for '%s'\n", prefix.c_str()), std::exit(1);
+      if (n <= 0)
+        std::fprintf(stderr, "bench_uci: child ended waiting for '%s'\n", prefix.c_str()), std::exit(1);
       buffer_.append(chunk, std::size_t(n));
     }
   }
@@ -106,7 +107,8 @@ int main(int argc, char** argv) {
   char dir_template[] = "/tmp/bench-uci-XXXXXX";
   std::string dir = ::mkdtemp(dir_template);
   std::string book = dir + "/twic0920.book";
-  std::string build = graphbook + " build " + book + " " + GRAPHBOOK_DATA_DIR "/pgn/small/twic0920.pgn --quiet >/dev/null";
+  std::string build =
+      graphbook + " build " + book + " " + GRAPHBOOK_DATA_DIR "/pgn/small/twic0920.pgn --quiet >/dev/null";
   if (std::system(build.c_str()) != 0) return std::fprintf(stderr, "bench_uci: cannot build the book\n"), 1;
 
   Child adapter({graphbook, "uci", "--book", book, "--", stockfish});
@@ -144,11 +146,12 @@ int main(int argc, char** argv) {
     }
   }
   auto b = percentiles(book_times), v = percentiles(via), s = percentiles(straight);
-  std::printf("book answer (position + go -> bestmove), %d rounds: p50 %.1f us, p99 %.1f us\n", kBookRounds, b.p50,
-              b.p99);
-  std::printf("isready round trip through the adapter, %d rounds: p50 %.1f us, p99 %.1f us\n", kRounds, v.p50, v.p99);
-  std::printf("isready round trip straight to Stockfish, %d rounds: p50 %.1f us, p99 %.1f us\n", kRounds, s.p50,
-              s.p99);
+  std::printf("book answer (position + go -> bestmove), %d rounds: p50 %.1f us, p99 %.1f us\n", kBookRounds,
+              b.p50, b.p99);
+  std::printf("isready round trip through the adapter, %d rounds: p50 %.1f us, p99 %.1f us\n", kRounds, v.p50,
+              v.p99);
+  std::printf("isready round trip straight to Stockfish, %d rounds: p50 %.1f us, p99 %.1f us\n", kRounds,
+              s.p50, s.p99);
   std::printf("pass-through overhead per round trip (two lines): p50 %.1f us\n", v.p50 - s.p50);
   std::system(("rm -rf " + dir).c_str());
   std::printf("RATIO uci_passthrough_overhead %.3f\n", v.p50 / s.p50);

@@ -43,8 +43,9 @@ std::vector<probe::Candidate> book_candidates(store::Book& book, const Position&
   return out;
 }
 
-std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos, const probe::PickOptions& options,
-                                      probe::Rng& rng, const BookFilter& filter) {
+std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
+                                      const probe::PickOptions& options, probe::Rng& rng,
+                                      const BookFilter& filter) {
   auto candidates = book_candidates(book, pos);
   if (filter.active())
     std::erase_if(candidates, [&](const probe::Candidate& c) { return !filter.allows(pos, c.move); });
@@ -77,7 +78,8 @@ std::string describe(const BookAnswer& a, const Position&, probe::Policy policy,
                     percent(s.losses, s.games()) + " for the mover";
   const auto& l = a.stats.learned;
   if (l.games())
-    out += "; learned +" + std::to_string(l.wins) + " =" + std::to_string(l.draws) + " -" + std::to_string(l.losses);
+    out += "; learned +" + std::to_string(l.wins) + " =" + std::to_string(l.draws) + " -" +
+           std::to_string(l.losses);
   out += "; " + std::to_string(a.candidates) + " book moves, " + std::to_string(a.position_games) +
          " games here; policy " + std::string(probe::to_string(policy)) + ", probability " + p;
   return out;
@@ -91,7 +93,8 @@ std::string describe_all(const std::vector<probe::Candidate>& candidates, bool c
   for (const auto& c : sorted) {
     char score[16];
     std::snprintf(score, sizeof score, "%.0f%%", 100.0 * c.source.score());
-    out += " " + to_uci(c.move, chess960) + " (" + std::to_string(c.source.games()) + " games, " + score + ")";
+    out.append(" ").append(to_uci(c.move, chess960)).append(" (").append(std::to_string(c.source.games()));
+    out.append(" games, ").append(score).append(")");
   }
   return out;
 }

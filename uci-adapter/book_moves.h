@@ -30,8 +30,9 @@ struct BookAnswer {
 
 // The policy's move for pos among the book moves the filter allows, nullopt
 // when the book has none that may play.
-std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos, const probe::PickOptions& options,
-                                      probe::Rng& rng, const BookFilter& filter = {});
+std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
+                                      const probe::PickOptions& options, probe::Rng& rng,
+                                      const BookFilter& filter = {});
 
 // "book e2e4: 1234 games, +40% =30% -30% for the mover; learned +1 =0 -0; 1 of 20 moves, p=0.45, policy best"
 std::string describe(const BookAnswer& a, const Position& pos, probe::Policy policy, bool chess960);

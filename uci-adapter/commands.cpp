@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 #include "book/chess/notation.h"
@@ -50,7 +49,8 @@ std::string configuration_file(const char* argv0) {
 
 int run_checked(const AdapterConfig& config) {
   if (config.engine.empty()) {
-    std::fprintf(stderr, "graphbook uci: no engine: give it after '--' or as 'engine = ...' in the configuration\n");
+    std::fprintf(stderr,
+                 "graphbook uci: no engine: give it after '--' or as 'engine = ...' in the configuration\n");
     return 2;
   }
   return run_adapter(config);
@@ -82,16 +82,18 @@ void add_pending_command(CLI::App& app, int& exit_status) {
   CLI::App* cmd = app.add_subcommand(
       "uci-pending", "List the games `graphbook uci` recorded without a result, or resolve them from a PGN");
   cmd->add_option("book", args->book, "The book the adapter learned into")->required();
-  cmd->add_option("games", args->pgns, "The tournament's PGN files: each pending game found there is learned");
+  cmd->add_option("games", args->pgns,
+                  "The tournament's PGN files: each pending game found there is learned");
   cmd->add_flag("--json", args->json, "JSON output");
   cmd->footer(
-      "Examples:\n  graphbook uci-pending games.book\n  graphbook uci-pending games.book tournament.pgn --json\n"
+      "Examples:\n  graphbook uci-pending games.book\n  graphbook uci-pending games.book tournament.pgn "
+      "--json\n"
       "A pending game matches a game of the PGN with the same moves; it is learned for the side the adapter\n"
       "played (as `graphbook learn --side`), once, and removed. See docs/UCI.md.");
   cmd->callback([args, &exit_status] {
     store::BookError book_error;
-    auto book = store::Book::open(args->book, args->pgns.empty() ? store::OpenMode::ReadOnly
-                                                                 : store::OpenMode::ReadWrite, &book_error);
+    auto book = store::Book::open(
+        args->book, args->pgns.empty() ? store::OpenMode::ReadOnly : store::OpenMode::ReadWrite, &book_error);
     if (!book) {
       std::fprintf(stderr, "graphbook uci-pending: %s\n", book_error.message.c_str());
       exit_status = 2;
@@ -105,7 +107,9 @@ void add_pending_command(CLI::App& app, int& exit_status) {
         exit_status = 1;
         return;
       }
-      resolved.push_back({{"file", pgn}, {"resolved", summary.resolved}, {"learned", summary.learned},
+      resolved.push_back({{"file", pgn},
+                          {"resolved", summary.resolved},
+                          {"learned", summary.learned},
                           {"stillPending", summary.still_pending}});
       if (!args->json)
         std::printf("%s: %zu pending games resolved (%zu learned now), %zu still pending\n", pgn.c_str(),
@@ -120,22 +124,26 @@ void add_pending_command(CLI::App& app, int& exit_status) {
     }
     nlohmann::json games = nlohmann::json::array();
     for (const auto& p : pending) {
-      auto pos = p.game.start_fen.empty() ? std::optional<Position>(Position()) : Position::from_fen(p.game.start_fen);
+      auto pos = p.game.start_fen.empty() ? std::optional<Position>(Position())
+                                          : Position::from_fen(p.game.start_fen);
       std::string moves;
       for (Move m : p.game.moves) {
         if (!moves.empty()) moves += ' ';
         moves += to_uci(m, pos && pos->chess960());
       }
-      games.push_back({{"fen", p.game.start_fen.empty() ? std::string(Position::kStartFen) : p.game.start_fen},
-                       {"side", p.side == Color::White ? "white" : "black"},
-                       {"moves", moves},
-                       {"plies", p.game.moves.size()}});
+      games.push_back(
+          {{"fen", p.game.start_fen.empty() ? std::string(Position::kStartFen) : p.game.start_fen},
+           {"side", p.side == Color::White ? "white" : "black"},
+           {"moves", moves},
+           {"plies", p.game.moves.size()}});
       if (!args->json)
         std::printf("pending: adapter played %s, %zu plies: %s\n", p.side == Color::White ? "white" : "black",
                     p.game.moves.size(), moves.c_str());
     }
-    if (args->json) std::printf("%s\n", nlohmann::json{{"resolved", resolved}, {"pending", games}}.dump(2).c_str());
-    else if (pending.empty()) std::printf("no pending games\n");
+    if (args->json)
+      std::printf("%s\n", nlohmann::json{{"resolved", resolved}, {"pending", games}}.dump(2).c_str());
+    else if (pending.empty())
+      std::printf("no pending games\n");
     exit_status = 0;
   });
 }
@@ -155,13 +163,15 @@ void add_commands(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
       "uci", "Speak UCI in front of a real engine: play book moves, pass the rest through, learn from games");
-  cmd->add_option("--config", args->config,
-                  "Read options from this file first (default: $GRAPHBOOK_UCI_CONFIG, or the executable's path + "
-                  "'.conf')");
+  cmd->add_option(
+      "--config", args->config,
+      "Read options from this file first (default: $GRAPHBOOK_UCI_CONFIG, or the executable's path + "
+      "'.conf')");
   cmd->add_option("--book", args->book, "The graphbook book (UCI option BookFile)");
   cmd->add_option("--depth", args->depth, "Book moves only before this ply (BookDepth, default 256)")
       ->check(CLI::Range(0, 1024));
-  cmd->add_option("--min-games", args->min_games, "A book move needs this many games (BookMinGames, default 1)")
+  cmd->add_option("--min-games", args->min_games,
+                  "A book move needs this many games (BookMinGames, default 1)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--policy", args->policy, "best, weighted, uniform or learned (BookPolicy, default best)");
   cmd->add_flag("--learning", args->learning, "Learn game results into the book (BookLearning)");

@@ -19,7 +19,7 @@ namespace gb::uci_adapter {
 
 struct ExitStatus {
   bool signaled = false;
-  int code = 0;  // the exit code, or the signal number when signaled
+  int code = 0;                  // the exit code, or the signal number when signaled
   std::string describe() const;  // "exited with code 0", "killed by signal 11 (Segmentation fault)"
 };
 

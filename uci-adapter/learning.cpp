@@ -75,8 +75,10 @@ std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, cons
   auto pos = start_position(game.start_fen);
   if (!pos) return out + result_text(result) + "\n\n";
   for (std::size_t i = 0; i < game.moves.size(); ++i) {
-    if (pos->side_to_move() == Color::White) out += std::to_string(pos->fullmove_number()) + ". ";
-    else if (i == 0) out += std::to_string(pos->fullmove_number()) + "... ";
+    if (pos->side_to_move() == Color::White)
+      out += std::to_string(pos->fullmove_number()) + ". ";
+    else if (i == 0)
+      out += std::to_string(pos->fullmove_number()) + "... ";
     out += to_san(*pos, game.moves[i]) + " ";
     UndoInfo undo;
     pos->do_move(game.moves[i], undo);
@@ -102,7 +104,8 @@ std::optional<std::string> learn_pgn_text(store::Book& book, const std::string& 
     options.side = side;
     options.now = unix_now();
     std::string message;
-    if (!probe::learn_file(book, path, options, probe::LearnDirection::Learn, summary, &message)) error = message;
+    if (!probe::learn_file(book, path, options, probe::LearnDirection::Learn, summary, &message))
+      error = message;
   }
   ::unlink(path.c_str());
   return error;
@@ -161,7 +164,7 @@ std::string today() {
 
 std::optional<std::string> learn_game(store::Book& book, const PlayedGame& game, Color side, Outcome outcome,
                                       LearnSummary* summary) {
-  store::Result result = outcome == Outcome::Draw                     ? store::Result::Draw
+  store::Result result = outcome == Outcome::Draw                              ? store::Result::Draw
                          : (outcome == Outcome::Win) == (side == Color::White) ? store::Result::WhiteWins
                                                                                : store::Result::BlackWins;
   std::string us = "graphbook uci", them = "opponent";

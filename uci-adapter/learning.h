@@ -37,7 +37,7 @@ struct LearnSummary {
 // Each call is a new game (its PGN gets a unique Round tag), so two equal
 // games both count. Returns an error text (naming the book) on failure.
 [[nodiscard]] std::optional<std::string> learn_game(store::Book& book, const PlayedGame& game, Color side,
-                                                   Outcome outcome, LearnSummary* summary = nullptr);
+                                                    Outcome outcome, LearnSummary* summary = nullptr);
 
 // The named database of pending games: key an 8-byte id, value JSON
 // {"fen": "...", "moves": "e2e4 e7e5 ...", "side": "white"|"black",
@@ -65,9 +65,9 @@ struct FinishedGame {
   store::Result result = store::Result::Unknown;
 };
 struct ResolveSummary {
-  std::size_t resolved = 0;          // pending games matched and removed
-  std::size_t learned = 0;           // of those, learned now (the others were learned before)
-  std::size_t still_pending = 0;     // pending games no finished game matched
+  std::size_t resolved = 0;       // pending games matched and removed
+  std::size_t learned = 0;        // of those, learned now (the others were learned before)
+  std::size_t still_pending = 0;  // pending games no finished game matched
 };
 // Matches each pending game to a finished game with the same start and the
 // same moves (or the same moves but the adapter's last one, which the GUI may
@@ -82,7 +82,8 @@ struct ResolveSummary {
 // The same from a tournament's PGN file (`graphbook uci-pending BOOK played.pgn`).
 // Returns an error text naming the file when it cannot be read or the book
 // cannot be written.
-[[nodiscard]] std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std::string& pgn_path,
+[[nodiscard]] std::optional<std::string> resolve_pending_from_pgn(store::Book& book,
+                                                                  const std::string& pgn_path,
                                                                   ResolveSummary* summary = nullptr);
 
 }  // namespace gb::uci_adapter

@@ -52,14 +52,16 @@ std::vector<std::string> option_lines(const BookOptions& o) {
 }
 
 bool is_our_option(std::string_view name) {
-  for (std::string_view n : {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning",
-                             "BookFilter"})
+  for (std::string_view n :
+       {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning", "BookFilter"})
     if (iequals(name, n)) return true;
   return false;
 }
 
 std::optional<std::string> apply_option(BookOptions& o, std::string_view name, std::string_view value) {
-  auto bad = [&](const char* what) { return std::string(name) + ": " + what + " '" + std::string(value) + "'"; };
+  auto bad = [&](const char* what) {
+    return std::string(name) + ": " + what + " '" + std::string(value) + "'";
+  };
   if (iequals(name, "OwnBook") || iequals(name, "BookLearning")) {
     auto b = parse_bool(value);
     if (!b) return bad("not true or false:");
@@ -96,17 +98,26 @@ std::optional<std::string> read_config_file(const std::string& path, AdapterConf
     std::string key = trim(std::string_view(text).substr(0, eq));
     std::string value = trim(std::string_view(text).substr(eq + 1));
     std::optional<std::string> error;
-    if (key == "book") error = apply_option(config.book, "BookFile", value);
-    else if (key == "depth") error = apply_option(config.book, "BookDepth", value);
-    else if (key == "min-games") error = apply_option(config.book, "BookMinGames", value);
-    else if (key == "policy") error = apply_option(config.book, "BookPolicy", value);
-    else if (key == "learning") error = apply_option(config.book, "BookLearning", value);
-    else if (key == "filter") error = apply_option(config.book, "BookFilter", value);
-    else if (key == "own-book") error = apply_option(config.book, "OwnBook", value);
+    if (key == "book")
+      error = apply_option(config.book, "BookFile", value);
+    else if (key == "depth")
+      error = apply_option(config.book, "BookDepth", value);
+    else if (key == "min-games")
+      error = apply_option(config.book, "BookMinGames", value);
+    else if (key == "policy")
+      error = apply_option(config.book, "BookPolicy", value);
+    else if (key == "learning")
+      error = apply_option(config.book, "BookLearning", value);
+    else if (key == "filter")
+      error = apply_option(config.book, "BookFilter", value);
+    else if (key == "own-book")
+      error = apply_option(config.book, "OwnBook", value);
     else if (key == "seed") {
       auto n = parse_int(value);
-      if (!n || *n < 0) error = "seed: not a number: '" + value + "'";
-      else config.book.seed = std::uint64_t(*n);
+      if (!n || *n < 0)
+        error = "seed: not a number: '" + value + "'";
+      else
+        config.book.seed = std::uint64_t(*n);
     } else if (key == "engine") {
       config.engine.clear();
       for (auto t : tokens(value)) config.engine.emplace_back(t);

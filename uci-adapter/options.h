@@ -20,8 +20,8 @@ struct BookOptions {
   int depth = 256;       // book moves only while the game ply is below this
   int min_games = 1;     // a move needs this many source games
   probe::Policy policy = probe::Policy::Best;
-  bool learning = false;  // write game results into the book
-  std::string filter;     // a CQL filter for the resulting position (stored; see docs/UCI.md)
+  bool learning = false;   // write game results into the book
+  std::string filter;      // a CQL filter for the resulting position (stored; see docs/UCI.md)
   std::uint64_t seed = 0;  // 0: seeded from the clock
 };
 

@@ -129,22 +129,35 @@ GoCommand parse_go(std::string_view line) {
   };
   for (std::size_t i = 1; i < t.size(); ++i) {
     std::string_view w = t[i];
-    if (w == "ponder") go.ponder = true;
-    else if (w == "infinite") go.infinite = true;
-    else if (w == "wtime") go.wtime = number_at(i);
-    else if (w == "btime") go.btime = number_at(i);
-    else if (w == "winc") go.winc = number_at(i);
-    else if (w == "binc") go.binc = number_at(i);
-    else if (w == "movestogo") go.movestogo = number_at(i);
-    else if (w == "depth") go.depth = number_at(i);
-    else if (w == "nodes") go.nodes = number_at(i);
-    else if (w == "mate") go.mate = number_at(i);
-    else if (w == "movetime") go.movetime = number_at(i);
+    if (w == "ponder")
+      go.ponder = true;
+    else if (w == "infinite")
+      go.infinite = true;
+    else if (w == "wtime")
+      go.wtime = number_at(i);
+    else if (w == "btime")
+      go.btime = number_at(i);
+    else if (w == "winc")
+      go.winc = number_at(i);
+    else if (w == "binc")
+      go.binc = number_at(i);
+    else if (w == "movestogo")
+      go.movestogo = number_at(i);
+    else if (w == "depth")
+      go.depth = number_at(i);
+    else if (w == "nodes")
+      go.nodes = number_at(i);
+    else if (w == "mate")
+      go.mate = number_at(i);
+    else if (w == "movetime")
+      go.movetime = number_at(i);
     else if (w == "searchmoves") {
       // searchmoves runs until the next keyword.
-      static constexpr std::string_view kKeywords[] = {"ponder", "infinite", "wtime", "btime", "winc",    "binc",
-                                                       "movestogo", "depth", "nodes",  "mate",  "movetime"};
-      while (i + 1 < t.size() && std::find(std::begin(kKeywords), std::end(kKeywords), t[i + 1]) == std::end(kKeywords))
+      static constexpr std::string_view kKeywords[] = {"ponder", "infinite", "wtime",     "btime",
+                                                       "winc",   "binc",     "movestogo", "depth",
+                                                       "nodes",  "mate",     "movetime"};
+      while (i + 1 < t.size() &&
+             std::find(std::begin(kKeywords), std::end(kKeywords), t[i + 1]) == std::end(kKeywords))
         go.searchmoves.emplace_back(t[++i]);
     }
   }
@@ -179,7 +192,8 @@ std::string spin_option(std::string_view name, int value, int min, int max) {
          std::to_string(min) + " max " + std::to_string(max);
 }
 
-std::string combo_option(std::string_view name, std::string_view value, const std::vector<std::string>& vars) {
+std::string combo_option(std::string_view name, std::string_view value,
+                         const std::vector<std::string>& vars) {
   std::string out = "option name " + std::string(name) + " type combo default " + std::string(value);
   for (const auto& v : vars) out += " var " + v;
   return out;
@@ -193,7 +207,7 @@ std::string string_option(std::string_view name, std::string_view value) {
 std::string book_info_line(int score_cp, std::string_view move, std::string_view ponder) {
   std::string out = "info depth 1 seldepth 1 multipv 1 score cp " + std::to_string(score_cp) +
                     " nodes 0 nps 0 time 0 pv " + std::string(move);
-  if (!ponder.empty()) out += " " + std::string(ponder);
+  if (!ponder.empty()) out.append(" ").append(ponder);
   return out;
 }
 

@@ -49,21 +49,24 @@ void Session::compile_filter(Outbox* out) {
   std::string message = std::get<std::string>(compiled);
   for (char& c : message)
     if (c == '\n') c = ' ';
-  if (out) say(*out, "graphbook: BookFilter ignored: " + message);
-  else held_.push_back(info_string("graphbook: BookFilter ignored: " + message));
+  if (out)
+    say(*out, "graphbook: BookFilter ignored: " + message);
+  else
+    held_.push_back(info_string("graphbook: BookFilter ignored: " + message));
 }
 
 store::Book* Session::book(Outbox& out) {
   if (!options_.own_book && !options_.learning) return nullptr;
   if (options_.file.empty()) return nullptr;
   bool need_write = options_.learning;
-  if (book_opened_ == options_.file && (book_ || book_failed_) && !(need_write && book_ && book_->read_only()))
+  if (book_opened_ == options_.file && (book_ || book_failed_) &&
+      !(need_write && book_ && book_->read_only()))
     return book_ ? &*book_ : nullptr;
   book_.reset();
   book_opened_ = options_.file;
   store::BookError error;
-  book_ = store::Book::open(options_.file, need_write ? store::OpenMode::ReadWrite : store::OpenMode::ReadOnly,
-                            &error);
+  book_ = store::Book::open(options_.file,
+                            need_write ? store::OpenMode::ReadWrite : store::OpenMode::ReadOnly, &error);
   book_failed_ = !book_;
   if (!book_) say(out, "graphbook: no book: " + error.message);
   return book_ ? &*book_ : nullptr;
@@ -264,8 +267,10 @@ void Session::on_engine_line(std::string_view line, Outbox& out) {
 }
 
 void Session::emit(Outbox& out, std::string line) {
-  if (replies_owed_ > 0) held_.push_back(std::move(line));
-  else out.to_gui.push_back(std::move(line));
+  if (replies_owed_ > 0)
+    held_.push_back(std::move(line));
+  else
+    out.to_gui.push_back(std::move(line));
 }
 
 void Session::on_engine_gone(const std::optional<ExitStatus>& status, Outbox& out) {
@@ -297,8 +302,8 @@ void Session::our_move_played(std::string_view uci_move, Outbox& out) {
   check_game_end(next, keys, game_.played(), out);
 }
 
-void Session::check_game_end(const Position& pos, const std::vector<Key>& keys, const std::vector<Move>& played,
-                             Outbox& out) {
+void Session::check_game_end(const Position& pos, const std::vector<Key>& keys,
+                             const std::vector<Move>& played, Outbox& out) {
   if (!game_.valid || game_.finished || played.empty()) return;
   Termination t = termination(pos, keys);
   if (t == Termination::None) return;
@@ -324,7 +329,8 @@ void Session::close_game(Outbox& out) {
   game_.finished = true;
   store::Book* b = book(out);
   if (!b) return;
-  if (auto error = record_pending_game(*b, PlayedGame{game_.fen, played}, *game_.our_side, bool(game_.our_move)))
+  if (auto error =
+          record_pending_game(*b, PlayedGame{game_.fen, played}, *game_.our_side, bool(game_.our_move)))
     say(out, "graphbook: recording the game as pending failed: " + error->message());
 }
 

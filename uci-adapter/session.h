@@ -49,9 +49,9 @@ class Session {
  private:
   enum class Search {
     Idle,
-    Engine,         // the engine searches a go we forwarded
-    EnginePonder,   // ... a "go ponder" not yet hit
-    BookPonder,     // a "go ponder" the book answers at ponderhit or stop
+    Engine,        // the engine searches a go we forwarded
+    EnginePonder,  // ... a "go ponder" not yet hit
+    BookPonder,    // a "go ponder" the book answers at ponderhit or stop
   };
 
   void on_uci(std::string_view line, Outbox& out);
@@ -89,8 +89,8 @@ class Session {
   bool ponder_option_ = false;
   bool chess960_ = false;
   bool in_handshake_ = false;
-  int replies_owed_ = 0;              // uci and isready forwarded, uciok and readyok not yet seen
-  std::vector<std::string> held_;     // our lines waiting for those replies
+  int replies_owed_ = 0;           // uci and isready forwarded, uciok and readyok not yet seen
+  std::vector<std::string> held_;  // our lines waiting for those replies
 
   // The game the position commands describe.
   struct Game {
@@ -100,8 +100,8 @@ class Session {
     Position position;        // what the last position command set (a go searches it)
     bool valid = false;       // the position command could be played on a board
     std::optional<Color> our_side;
-    Move our_move;            // our bestmove from that position, once given
-    bool finished = false;    // ended on the board (and learned), or recorded
+    Move our_move;          // our bestmove from that position, once given
+    bool finished = false;  // ended on the board (and learned), or recorded
     // The game as far as the adapter knows it: the moves and our bestmove.
     std::vector<Move> played() const {
       auto all = moves;

@@ -3,7 +3,6 @@
 // moves come from Polyglot's own make-book output over the same games
 // (ref-twic0920-ply16-min1.bin), read here byte by byte.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <map>
 #include <regex>
@@ -46,11 +45,13 @@ void handshake(ScriptedGui& gui) {
 
 bool is_bestmove(const std::string& l) { return starts_with(l, "bestmove"); }
 
-const std::regex kInfoWithScore(R"(^info (.* )?depth \d+ (.* )?score (cp|mate) -?\d+ (.* )?pv [a-h][1-8][a-h][1-8][qrbn]?( .*)?$)");
+const std::regex kInfoWithScore(
+    R"(^info (.* )?depth \d+ (.* )?score (cp|mate) -?\d+ (.* )?pv [a-h][1-8][a-h][1-8][qrbn]?( .*)?$)");
 
 }  // namespace
 
-TEST_CASE("The handshake lists Stockfish's id and options, then the book options, then uciok", "[uci-adapter]") {
+TEST_CASE("The handshake lists Stockfish's id and options, then the book options, then uciok",
+          "[uci-adapter]") {
   REQUIRE_FALSE(twic_book().empty());
   ScriptedGui gui(adapter_args(twic_book()));
   gui.send("uci");
@@ -108,7 +109,8 @@ TEST_CASE("Out of book the engine searches and its info and bestmove pass throug
     return std::regex_search(l, std::regex(R"(^info depth ([2-9]|\d\d) .*nodes \d+)"));
   });
   CHECK(searched);
-  CHECK(std::none_of(lines->begin(), lines->end(), [](const auto& l) { return starts_with(l, "info string book"); }));
+  CHECK(std::none_of(lines->begin(), lines->end(),
+                     [](const auto& l) { return starts_with(l, "info string book"); }));
   std::string best = uci_adapter::parse_bestmove(lines->back())->move;
   auto pos = *Position::from_fen("8/8/4k3/8/8/3RK3/8/8 w - - 0 80");
   CHECK(parse_uci(pos, best));
@@ -116,8 +118,10 @@ TEST_CASE("Out of book the engine searches and its info and bestmove pass throug
   CHECK(gui.wait_exit());
 }
 
-TEST_CASE("With Ponder on the book names its reply, answers a ponder search at ponderhit, and a stop adds no bestmove",
-          "[uci-adapter]") {
+TEST_CASE(
+    "With Ponder on the book names its reply, answers a ponder search at ponderhit, and a stop adds no "
+    "bestmove",
+    "[uci-adapter]") {
   std::string first = polyglot_best_move(ref_bin(), Position().key());
   std::string reply = polyglot_best_move(ref_bin(), key_after({first.c_str()}));
   REQUIRE(reply.size() == 4);
@@ -169,7 +173,7 @@ TEST_CASE("An engine ponder search ends with one bestmove after stop", "[uci-ada
   handshake(gui);
   gui.send("position fen 8/8/4k3/8/8/3RK3/8/8 b - - 0 80");
   gui.send("go ponder wtime 10000 btime 10000");
-  CHECK(gui.drain(200ms).size() >= 0);
+  (void)gui.drain(200ms);  // the engine searches meanwhile
   gui.send("stop");
   REQUIRE(gui.until(is_bestmove, 3000ms));
   gui.send("isready");
@@ -196,7 +200,8 @@ TEST_CASE("Isready is answered during an infinite search, which reports book mov
   gui.send("stop");
   auto best = gui.until(is_bestmove, 3000ms);
   REQUIRE(best);
-  CHECK(std::any_of(best->begin(), best->end(), [](const auto& l) { return std::regex_search(l, std::regex(" nodes \\d+")); }));
+  CHECK(std::any_of(best->begin(), best->end(),
+                    [](const auto& l) { return std::regex_search(l, std::regex(" nodes \\d+")); }));
   gui.send("isready");
   auto rest = gui.until_prefix("readyok", 2000ms);
   REQUIRE(rest);
@@ -226,7 +231,9 @@ TEST_CASE("An engine that crashes mid-search is reported by info string and the 
   {
     std::ofstream out(script);
     out << "#!/bin/sh\n"
-           "echo $$ > '" << dir << "/pid'\n"
+           "echo $$ > '"
+        << dir
+        << "/pid'\n"
            "while read -r line; do\n"
            "  case \"$line\" in\n"
            "    uci) echo 'id name Crasher'; echo 'uciok' ;;\n"
@@ -241,8 +248,8 @@ TEST_CASE("An engine that crashes mid-search is reported by info string and the 
   handshake(gui);
   gui.send("position fen 8/8/4k3/8/8/3RK3/8/8 w - - 0 80");
   gui.send("go movetime 1000");
-  auto lines = gui.until([](const std::string& l) { return starts_with(l, "info string graphbook: the engine"); },
-                         5000ms);
+  auto lines = gui.until(
+      [](const std::string& l) { return starts_with(l, "info string graphbook: the engine"); }, 5000ms);
   REQUIRE(lines);
   CHECK(lines->back().find("signal 11") != std::string::npos);
   auto status = gui.wait_exit(3000ms);
@@ -259,7 +266,8 @@ TEST_CASE("An engine that cannot be started is reported and the adapter exits", 
   ScriptedGui gui(adapter_args(twic_book(), {}, {"/nonexistent/engine"}));
   auto line = gui.next_line(3000ms);
   REQUIRE(line);
-  CHECK(starts_with(*line, "info string graphbook: cannot start the engine: cannot run '/nonexistent/engine'"));
+  CHECK(
+      starts_with(*line, "info string graphbook: cannot start the engine: cannot run '/nonexistent/engine'"));
   auto status = gui.wait_exit(3000ms);
   REQUIRE(status);
   CHECK(status->code == 1);

@@ -1,6 +1,5 @@
 // Configuration for GUIs that cannot pass arguments, and UCI_Chess960 notation.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "book/chess/notation.h"
@@ -66,11 +65,14 @@ TEST_CASE("A renamed link to graphbook reads the .conf file beside it", "[uci-ad
   REQUIRE(std::system(("ln -s '" + graphbook_binary() + "' '" + dir + "/sf-book'").c_str()) == 0);
   ScriptedGui gui({dir + "/sf-book"});
   auto lines = handshake_lines(gui);
-  CHECK(contains(lines, "option name BookPolicy type combo default weighted var best var weighted var uniform var learned"));
+  CHECK(contains(
+      lines,
+      "option name BookPolicy type combo default weighted var best var weighted var uniform var learned"));
   CHECK(contains(lines, "id name Stockfish 15.1"));
 }
 
-TEST_CASE("With UCI_Chess960 on, book castling is written and read as the king taking its rook", "[uci-adapter]") {
+TEST_CASE("With UCI_Chess960 on, book castling is written and read as the king taking its rook",
+          "[uci-adapter]") {
   ScriptedGui gui({graphbook_binary(), "uci", "--book", twic_book(), "--", kStockfish});
   gui.send("uci");
   REQUIRE(gui.until_prefix("uciok"));
@@ -85,7 +87,8 @@ TEST_CASE("With UCI_Chess960 on, book castling is written and read as the king t
     UndoInfo undo;
     pos.do_move(*parse_uci(pos, m), undo);
   }
-  std::string expected = polyglot_best_move(data_path("polyglot/ref-twic0920-ply16-min1.bin"), pos.key(), true);
+  std::string expected =
+      polyglot_best_move(data_path("polyglot/ref-twic0920-ply16-min1.bin"), pos.key(), true);
   REQUIRE(expected == "e1h1");
   CHECK(lines->back() == "bestmove " + expected);
   // The GUI sends it back in the same notation; the adapter follows the game.
@@ -93,8 +96,10 @@ TEST_CASE("With UCI_Chess960 on, book castling is written and read as the king t
   gui.send("go wtime 60000 btime 60000");
   auto next = gui.until_prefix("bestmove");
   REQUIRE(next);
-  CHECK(std::any_of(next->begin(), next->end(), [](const auto& l) { return starts_with(l, "info string book "); }));
-  CHECK(std::none_of(next->begin(), next->end(), [](const auto& l) { return l.find("not followed") != std::string::npos; }));
+  CHECK(std::any_of(next->begin(), next->end(),
+                    [](const auto& l) { return starts_with(l, "info string book "); }));
+  CHECK(std::none_of(next->begin(), next->end(),
+                     [](const auto& l) { return l.find("not followed") != std::string::npos; }));
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
@@ -118,8 +123,9 @@ TEST_CASE("BookFilter keeps only book moves whose position matches the CQL query
   gui.send("isready");
   auto error = gui.until_prefix("readyok");
   REQUIRE(error);
-  CHECK(std::any_of(error->begin(), error->end(),
-                    [](const auto& l) { return starts_with(l, "info string graphbook: BookFilter ignored: "); }));
+  CHECK(std::any_of(error->begin(), error->end(), [](const auto& l) {
+    return starts_with(l, "info string graphbook: BookFilter ignored: ");
+  }));
   gui.send("go wtime 60000 btime 60000");
   auto unfiltered = gui.until_prefix("bestmove");
   REQUIRE(unfiltered);

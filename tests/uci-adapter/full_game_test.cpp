@@ -11,7 +11,8 @@
 using namespace gb;
 using namespace gb::test;
 
-TEST_CASE("The adapter plays Stockfish from the start position through the book and beyond", "[uci-adapter]") {
+TEST_CASE("The adapter plays Stockfish from the start position through the book and beyond",
+          "[uci-adapter]") {
   std::string book_path = writable_book_copy("full-game");
   ScriptedGui adapter({graphbook_binary(), "uci", "--book", book_path, "--learning", "--", kStockfish});
   ScriptedGui opponent({kStockfish});

@@ -1,8 +1,9 @@
 // Game ends on the board, from positions whose verdict is textbook chess.
+#include "uci-adapter/game_end.h"
+
 #include <catch2/catch.hpp>
 
 #include "book/chess/notation.h"
-#include "uci-adapter/game_end.h"
 
 using namespace gb;
 using namespace gb::uci_adapter;

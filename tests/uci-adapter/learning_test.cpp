@@ -1,8 +1,9 @@
 // Online learning end to end: games the adapter plays through the real
 // binary in front of Stockfish, and what the book holds afterwards. The
 // results are textbook chess (the scholar's mate is a White win).
-#include <catch2/catch.hpp>
+#include "uci-adapter/learning.h"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -10,7 +11,6 @@
 #include "book/chess/notation.h"
 #include "book/store/book.h"
 #include "scripted_gui.h"
-#include "uci-adapter/learning.h"
 #include "uci-adapter/protocol.h"
 
 using namespace gb;
@@ -61,7 +61,8 @@ void play_scholars_mate(ScriptedGui& gui) {
 
 }  // namespace
 
-TEST_CASE("A game that ends in mate teaches the book a win for the side the adapter played", "[uci-adapter]") {
+TEST_CASE("A game that ends in mate teaches the book a win for the side the adapter played",
+          "[uci-adapter]") {
   std::string book_path = writable_book_copy("mate");
   {
     ScriptedGui gui(learning_adapter(book_path));
@@ -131,15 +132,17 @@ TEST_CASE("A game without a result on the board waits as pending until the tourn
   }
   book.reset();  // the subcommand writes the book now
   std::string out = dir + "/out.json";
-  REQUIRE(std::system((graphbook_binary() + " uci-pending '" + book_path + "' '" + pgn + "' --json > '" + out + "'")
-                          .c_str()) == 0);
+  REQUIRE(std::system(
+              (graphbook_binary() + " uci-pending '" + book_path + "' '" + pgn + "' --json > '" + out + "'")
+                  .c_str()) == 0);
   auto report = nlohmann::json::parse(std::ifstream(out));
   CHECK(report["resolved"][0]["resolved"] == 1);
   CHECK(report["resolved"][0]["learned"] == 1);
   CHECK(report["pending"].empty());
   // `graphbook learn` on the same file afterwards: the game is known by its fingerprint, not learned twice.
-  REQUIRE(std::system((graphbook_binary() + " learn '" + book_path + "' '" + pgn + "' --side white > /dev/null").c_str()) ==
-          0);
+  REQUIRE(
+      std::system((graphbook_binary() + " learn '" + book_path + "' '" + pgn + "' --side white > /dev/null")
+                      .c_str()) == 0);
   book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
   REQUIRE(book);
   CHECK(uci_adapter::pending_games(*book).empty());

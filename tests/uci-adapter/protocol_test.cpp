@@ -1,8 +1,8 @@
 // The protocol layer on strings; the expected readings follow the UCI text
 // ("Description of the universal chess interface (UCI) April 2006").
-#include <catch2/catch.hpp>
-
 #include "uci-adapter/protocol.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gb::uci_adapter;
 
@@ -16,7 +16,8 @@ TEST_CASE("GUI commands are recognised by their first word, whatever the spacing
   CHECK(command_of("") == GuiCommand::Unknown);
 }
 
-TEST_CASE("Setoption names and values keep their inner spaces, and <empty> is the empty string", "[uci-adapter]") {
+TEST_CASE("Setoption names and values keep their inner spaces, and <empty> is the empty string",
+          "[uci-adapter]") {
   auto a = parse_setoption("setoption name Clear Hash");
   REQUIRE(a);
   CHECK(a->name == "Clear Hash");

@@ -3,6 +3,7 @@
 // timeouts, keeping every line it saw.
 #pragma once
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,8 +16,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <poll.h>
 
 #include "book/chess/types.h"
 #include "test_data.h"
@@ -43,7 +42,8 @@ class ScriptedGui {
   std::optional<std::string> next_line(std::chrono::milliseconds timeout = 5000ms) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (queue_.empty() && !ended_) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
       pollfd p{process_->output_fd(), POLLIN, 0};
       if (::poll(&p, 1, int(left.count())) <= 0) continue;
@@ -63,7 +63,8 @@ class ScriptedGui {
     std::vector<std::string> out;
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       auto line = next_line(std::max(left, 0ms));
       if (!line) return std::nullopt;
       out.push_back(*line);
@@ -79,7 +80,8 @@ class ScriptedGui {
     std::vector<std::string> out;
     auto deadline = std::chrono::steady_clock::now() + window;
     for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return out;
       auto line = next_line(left);
       if (!line) return out;
@@ -135,7 +137,8 @@ inline std::string writable_book_copy(const std::string& name) {
 }
 
 // The highest-weight move of a position in a Polyglot .bin, in UCI notation
-// (standard castling unless chess960: then the king takes its rook, as stored), read with nothing but the format's description.
+// (standard castling unless chess960: then the king takes its rook, as stored), read with nothing but the
+// format's description.
 inline std::string polyglot_best_move(const std::string& bin, Key key, bool chess960 = false,
                                       const std::string& exclude = "") {
   std::ifstream in(bin, std::ios::binary);

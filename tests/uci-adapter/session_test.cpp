@@ -1,7 +1,7 @@
 // The session's routing on strings, without processes and without a book.
-#include <catch2/catch.hpp>
-
 #include "uci-adapter/session.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gb::uci_adapter;
 
@@ -31,7 +31,8 @@ TEST_CASE("The handshake adds the adapter's options before uciok and drops the e
   auto done = engine(s, "uciok").to_gui;
   REQUIRE(done.size() == 8);
   CHECK(done[0] == "option name OwnBook type check default true");
-  CHECK(done[4] == "option name BookPolicy type combo default best var best var weighted var uniform var learned");
+  CHECK(done[4] ==
+        "option name BookPolicy type combo default best var best var weighted var uniform var learned");
   CHECK(done.back() == "uciok");
 }
 
@@ -45,7 +46,8 @@ TEST_CASE("Setoption for the adapter's options is kept, the engine's is forwarde
   CHECK(bad.to_engine.empty());
   REQUIRE(bad.to_gui.size() == 1);
   CHECK(bad.to_gui[0].rfind("info string", 0) == 0);
-  CHECK(gui(s, "setoption name Hash value 32").to_engine == std::vector<std::string>{"setoption name Hash value 32"});
+  CHECK(gui(s, "setoption name Hash value 32").to_engine ==
+        std::vector<std::string>{"setoption name Hash value 32"});
 }
 
 TEST_CASE("Without a book a go reaches the engine and its bestmove the GUI", "[uci-adapter]") {
@@ -68,4 +70,25 @@ TEST_CASE("Quit and the end of the GUI's input end the session", "[uci-adapter]"
   Outbox out;
   t.on_gui_closed(out);
   CHECK(out.quit);
+}
+
+TEST_CASE("Malformed GUI lines never crash the session and still reach the engine", "[uci-adapter]") {
+  Session s(BookOptions{});
+  for (std::string line :
+       {"position fen", "position fen not a fen moves e2e4", "position startpos moves e2e5 zz",
+        "position startpos moves", "go wtime", "go wtime -5 btime x movetime 99999999999999999999",
+        "go searchmoves", "setoption", "setoption name", "setoption name BookDepth value -3",
+        "setoption name BookMinGames value 1e9", "setoption name OwnBook value maybe", "ponderhit", "stop",
+        "\t", "",
+        "position startpos moves e2e4 e7e5 e1e2 "
+        "e8e7 e2e1 e7e8 e1e2 e8e7 e2e1 e7e8"}) {
+    Outbox out;
+    s.on_gui_line(line, out);
+  }
+  // A position that was not followed: the go still reaches the engine.
+  Outbox bad = gui(s, "position fen 8/8/8/8/8/8/8/8 w - - 0 1");
+  CHECK(bad.to_engine.size() == 1);
+  REQUIRE(bad.to_gui.size() == 1);
+  CHECK(bad.to_gui[0].rfind("info string graphbook: position not followed", 0) == 0);
+  CHECK(gui(s, "go movetime 10").to_engine == std::vector<std::string>{"go movetime 10"});
 }
