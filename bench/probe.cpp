@@ -100,20 +100,27 @@ Timing measure(const std::vector<std::uint64_t>& keys, Probe&& probe) {
 
 int main(int argc, char** argv) {
   std::string graphbook = GRAPHBOOK_BINARY_FOR_BENCH;
-  std::string pgn = std::string(GRAPHBOOK_DATA_DIR_FOR_BENCH) + "/pgn/medium/tcec-standard-nocomments.pgn.zst";
+  std::string pgn =
+      std::string(GRAPHBOOK_DATA_DIR_FOR_BENCH) + "/pgn/medium/tcec-standard-nocomments.pgn.zst";
   std::string work = "/tmp/graphbook-bench-probe";
   std::size_t probes = 1000000;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--graphbook") graphbook = argv[i + 1];
-    else if (a == "--pgn") pgn = argv[i + 1];
-    else if (a == "--work") work = argv[i + 1];
-    else if (a == "--probes") probes = std::stoul(argv[i + 1]);
+    if (a == "--graphbook")
+      graphbook = argv[i + 1];
+    else if (a == "--pgn")
+      pgn = argv[i + 1];
+    else if (a == "--work")
+      work = argv[i + 1];
+    else if (a == "--probes")
+      probes = std::stoul(argv[i + 1]);
   }
   ::mkdir(work.c_str(), 0755);
   std::string book_path = work + "/tcec.book", bin_path = work + "/tcec.bin";
-  if (!exists(book_path) && run("'" + graphbook + "' build '" + book_path + "' '" + pgn + "' --quiet") != 0) return 1;
-  if (!exists(bin_path) && run("'" + graphbook + "' export '" + book_path + "' '" + bin_path + "'") != 0) return 1;
+  if (!exists(book_path) && run("'" + graphbook + "' build '" + book_path + "' '" + pgn + "' --quiet") != 0)
+    return 1;
+  if (!exists(bin_path) && run("'" + graphbook + "' export '" + book_path + "' '" + bin_path + "'") != 0)
+    return 1;
 
   gb::store::BookError book_error;
   auto book = gb::store::Book::open(book_path, gb::store::OpenMode::ReadOnly, &book_error);

@@ -25,9 +25,9 @@ struct LearnGame {
 
 // What the learn database keeps for a learned game (17-byte key 'G' + fingerprint).
 struct LearnedGame {
-  std::uint16_t plies = 0;  // moves credited from the start: the game left the book after them
-  std::uint8_t sides = 0;   // bit 0 White, bit 1 Black
-  std::uint8_t outcome = 0; // pgn::Outcome
+  std::uint16_t plies = 0;   // moves credited from the start: the game left the book after them
+  std::uint8_t sides = 0;    // bit 0 White, bit 1 Black
+  std::uint8_t outcome = 0;  // pgn::Outcome
   std::uint32_t reserved = 0;
   std::int64_t learned_at = 0;
 };

@@ -21,21 +21,21 @@
 namespace gb::probe {
 
 struct LearnOptions {
-  std::string player;          // only the moves of the side this player had (White/Black tag), when set
-  std::optional<Color> side;   // only this colour's moves, when set
-  std::int64_t now = 0;        // Unix seconds stored as last_played
+  std::string player;         // only the moves of the side this player had (White/Black tag), when set
+  std::optional<Color> side;  // only this colour's moves, when set
+  std::int64_t now = 0;       // Unix seconds stored as last_played
 };
 
 struct LearnSummary {
   std::uint64_t games_read = 0;
-  std::uint64_t games_changed = 0;     // learned (or unlearned)
-  std::uint64_t already = 0;           // learn: learned before; unlearn: never learned
-  std::uint64_t no_result = 0;         // "*": nothing to learn from
-  std::uint64_t not_selected = 0;      // --player / --side matched neither side
-  std::uint64_t out_of_book = 0;       // the first move is not in the book
-  std::uint64_t moves_credited = 0;    // edge updates
-  std::uint64_t games_skipped = 0;     // bad games the PGN reader skipped
-  std::vector<std::string> errors;     // the reader's messages (file, line, game)
+  std::uint64_t games_changed = 0;   // learned (or unlearned)
+  std::uint64_t already = 0;         // learn: learned before; unlearn: never learned
+  std::uint64_t no_result = 0;       // "*": nothing to learn from
+  std::uint64_t not_selected = 0;    // --player / --side matched neither side
+  std::uint64_t out_of_book = 0;     // the first move is not in the book
+  std::uint64_t moves_credited = 0;  // edge updates
+  std::uint64_t games_skipped = 0;   // bad games the PGN reader skipped
+  std::vector<std::string> errors;   // the reader's messages (file, line, game)
 };
 
 enum class LearnDirection { Learn, Unlearn };

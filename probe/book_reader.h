@@ -31,7 +31,10 @@ class BookReader {
 
  private:
   BookReader(store::Book& book, store::ReadTxn txn, store::Cursor cursor, store::Cursor learn_cursor)
-      : book_(&book), txn_(std::move(txn)), cursor_(std::move(cursor)), learn_cursor_(std::move(learn_cursor)) {}
+      : book_(&book),
+        txn_(std::move(txn)),
+        cursor_(std::move(cursor)),
+        learn_cursor_(std::move(learn_cursor)) {}
   // Fills the learning of out's edges from one range of the learn database
   // (its keys, like the edges', are the position key then the move).
   [[nodiscard]] store::Status attach_learning(Key key, std::vector<store::BookEdge>& out);

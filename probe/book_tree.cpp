@@ -35,8 +35,9 @@ std::string move_label(const Position& before, Move m) {
 
 }  // namespace
 
-std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& root, const TreeOptions& options,
-                                   const OpeningTable* table, store::Error* error) {
+std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& root,
+                                   const TreeOptions& options, const OpeningTable* table,
+                                   store::Error* error) {
   BookTree tree;
   std::unordered_map<Key, std::size_t> index;
   auto add_node = [&](const Position& pos, int depth, std::string label, const OpeningName* inherited) {
@@ -107,7 +108,8 @@ std::string tree_text(const BookTree& tree) {
         os << "  -> transposes to " << child.label << " (" << child.counters.games << " games)\n";
         continue;
       }
-      if (child.counters.games != edge.counters.games) os << "  (position: " << child.counters.games << " games)";
+      if (child.counters.games != edge.counters.games)
+        os << "  (position: " << child.counters.games << " games)";
       if (child.opening) os << "  " << child.opening->eco << " " << child.opening->name;
       os << "\n";
       self(self, edge.to, indent + "  ");
@@ -121,8 +123,9 @@ std::string tree_text(const BookTree& tree) {
 nlohmann::json tree_json(const BookTree& tree) {
   nlohmann::json nodes = nlohmann::json::array(), edges = nlohmann::json::array();
   for (const TreeNode& n : tree.nodes) {
-    nlohmann::json j = {{"id", key_hex(n.key)},      {"fen", n.position.fen()},      {"depth", n.depth},
-                        {"label", n.label},          {"games", n.counters.games},    {"white", n.counters.white_wins},
+    nlohmann::json j = {{"id", key_hex(n.key)},      {"fen", n.position.fen()},
+                        {"depth", n.depth},          {"label", n.label},
+                        {"games", n.counters.games}, {"white", n.counters.white_wins},
                         {"draws", n.counters.draws}, {"black", n.counters.black_wins}};
     const OpeningName* name = n.inherited;
     j["opening"] = name ? nlohmann::json{{"eco", name->eco}, {"name", name->name}} : nlohmann::json(nullptr);
@@ -139,7 +142,10 @@ nlohmann::json tree_json(const BookTree& tree) {
                      {"draws", e.counters.draws},
                      {"black", e.counters.black_wins},
                      {"transposition", e.transposition}});
-  return {{"root", key_hex(tree.nodes[0].key)}, {"nodes", nodes}, {"edges", edges}, {"truncated", tree.truncated}};
+  return {{"root", key_hex(tree.nodes[0].key)},
+          {"nodes", nodes},
+          {"edges", edges},
+          {"truncated", tree.truncated}};
 }
 
 namespace {
@@ -147,7 +153,9 @@ namespace {
 // A diverging colour for White's score: blue (Black scores) through a light
 // neutral to red (White scores), the "coolwarm" map.
 std::string score_colour(double s) {
-  struct Rgb { double r, g, b; };
+  struct Rgb {
+    double r, g, b;
+  };
   const Rgb black_side{59, 76, 192}, even{221, 221, 221}, white_side{180, 4, 38};
   double t = std::clamp((s - 0.5) / 0.25, -1.0, 1.0);  // a 25-point edge saturates the colour
   const Rgb& far = t < 0 ? black_side : white_side;
@@ -169,7 +177,9 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-std::string shorten(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(0, n - 1) + "…"; }
+std::string shorten(const std::string& s, std::size_t n) {
+  return s.size() <= n ? s : s.substr(0, n - 1) + "…";
+}
 
 }  // namespace
 
@@ -212,7 +222,8 @@ std::string tree_dot(const BookTree& tree) {
 
 std::optional<std::string> render_svg(const std::string& dot, std::string* error) {
   if (std::system("command -v dot >/dev/null 2>&1") != 0) {
-    if (error) *error = "graphviz's 'dot' is not installed (Debian: apt-get install graphviz); use --format dot";
+    if (error)
+      *error = "graphviz's 'dot' is not installed (Debian: apt-get install graphviz); use --format dot";
     return std::nullopt;
   }
   char dot_path[] = "/tmp/graphbook-tree-XXXXXX";

@@ -17,18 +17,18 @@
 namespace gb::probe {
 
 struct TreeOptions {
-  int depth = 3;                 // plies below the root
-  std::uint32_t min_games = 1;   // edges with fewer games are left out
-  std::size_t max_nodes = 400;   // stop adding positions beyond this (truncated is set)
+  int depth = 3;                // plies below the root
+  std::uint32_t min_games = 1;  // edges with fewer games are left out
+  std::size_t max_nodes = 400;  // stop adding positions beyond this (truncated is set)
 };
 
 struct TreeNode {
   Key key;
   Position position;
-  int depth;                         // plies from the root, by the shortest line found
-  std::string label;                 // the move that first reached it, "2. Nf3" ("start" for the root)
-  store::Counters counters;          // the node's totals (zero if the book has no node record)
-  const OpeningName* opening = nullptr;  // exact name of this position
+  int depth;                               // plies from the root, by the shortest line found
+  std::string label;                       // the move that first reached it, "2. Nf3" ("start" for the root)
+  store::Counters counters;                // the node's totals (zero if the book has no node record)
+  const OpeningName* opening = nullptr;    // exact name of this position
   const OpeningName* inherited = nullptr;  // nearest named ancestor along the first line found
 };
 
@@ -43,7 +43,7 @@ struct TreeEdge {
 struct BookTree {
   std::vector<TreeNode> nodes;  // nodes[0] is the root, breadth first
   std::vector<TreeEdge> edges;
-  bool truncated = false;       // max_nodes was reached
+  bool truncated = false;  // max_nodes was reached
 };
 
 [[nodiscard]] std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& root,

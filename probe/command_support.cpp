@@ -10,7 +10,8 @@ void add_position_options(CLI::App* cmd, PositionOptions& o) {
   cmd->add_option("--fen", o.spec.fen, "The position as FEN (default: the start position)");
   cmd->add_option("--moves", o.spec.moves, "Moves from the start (or from --fen), SAN or UCI: \"e4 e5 Nf3\"");
   cmd->add_option("--pgn", o.spec.pgn_file, "Take the position from a game of this PGN file");
-  cmd->add_option("--game", o.spec.game, "With --pgn: the game number, from 1 (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--game", o.spec.game, "With --pgn: the game number, from 1 (default 1)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--ply", o.ply, "With --pgn: plies into the game (default: its last position)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--eco", o.eco_tables,
@@ -45,7 +46,8 @@ std::optional<OpeningTable> load_names(const char* command, const PositionOption
   return table;
 }
 
-std::optional<store::Book> open_book_or_report(const char* command, const std::string& path, store::OpenMode mode) {
+std::optional<store::Book> open_book_or_report(const char* command, const std::string& path,
+                                               store::OpenMode mode) {
   store::BookError error;
   auto book = store::Book::open(path, mode, &error);
   if (!book) std::fprintf(stderr, "graphbook %s: %s\n", command, error.message.c_str());

@@ -35,7 +35,8 @@ std::optional<ResolvedPosition> resolve_or_report(const char* command, const Pos
 // empty when --no-names or none is found. A bad table is reported and nullopt.
 std::optional<OpeningTable> load_names(const char* command, const PositionOptions& o);
 
-std::optional<store::Book> open_book_or_report(const char* command, const std::string& path, store::OpenMode mode);
+std::optional<store::Book> open_book_or_report(const char* command, const std::string& path,
+                                               store::OpenMode mode);
 
 // Learn and unlearn (learn_command.cpp).
 void add_learn_commands(CLI::App& app, int& exit_status);

@@ -24,13 +24,14 @@ nlohmann::json summary_json(const std::string& file, const LearnSummary& s, Lear
 
 void print_summary(const std::string& file, const LearnSummary& s, LearnDirection d) {
   bool learn = d == LearnDirection::Learn;
-  std::printf("%s: %llu games read, %llu %s (%llu moves), %llu %s, %llu without result, %llu not selected, "
-              "%llu out of book, %llu skipped\n",
-              file.c_str(), (unsigned long long)s.games_read, (unsigned long long)s.games_changed,
-              learn ? "learned" : "unlearned", (unsigned long long)s.moves_credited, (unsigned long long)s.already,
-              learn ? "already learned" : "never learned", (unsigned long long)s.no_result,
-              (unsigned long long)s.not_selected, (unsigned long long)s.out_of_book,
-              (unsigned long long)s.games_skipped);
+  std::printf(
+      "%s: %llu games read, %llu %s (%llu moves), %llu %s, %llu without result, %llu not selected, "
+      "%llu out of book, %llu skipped\n",
+      file.c_str(), (unsigned long long)s.games_read, (unsigned long long)s.games_changed,
+      learn ? "learned" : "unlearned", (unsigned long long)s.moves_credited, (unsigned long long)s.already,
+      learn ? "already learned" : "never learned", (unsigned long long)s.no_result,
+      (unsigned long long)s.not_selected, (unsigned long long)s.out_of_book,
+      (unsigned long long)s.games_skipped);
   for (const std::string& e : s.errors) std::fprintf(stderr, "  %s\n", e.c_str());
 }
 
@@ -46,7 +47,8 @@ struct Options {
 void run(const char* command, const Options& o, LearnDirection direction, int& exit_status) {
   exit_status = kExitBadInput;
   if (!o.reset && o.files.empty()) {
-    std::fprintf(stderr, "graphbook %s: give a PGN file%s\n", command, direction == LearnDirection::Learn ? " or --reset" : "");
+    std::fprintf(stderr, "graphbook %s: give a PGN file%s\n", command,
+                 direction == LearnDirection::Learn ? " or --reset" : "");
     return;
   }
   auto book = open_book_or_report(command, o.book, store::OpenMode::ReadWrite);
@@ -69,7 +71,8 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
   if (o.side == "white") options.side = Color::White;
   if (o.side == "black") options.side = Color::Black;
   options.now =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   for (const std::string& file : o.files) {
     LearnSummary summary;
     std::string error;
@@ -90,7 +93,8 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
 
 void add_learn_commands(CLI::App& app, int& exit_status) {
   auto learn = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("learn", "Learn from played games: results per book move, apart from the source");
+  CLI::App* cmd =
+      app.add_subcommand("learn", "Learn from played games: results per book move, apart from the source");
   cmd->add_option("book", learn->book, "The book file")->required();
   cmd->add_option("games", learn->files, "PGN files of played games (each learned in one transaction)");
   cmd->add_option("--player", learn->player, "Learn only the moves of this player (White/Black tag)");

@@ -56,23 +56,23 @@ struct PickOptions {
 
 // Why a candidate got its weight.
 enum class Reason : std::uint8_t {
-  Weighted,        // weight from the source games (and learning)
-  Uniform,         // every candidate alike
-  Best,            // the heaviest: chosen by best
-  NotBest,         // best chose another
-  TooFewGames,     // fewer source games than min_games
-  NoWeight,        // weight 0: it never scored (or its expected score is 0)
-  LostLastTime,    // learned: lost last time and an alternative of comparable standing exists
+  Weighted,      // weight from the source games (and learning)
+  Uniform,       // every candidate alike
+  Best,          // the heaviest: chosen by best
+  NotBest,       // best chose another
+  TooFewGames,   // fewer source games than min_games
+  NoWeight,      // weight 0: it never scored (or its expected score is 0)
+  LostLastTime,  // learned: lost last time and an alternative of comparable standing exists
 };
 std::string_view to_string(Reason r);
 
 // One candidate as the policy sees it (same order as the candidates).
 struct Weighing {
-  double weight = 0;       // relative; the probability is weight / sum of weights
+  double weight = 0;  // relative; the probability is weight / sum of weights
   double probability = 0;
-  double expected = 0;     // expected score of the mover (learned: posterior mean)
-  double lower = 0;        // expected - one standard deviation (learned only)
-  double upper = 0;        // expected + one standard deviation (learned only)
+  double expected = 0;  // expected score of the mover (learned: posterior mean)
+  double lower = 0;     // expected - one standard deviation (learned only)
+  double upper = 0;     // expected + one standard deviation (learned only)
   Reason reason = Reason::Weighted;
 };
 

@@ -95,7 +95,8 @@ bool OpeningTable::add_tsv(std::string_view text, std::string_view source, std::
     std::size_t tab1 = line.find('\t');
     std::size_t tab2 = tab1 == std::string_view::npos ? tab1 : line.find('\t', tab1 + 1);
     if (tab2 == std::string_view::npos) {
-      if (error) *error = std::string(source) + ":" + std::to_string(number) + ": expected eco<TAB>name<TAB>pgn";
+      if (error)
+        *error = std::string(source) + ":" + std::to_string(number) + ": expected eco<TAB>name<TAB>pgn";
       ok = false;
       return;
     }

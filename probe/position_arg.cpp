@@ -50,9 +50,9 @@ bool from_pgn(const PositionSpec& spec, ResolvedPosition& r, std::string* error)
     return false;
   }
   if (!found) {
-    *error = spec.pgn_file + ": no game " + std::to_string(spec.game) + " (" + std::to_string(summary.games_kept) +
-             " games read" + (summary.games_skipped ? ", " + std::to_string(summary.games_skipped) + " skipped" : "") +
-             ")";
+    *error = spec.pgn_file + ": no game " + std::to_string(spec.game) + " (" +
+             std::to_string(summary.games_kept) + " games read" +
+             (summary.games_skipped ? ", " + std::to_string(summary.games_skipped) + " skipped" : "") + ")";
     return false;
   }
   int ply = spec.ply.value_or(int(moves.size()));
@@ -64,7 +64,8 @@ bool from_pgn(const PositionSpec& spec, ResolvedPosition& r, std::string* error)
   r.line = {r.position.key()};
   for (int i = 0; i < ply; ++i) {
     if (!moves[i]) {
-      *error = spec.pgn_file + ": game " + std::to_string(spec.game) + ": a null move at ply " + std::to_string(i + 1);
+      *error = spec.pgn_file + ": game " + std::to_string(spec.game) + ": a null move at ply " +
+               std::to_string(i + 1);
       return false;
     }
     play(r, moves[i]);
@@ -105,8 +106,8 @@ std::optional<ResolvedPosition> resolve_position(const PositionSpec& spec, std::
     ++index;
     MoveParse parsed = parse_san(r.position, text);
     if (!parsed.ok()) {
-      *error = "move " + std::to_string(index) + " '" + std::string(text) + "': " +
-               std::string(to_string(parsed.error)) + " in " + r.position.fen();
+      *error = "move " + std::to_string(index) + " '" + std::string(text) +
+               "': " + std::string(to_string(parsed.error)) + " in " + r.position.fen();
       return std::nullopt;
     }
     play(r, parsed.move);

@@ -14,11 +14,11 @@
 namespace gb::probe {
 
 struct PositionSpec {
-  std::string fen;       // --fen
-  std::string moves;     // --moves "e4 e5 Nf3" (from fen when both are given)
-  std::string pgn_file;  // --pgn
-  std::uint64_t game = 1;         // --game, 1-based
-  std::optional<int> ply;         // --ply: plies into the game; default its end
+  std::string fen;         // --fen
+  std::string moves;       // --moves "e4 e5 Nf3" (from fen when both are given)
+  std::string pgn_file;    // --pgn
+  std::uint64_t game = 1;  // --game, 1-based
+  std::optional<int> ply;  // --ply: plies into the game; default its end
 };
 
 struct ResolvedPosition {

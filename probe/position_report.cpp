@@ -99,9 +99,8 @@ std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosi
     }
     r.moves.push_back(std::move(row));
   }
-  std::stable_sort(r.moves.begin(), r.moves.end(), [](const MoveRow& a, const MoveRow& b) {
-    return a.counters.games > b.counters.games;
-  });
+  std::stable_sort(r.moves.begin(), r.moves.end(),
+                   [](const MoveRow& a, const MoveRow& b) { return a.counters.games > b.counters.games; });
   return r;
 }
 
@@ -128,21 +127,25 @@ std::string format_text(const PositionReport& r) {
   std::string out;
   out += "Position: " + r.position.fen() + "  (key " + key_hex(r.position.key()) + ")\n";
   if (r.opening)
-    out += "Opening:  " + r.opening->eco + " " + r.opening->name + (r.opening_exact ? "" : "  (inherited)") + "\n";
+    out += "Opening:  " + r.opening->eco + " " + r.opening->name + (r.opening_exact ? "" : "  (inherited)") +
+           "\n";
   if (r.node) {
     const store::Counters& c = r.node->counters;
-    out += "Games:    " + std::to_string(c.games) + "  white " + fixed(percent(c.white_wins, c.games)) + "%  draw " +
-           fixed(percent(c.draws, c.games)) + "%  black " + fixed(percent(c.black_wins, c.games)) + "%";
+    out += "Games:    " + std::to_string(c.games) + "  white " + fixed(percent(c.white_wins, c.games)) +
+           "%  draw " + fixed(percent(c.draws, c.games)) + "%  black " +
+           fixed(percent(c.black_wins, c.games)) + "%";
     if (c.average_elo()) out += "  avg Elo " + std::to_string(c.average_elo());
     out += "\n";
   }
   if (r.moves.empty()) return out + "No book moves from this position.\n";
-  const char* header[] = {"move", "uci", "games", "white%", "draw%", "black%", "score%", "elo", "learned", "reached", "opening"};
+  const char* header[] = {"move",   "uci", "games",   "white%",  "draw%",  "black%",
+                          "score%", "elo", "learned", "reached", "opening"};
   const std::size_t width[] = {8, 6, 7, 7, 6, 7, 7, 5, 14, 9, 0};
   const bool right[] = {false, false, true, true, true, true, true, true, false, true, false};
   auto line = [&](const std::vector<std::string>& cells) {
     std::string l;
-    for (std::size_t i = 0; i < cells.size(); ++i) l += pad(cells[i], width[i], right[i]) + (i + 1 < cells.size() ? "  " : "");
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      l += pad(cells[i], width[i], right[i]) + (i + 1 < cells.size() ? "  " : "");
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + "\n";
   };
@@ -153,12 +156,13 @@ std::string format_text(const PositionReport& r) {
     std::string reached = m.child ? std::to_string(m.child->counters.games) : "-";
     if (m.transposition()) reached += "*", any_transposition = true;
     line({m.san, m.uci, std::to_string(c.games), fixed(percent(c.white_wins, c.games)),
-          fixed(percent(c.draws, c.games)), fixed(percent(c.black_wins, c.games)), fixed(mover_score(c, mover)),
-          c.average_elo() ? std::to_string(c.average_elo()) : "-", learned_text(m.learning), reached,
-          m.opening ? m.opening->eco + " " + m.opening->name : ""});
+          fixed(percent(c.draws, c.games)), fixed(percent(c.black_wins, c.games)),
+          fixed(mover_score(c, mover)), c.average_elo() ? std::to_string(c.average_elo()) : "-",
+          learned_text(m.learning), reached, m.opening ? m.opening->eco + " " + m.opening->name : ""});
   }
   if (any_transposition)
-    out += "* the resulting position was reached by more games than played this move here (a transposition)\n";
+    out +=
+        "* the resulting position was reached by more games than played this move here (a transposition)\n";
   return out;
 }
 
@@ -173,17 +177,18 @@ nlohmann::json format_json(const PositionReport& r) {
   j["moves"] = nlohmann::json::array();
   for (const MoveRow& m : r.moves) {
     const store::Counters& c = m.counters;
-    nlohmann::json mj = {{"uci", m.uci},
-                         {"san", m.san},
-                         {"white", c.white_wins},
-                         {"draws", c.draws},
-                         {"black", c.black_wins},
-                         {"averageRating", c.average_elo() ? nlohmann::json(c.average_elo()) : nlohmann::json(nullptr)},
-                         {"opening", opening_json(m.opening)},
-                         {"games", c.games},
-                         {"unknown", c.unknown},
-                         {"score", mover_score(c, mover) / 100},
-                         {"learning", learning_json(m.learning)}};
+    nlohmann::json mj = {
+        {"uci", m.uci},
+        {"san", m.san},
+        {"white", c.white_wins},
+        {"draws", c.draws},
+        {"black", c.black_wins},
+        {"averageRating", c.average_elo() ? nlohmann::json(c.average_elo()) : nlohmann::json(nullptr)},
+        {"opening", opening_json(m.opening)},
+        {"games", c.games},
+        {"unknown", c.unknown},
+        {"score", mover_score(c, mover) / 100},
+        {"learning", learning_json(m.learning)}};
     if (m.child) {
       const store::Counters& cc = m.child->counters;
       mj["position"] = {{"games", cc.games},

@@ -36,7 +36,7 @@ struct PositionReport {
   store::LearnRecord node_learning;
   const OpeningName* opening = nullptr;  // exact or inherited along the line
   bool opening_exact = false;
-  std::vector<MoveRow> moves;            // most games first
+  std::vector<MoveRow> moves;  // most games first
   bool in_book() const { return node.has_value() || !moves.empty(); }
 };
 

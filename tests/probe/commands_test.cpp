@@ -1,7 +1,6 @@
 // End-to-end tests of probe, pick, learn, unlearn and tree through the real
 // binary, on a book that `graphbook build` makes from twic0920.pgn.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "probe_helpers.h"
@@ -35,10 +34,12 @@ TEST_CASE("Probe and pick give the moves and weights of polyglot make-book from 
     }
     auto expected = polyglot_weights(data_path("polyglot/ref-twic0920-ply16-min1.bin"), pos.key());
     REQUIRE(!expected.empty());
-    auto j = graphbook_json("pick " + book_arg() + " --moves '" + moves + "' --explain --json --no-names --seed 1");
+    auto j = graphbook_json("pick " + book_arg() + " --moves '" + moves +
+                            "' --explain --json --no-names --seed 1");
     REQUIRE(j.is_object());
     std::map<std::uint16_t, std::uint16_t> got;
-    for (const auto& c : j["candidates"]) got[polyglot_move(c["uci"])] = std::uint16_t(c["weight"].get<double>());
+    for (const auto& c : j["candidates"])
+      got[polyglot_move(c["uci"])] = std::uint16_t(c["weight"].get<double>());
     // make-book drops moves of weight 0; we keep them (with weight 0) in the candidates.
     std::erase_if(got, [](const auto& kv) { return kv.second == 0; });
     INFO("after '" << moves << "'");
@@ -91,7 +92,8 @@ TEST_CASE("Probe finds a position reached by a transposed move order, with total
 // Expected: d.tsv names "1. d4 d5 2. Nf3" D02 "Queen's Pawn Game: Zukertort Variation".
 TEST_CASE("Probe names the position and each resulting position by position", "[probe][e2e][names]") {
   std::string eco;
-  for (const char* f : {"a", "b", "c", "d", "e"}) eco += " --eco " + quote(data_path(std::string("eco/") + f + ".tsv"));
+  for (const char* f : {"a", "b", "c", "d", "e"})
+    eco += " --eco " + quote(data_path(std::string("eco/") + f + ".tsv"));
   auto j = graphbook_json("probe " + book_arg() + " --moves 'Nf3 d5 d4'" + eco + " --json");
   REQUIRE(j.is_object());
   CHECK(j["opening"]["eco"] == "D02");
@@ -106,7 +108,8 @@ TEST_CASE("Probe exits 1 off the book and 2 on a bad FEN or move", "[probe][e2e]
   Run off = graphbook("probe " + book_arg() + " --moves 'a3 a6 h3 h6 b3' --no-names", true);
   CHECK(off.status == 1);
   CHECK(off.out.find("Not in the book") != std::string::npos);
-  Run bad_fen = graphbook("probe " + book_arg() + " --fen 'rnbqkbnr/pppppppp/8/8 w KQkq - 0 1' --no-names", true);
+  Run bad_fen =
+      graphbook("probe " + book_arg() + " --fen 'rnbqkbnr/pppppppp/8/8 w KQkq - 0 1' --no-names", true);
   CHECK(bad_fen.status == 2);
   CHECK(bad_fen.out.find("bad FEN") != std::string::npos);
   Run bad_move = graphbook("probe " + book_arg() + " --moves 'e4 Ke3' --no-names", true);
@@ -127,7 +130,9 @@ TEST_CASE("Pick repeats its choice for a seed and best takes the heaviest move",
   // make-book's heaviest start move in ref-twic0920-ply16-min1.bin is e2e4 (weight 1133).
   Run best = graphbook("pick " + book_arg() + " --policy best --no-names");
   CHECK(best.out == "e2e4 e4\n");
-  auto j = graphbook_json("pick " + book_arg() + " --moves 'e4' --policy uniform --min-games 50 --explain --json --no-names --seed 9");
+  auto j =
+      graphbook_json("pick " + book_arg() +
+                     " --moves 'e4' --policy uniform --min-games 50 --explain --json --no-names --seed 9");
   for (const auto& c : j["candidates"]) CHECK((c["games"] >= 50) == (c["weight"] > 0));
 }
 
@@ -137,7 +142,8 @@ TEST_CASE("Pick --pgn takes the position from a game and ply", "[probe][e2e]") {
                           " --game 1 --ply 2 --json --no-names");
   CHECK(j["fen"] == play({"Nf3", "g6"}).fen());
   Run bad = graphbook("probe " + book_arg() + " --pgn " + quote(data_path("pgn/small/twic0920.pgn")) +
-                          " --game 99999 --no-names", true);
+                          " --game 99999 --no-names",
+                      true);
   CHECK(bad.status == 2);
 }
 
@@ -174,20 +180,23 @@ TEST_CASE("Learning the source games gives learned counters equal to the source 
   CHECK(graphbook("probe " + quote(book) + " --moves 'e4' --json --no-names").out == before);
 }
 
-TEST_CASE("Learn --side and --player credit only the chosen side's moves; --reset clears", "[probe][e2e][learning]") {
+TEST_CASE("Learn --side and --player credit only the chosen side's moves; --reset clears",
+          "[probe][e2e][learning]") {
   std::string book = twic_book_copy("learn-side.book");
   std::string pgn = quote(data_path("pgn/small/twic0920.pgn"));
   REQUIRE(graphbook("learn " + quote(book) + " " + pgn + " --side white").status == 0);
   auto start = graphbook_json("probe " + quote(book) + " --json --no-names");
   auto e4 = graphbook_json("probe " + quote(book) + " --moves e4 --json --no-names");
-  CHECK(find_move(start["moves"], "e2e4")->at("learning")["wins"] == find_move(start["moves"], "e2e4")->at("white"));
+  CHECK(find_move(start["moves"], "e2e4")->at("learning")["wins"] ==
+        find_move(start["moves"], "e2e4")->at("white"));
   for (const auto& m : e4["moves"]) CHECK(m["learning"]["wins"] == 0);
   REQUIRE(graphbook("learn " + quote(book) + " --reset").status == 0);
   start = graphbook_json("probe " + quote(book) + " --json --no-names");
   for (const auto& m : start["moves"]) CHECK(m["learning"]["wins"] == 0);
 
   // Game 1 of twic0920: Navara,D (White) - Svidler,P 1/2-1/2, 1. Nf3 g6 2. e4.
-  auto player = graphbook_json("learn " + quote(book) + " " + pgn + " --player 'Svidler,P' --side black --json");
+  auto player =
+      graphbook_json("learn " + quote(book) + " " + pgn + " --player 'Svidler,P' --side black --json");
   CHECK(player[0]["gamesLearned"] > 0);
   auto after_nf3 = graphbook_json("probe " + quote(book) + " --moves Nf3 --json --no-names");
   const nlohmann::json* g6 = find_move(after_nf3["moves"], "g7g6");
@@ -209,14 +218,16 @@ TEST_CASE("After a learned loss the learned policy avoids the move while a compa
   CHECK((*e4)["weight"] == 0);
   CHECK((*e4)["reason"].get<std::string>().find("lost last time") != std::string::npos);
   for (int seed = 0; seed < 20; ++seed)
-    CHECK(graphbook("pick " + quote(book) + " --policy learned --no-names --seed " + std::to_string(seed)).out != "e2e4 e4\n");
+    CHECK(graphbook("pick " + quote(book) + " --policy learned --no-names --seed " + std::to_string(seed))
+              .out != "e2e4 e4\n");
   // The weighted policy ignores learning.
   auto w = graphbook_json("pick " + quote(book) + " --policy weighted --explain --json --no-names --seed 5");
   CHECK(find_move(w["candidates"], "e2e4")->at("weight") == 1133);
 }
 
 TEST_CASE("Tree shows transpositions as edges meeting at one node", "[probe][e2e][tree]") {
-  auto j = graphbook_json("tree " + book_arg() + " --moves d4 --depth 4 --min-games 15 --format json --no-names");
+  auto j =
+      graphbook_json("tree " + book_arg() + " --moves d4 --depth 4 --min-games 15 --format json --no-names");
   REQUIRE(j.is_object());
   std::set<std::string> ids;
   for (const auto& n : j["nodes"]) CHECK(ids.insert(n["id"].get<std::string>()).second);

@@ -1,9 +1,9 @@
-#include <catch2/catch.hpp>
+#include "probe/move_choice.h"
 
+#include <catch2/catch.hpp>
 #include <map>
 
 #include "book/chess/notation.h"
-#include "probe/move_choice.h"
 
 using namespace gb;
 using namespace gb::probe;
@@ -100,7 +100,8 @@ TEST_CASE("Without learned games the learned policy is the weighted policy", "[p
   for (double t : {0.5, 1.0, 2.0}) {
     auto weighted = weigh(cs, PickOptions{Policy::Weighted, 1, t});
     auto learned = weigh(cs, PickOptions{Policy::Learned, 1, t});
-    for (std::size_t i = 0; i < cs.size(); ++i) CHECK(learned[i].probability == Approx(weighted[i].probability));
+    for (std::size_t i = 0; i < cs.size(); ++i)
+      CHECK(learned[i].probability == Approx(weighted[i].probability));
     for (std::uint64_t seed = 0; seed < 100; ++seed) {
       Rng a(seed), b(seed);
       CHECK(choose(cs, PickOptions{Policy::Weighted, 1, t}, a)->move ==

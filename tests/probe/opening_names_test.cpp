@@ -1,7 +1,8 @@
+#include "probe/opening_names.h"
+
 #include <catch2/catch.hpp>
 
 #include "book/chess/notation.h"
-#include "probe/opening_names.h"
 #include "test_data.h"
 
 using namespace gb;

@@ -1,7 +1,8 @@
+#include "probe/position_arg.h"
+
 #include <catch2/catch.hpp>
 
 #include "book/chess/notation.h"
-#include "probe/position_arg.h"
 #include "test_data.h"
 
 using namespace gb;
@@ -37,7 +38,8 @@ TEST_CASE("A bad FEN or an illegal move is an error that says which", "[probe][p
   CHECK(error.find("bad FEN") != std::string::npos);
   CHECK_FALSE(resolve_position(PositionSpec{"", "e4 e5 Ke3", "", 1, {}}, &error));
   CHECK(error.find("move 3 'Ke3'") != std::string::npos);
-  CHECK_FALSE(resolve_position(PositionSpec{"", "e4 e5", test::data_path("pgn/small/twic0920.pgn"), 1, {}}, &error));
+  CHECK_FALSE(
+      resolve_position(PositionSpec{"", "e4 e5", test::data_path("pgn/small/twic0920.pgn"), 1, {}}, &error));
   CHECK(error.find("either --pgn") != std::string::npos);
 }
 
@@ -57,7 +59,8 @@ TEST_CASE("A PGN game and ply give the position after that many plies", "[probe]
 }
 
 TEST_CASE("A PGN game without --ply gives its final position", "[probe][position]") {
-  // twic0920.pgn.oracle.tsv, game 0: 70 plies, final FEN 8/7k/2pr2p1/p1p2p1p/2Pb1P2/1P4P1/P3r1BP/3R1K2 w - - 0 36
+  // twic0920.pgn.oracle.tsv, game 0: 70 plies, final FEN 8/7k/2pr2p1/p1p2p1p/2Pb1P2/1P4P1/P3r1BP/3R1K2 w - -
+  // 0 36
   auto r = resolve_position(PositionSpec{"", "", test::data_path("pgn/small/twic0920.pgn"), 1, {}}, nullptr);
   REQUIRE(r);
   CHECK(r->position.fen() == "8/7k/2pr2p1/p1p2p1p/2Pb1P2/1P4P1/P3r1BP/3R1K2 w - - 0 36");

@@ -58,7 +58,8 @@ inline const std::string& temp_dir() {
 inline const std::string& twic_book() {
   static const std::string path = [] {
     std::string p = temp_dir() + "/twic.book";
-    Run r = graphbook("build " + quote(p) + " " + quote(data_path("pgn/small/twic0920.pgn")) + " --quiet", true);
+    Run r =
+        graphbook("build " + quote(p) + " " + quote(data_path("pgn/small/twic0920.pgn")) + " --quiet", true);
     if (r.status != 0) std::fprintf(stderr, "build failed: %s\n", r.out.c_str());
     return p;
   }();
