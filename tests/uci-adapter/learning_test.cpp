@@ -187,3 +187,33 @@ TEST_CASE("Four adapters learning into one book at once lose no update", "[uci-a
   CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == kAdapters * kGames);
   CHECK(uci_adapter::pending_games(*book).size() == kAdapters);
 }
+
+TEST_CASE("An adapter keeps learning after another process grew the book's map (MDB_MAP_RESIZED)",
+          "[uci-adapter]") {
+  std::string book_path = writable_book_copy("resized");
+  ScriptedGui gui(learning_adapter(book_path));
+  handshake(gui);
+  gui.send("ucinewgame");
+  play_go(gui, "position startpos");  // the adapter has the book open now, at its map size
+  {
+    // Another writer with a map four times larger commits: LMDB records the new size in the file.
+    auto other = store::Book::open(book_path, store::OpenMode::ReadWrite, nullptr, std::size_t(4) << 30);
+    REQUIRE(other);
+    Position start;
+    REQUIRE_FALSE(
+        uci_adapter::record_pending_game(*other, {"", {move_of(start, "d2d4")}}, Color::White, true));
+  }
+  gui.send(kScholarsMate);
+  gui.send("isready");
+  auto lines = gui.until_prefix("readyok", 5000ms);
+  REQUIRE(lines);
+  CHECK(std::any_of(lines->begin(), lines->end(), [](const auto& l) {
+    return starts_with(l, "info string graphbook: game over by checkmate, learned a win for white");
+  }));
+  gui.send("quit");
+  REQUIRE(gui.wait_exit());
+  auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+  REQUIRE(book);
+  Position start;
+  CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == 1);
+}
