@@ -159,6 +159,11 @@ const char* op_name(Op op) {
     case Op::Sort: return "sort";
     case Op::Distance: return "distance";
     case Op::Lca: return "lca";
+    case Op::Echo: return "echo";
+    case Op::VirtualMainline: return "virtualmainline";
+    case Op::OriginalComment: return "originalcomment";
+    case Op::HasAnnotation: return "originalcomment(annotation)";
+    case Op::RemoveComment: return "removecomment";
   }
   return "?";
 }

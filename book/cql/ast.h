@@ -33,7 +33,7 @@ enum class Op : std::uint16_t {
   Result, TagValue, TagContains, Year, Elo, Tag, SetTag, RemoveTag, GameNumber,
   // game tree
   Initial, Terminal, Parent, Child, Mainline, Variation, Depth, PositionById, PositionId, CurrentPosition,
-  InitialPosition, Find, Sort, Distance, Lca,
+  InitialPosition, Find, Sort, Distance, Lca, Echo, VirtualMainline, OriginalComment, HasAnnotation, RemoveComment,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };

@@ -868,6 +868,47 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (!best || (key.minimize ? sv < *best : sv > *best)) best = sv;
       return v;
     }
+    case Op::Echo: {
+      Value& source = vars[std::size_t(n.number)];
+      Value& target = vars[std::size_t(n.number2)];
+      source = Value::position(node);
+      std::optional<std::int64_t> best;
+      bool any = false;
+      for (int id = 0; id < int(game->nodes.size()); ++id) {
+        if (!visible(id) || (id == node && !n.flag)) continue;
+        target = Value::position(id);
+        At at(*this, id, &game->nodes[std::size_t(id)].position, false);
+        Value v = eval(*n.args[0]);
+        if (!v.matches()) continue;
+        any = true;
+        if (v.kind == Value::Kind::Numeric) best = best ? std::max(*best, v.number) : v.number;
+      }
+      if (n.type == Type::Numeric) return best ? Value::numeric(*best) : Value::none();
+      return Value::boolean(any);
+    }
+    case Op::VirtualMainline: {
+      for (int id = node; id > 0;) {
+        const GameNode& c = game->nodes[std::size_t(id)];
+        const GameNode& p = game->nodes[std::size_t(c.parent)];
+        if (p.children[0] != id && p.position.side_to_move() == Color::White) return Value::boolean(false);
+        id = c.parent;
+      }
+      return Value::boolean(true);
+    }
+    case Op::OriginalComment: {
+      const auto& cs = current().comments;
+      if (cs.empty()) return Value::none();
+      std::string s;
+      for (std::size_t i = 0; i < cs.size(); ++i) s += (i ? "\n" : "") + cs[i];
+      return Value::string(std::move(s));
+    }
+    case Op::HasAnnotation: {
+      const auto& nags = current().nags;
+      return Value::boolean(std::find(nags.begin(), nags.end(), int(n.number)) != nags.end());
+    }
+    case Op::RemoveComment:
+      out->removed_comments.push_back(node);
+      return Value::boolean(true);
     case Op::Distance: case Op::Lca: {
       Value a = eval(*n.args[0]), b = eval(*n.args[1]);
       if (a.is_none() || b.is_none()) return Value::none();

@@ -45,15 +45,18 @@ std::string quote_tag(const std::string& v) {
 struct Writer {
   const Game& game;
   const std::vector<std::vector<std::string>>& added;  // per position, CQL's comments
+  const std::vector<bool>& removed;                    // original comments dropped by removecomment
   Movetext text;
 
   void comments_at(int id) {
     const GameNode& n = game.nodes[std::size_t(id)];
-    for (const auto& c : n.comments) text.comment(c);
+    if (!removed[std::size_t(id)])
+      for (const auto& c : n.comments) text.comment(c);
     for (const auto& c : added[std::size_t(id)]) text.comment(c);
   }
   bool has_comments(int id) const {
-    return !game.nodes[std::size_t(id)].comments.empty() || !added[std::size_t(id)].empty();
+    return (!game.nodes[std::size_t(id)].comments.empty() && !removed[std::size_t(id)]) ||
+           !added[std::size_t(id)].empty();
   }
 
   void move(int parent, int child, bool& need_number) {
@@ -135,7 +138,9 @@ std::string write_pgn(const Game& game, const GameResult& result, const Program&
       if (std::find(v.begin(), v.end(), text) == v.end()) v.push_back(text);
     }
 
-  Writer w{game, added, {}};
+  std::vector<bool> removed(game.nodes.size(), false);
+  for (int id : result.removed_comments) removed[std::size_t(id)] = true;
+  Writer w{game, added, removed, {}};
   w.comments_at(0);
   w.line(0);
   w.text.token(game.result);

@@ -892,6 +892,52 @@ class Parser {
     return n;
   }
 
+  NodePtr parse_echo(const Token& t) {
+    accept_word("quiet");
+    expect_punct("(");
+    if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable for the source position");
+    const Token source = toks_[pos_++];
+    if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable for the target position");
+    const Token target = toks_[pos_++];
+    expect_punct(")");
+    bool in_all = false;
+    if (is_word("in") && is_word("all", 1)) {
+      pos_ += 2;
+      in_all = true;
+    }
+    scopes_.emplace_back();
+    auto n = node(Op::Echo, Type::Boolean, t);
+    n->number = declare(source.text, Type::Position);
+    n->number2 = declare(target.text, Type::Position);
+    n->flag = in_all;
+    n->args.push_back(parse_expr(kFull));
+    scopes_.pop_back();
+    if (n->args[0]->type == Type::Numeric) n->type = Type::Numeric;
+    return n;
+  }
+
+  NodePtr parse_original_comment(const Token& t) {
+    if (tok().kind != TokenKind::String) return node(Op::OriginalComment, Type::String, t);
+    std::string s = toks_[pos_++].text;
+    static const std::map<std::string, int> symbols = {{"!", 1},  {"?", 2},  {"!!", 3}, {"??", 4},  {"!?", 5},
+                                                       {"?!", 6}, {"=", 10}, {"+/=", 14}, {"=/+", 15}, {"+/-", 16},
+                                                       {"-/+", 17}, {"+-", 18}, {"-+", 19}};
+    int nag = -1;
+    if (s.size() > 1 && s[0] == '$' && s.find_first_not_of("0123456789", 1) == std::string::npos) nag = std::atoi(s.c_str() + 1);
+    else if (auto it = symbols.find(s); it != symbols.end()) nag = it->second;
+    if (nag >= 0) {
+      auto n = node(Op::HasAnnotation, Type::Boolean, t);
+      n->number = nag;
+      return n;
+    }
+    auto n = node(Op::InString, Type::Boolean, t);
+    auto lit = node(Op::String, Type::String, t);
+    lit->text = s;
+    n->args.push_back(std::move(lit));
+    n->args.push_back(node(Op::OriginalComment, Type::String, t));
+    return n;
+  }
+
   NodePtr parse_sort(const Token& t) {
     SortKey key;
     for (;;) {
@@ -987,6 +1033,8 @@ class Parser {
         {"curpos", {Op::CurrentPosition, Type::Position}},
         {"initialposition", {Op::InitialPosition, Type::Position}},
         {"currenttransform", {Op::CurrentTransform, Type::String}},
+        {"virtualmainline", {Op::VirtualMainline, Type::Boolean}},
+        {"removecomment", {Op::RemoveComment, Type::Boolean}},
     };
     if (auto it = simple.find(w); it != simple.end()) return leaf(it->second.first, it->second.second, t);
     if (w == "true") return leaf(Op::True, Type::Boolean, t);
@@ -1180,6 +1228,8 @@ class Parser {
       return n;
     }
     if (w == "find") return parse_find(t);
+    if (w == "echo") return parse_echo(t);
+    if (w == "originalcomment" || w == "hascomment") return parse_original_comment(t);
     if (w == "sort") return parse_sort(t);
     if (w == "unbind") {
       if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable");
@@ -1199,10 +1249,9 @@ class Parser {
       n->flag = w == "isunbound";
       return n;
     }
-    if (w == "persistent" || w == "dictionary" || w == "echo" || w == "line" || w == "imagine" || w == "consecutivemoves" ||
-        w == "readfile" || w == "writefile" || w == "replace" || w == "ascii" || w == "originalcomment" ||
-        w == "hascomment" || w == "removecomment" || w == "key" || w == "string" || w == "saveposition" ||
-        w == "currentmutation" || w == "reachableposition" || w == "virtualmainline" || w == "cqlbegin" ||
+    if (w == "persistent" || w == "dictionary" || w == "line" || w == "imagine" || w == "consecutivemoves" ||
+        w == "readfile" || w == "writefile" || w == "replace" || w == "ascii" || w == "key" || w == "string" || w == "saveposition" ||
+        w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" ||
         w == "cqlend" || w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);

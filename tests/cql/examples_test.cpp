@@ -26,7 +26,8 @@ const std::string kCarlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pg
 // Game number -> matching position IDs (mainline positions: ID = ply).
 using Matches = std::map<std::int64_t, std::vector<int>>;
 
-Matches run_cql(const std::string& query, const std::string& file) {
+// Games numbered above max_games are not evaluated.
+Matches run_cql(const std::string& query, const std::string& file, std::int64_t max_games = INT64_MAX) {
   auto parsed = cql::parse(query);
   if (auto* e = std::get_if<cql::ParseError>(&parsed)) FAIL(e->render(query, "query"));
   cql::Program program = std::move(std::get<cql::Program>(parsed));
@@ -34,6 +35,7 @@ Matches run_cql(const std::string& query, const std::string& file) {
   Matches out;
   pgn::PgnReader reader(pgn::ByteSource::open(file), cql::cql_read_options());
   cql::GameTreeVisitor visitor([&](cql::Game& g) {
+    if (g.number > max_games) return;
     cql::GameResult r = evaluator.run(g, {});
     if (r.matched()) out[g.number] = r.matched_positions;
   });
@@ -83,9 +85,11 @@ const std::vector<Replayed>& replay(const std::string& file) {
 }
 
 // Expected matches from a predicate over (game, ply).
-Matches expect(const std::string& file, const std::function<bool(const Replayed&, int)>& at) {
+Matches expect(const std::string& file, const std::function<bool(const Replayed&, int)>& at,
+               std::int64_t max_games = INT64_MAX) {
   Matches out;
   for (const Replayed& g : replay(file))
+    if (g.number <= max_games)
     for (int i = 0; i < int(g.positions.size()); ++i)
       if (at(g, i)) out[g.number].push_back(i);
   return out;
@@ -425,4 +429,38 @@ TEST_CASE("Sort example: long decisive games are written longest first", "[cql][
   CHECK(s.games_written == want);
   CHECK(written_moves.size() == want);
   CHECK(std::is_sorted(written_moves.rbegin(), written_moves.rend()));
+}
+
+TEST_CASE("Echo example: two en passant captures within 10 plies", "[cql][examples][echo][slow]") {
+  auto en_passant_into = [](const Replayed& g, int i) {
+    return i > 0 && g.moves[std::size_t(i - 1)] && g.moves[std::size_t(i - 1)].kind() == Move::Kind::EnPassant;
+  };
+  const std::string tcec = gb::test::data_path("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  Matches want = expect(tcec, [&](const Replayed& g, int i) {
+    if (!en_passant_into(g, i)) return false;
+    for (int j = i + 1; j <= i + 10 && j < int(g.positions.size()); ++j)
+      if (en_passant_into(g, j)) return true;
+    return false;
+  }, 3000);
+  CHECK(!want.empty());
+  CHECK_SAME(run_cql("move previous enpassant echo ($first $second) { move previous enpassant $first < $second "
+                     "distance($first $second) <= 10 }",
+                     tcec, 3000),
+             want, tcec);
+}
+
+TEST_CASE("Echo example: two positions identical except for the side to move", "[cql][examples][echo]") {
+  const std::string file = kTwic;
+  auto placement = [](const Position& p) { return p.fen().substr(0, p.fen().find(' ')); };
+  Matches want = expect(file, [&](const Replayed& g, int i) {
+    const Position& a = g.positions[std::size_t(i)];
+    for (int j = 0; j < int(g.positions.size()); ++j) {
+      const Position& b = g.positions[std::size_t(j)];
+      if (j != i && placement(a) == placement(b) && a.side_to_move() != b.side_to_move()) return true;
+    }
+    return false;
+  }, 400);
+  CHECK(!want.empty());
+  CHECK_SAME(run_cql("echo ($source $target) { $source & $target == . sidetomove != $source:sidetomove }", file, 400),
+             want, file);
 }
