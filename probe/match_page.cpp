@@ -65,6 +65,7 @@ const nSub=D.sub.boards.length-1,nSto=D.sto.boards.length-1;
 const lo=Math.min(0,-d),hi=Math.max(nSub,nSto-d);
 const runLo=D.run.submitted_start,runHi=D.run.submitted_start+D.run.length-1;
 let step=runLo;
+const fromHash=location.hash.match(/step=(-?\d+)/);if(fromHash)step=Math.max(lo,Math.min(hi,+fromHash[1]));
 function el(tag,attrs,parent){const e=document.createElementNS(NS,tag);for(const k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e;}
 function clampPly(p,n){return Math.max(0,Math.min(n,p));}
 function piece(svg,c,x,y,size){if(c==='.')return;const w=c===c.toUpperCase();
@@ -107,7 +108,7 @@ function drawTimeline(){
     const t=el('text',{x:L-8,y:y+4,'text-anchor':'end','font-size':12,fill:col},svg);t.textContent=name.length>26?name.slice(0,25)+'…':name;
     el('line',{x1:X(from),y1:y,x2:X(to),y2:y,stroke:col,'stroke-width':8,'stroke-linecap':'round'},svg);}
   const rl=el('text',{x:(X(runLo)+X(runHi))/2,y:80,'text-anchor':'middle','font-size':11,fill:'#3d7a22'},svg);
-  rl.textContent='run: '+D.run.length+' positions';
+  rl.textContent='run: '+D.run.length+' positions (plies '+runLo+'–'+runHi+' and '+(runLo+d)+'–'+(runHi+d)+')';
   el('line',{x1:X(step),y1:0,x2:X(step),y2:68,stroke:'#c00','stroke-width':2},svg);
   svg.onclick=e=>{const r=svg.getBoundingClientRect();const p=Math.round(lo+(e.clientX-r.left-L)/W*span);go(p);};
 }
@@ -148,9 +149,9 @@ std::string match_page(const PageGame& submitted, const PageGame& stored, const 
           "</span>a piece of the submitted game<span style=\"background:rgba(210,106,0,.6)\"></span>a piece of the "
           "stored game; split where each stands a different piece</div>\n";
   html += "<div id=\"caption\"></div>\n<div class=\"main\"><div><svg id=\"board\" width=\"416\" height=\"416\" "
-          "viewBox=\"0 0 416 416\"></svg>\n<div class=\"controls\"><button onclick=\"go(lo)\">&#x23EE;</button>"
+          "viewBox=\"0 0 416 416\"></svg>\n<div class=\"controls\"><button onclick=\"go(lo)\">|&#x25C0;</button>"
           "<button onclick=\"go(step-1)\">&#x25C0;</button><button onclick=\"go(step+1)\">&#x25B6;</button>"
-          "<button onclick=\"go(hi)\">&#x23ED;</button> (or the arrow keys)</div></div>\n";
+          "<button onclick=\"go(hi)\">&#x25B6;|</button> (or the arrow keys)</div></div>\n";
   html += "<div id=\"list\"><table><thead><tr><th class=\"sub\">" + escape_html(submitted.name) +
           "</th><th class=\"sto\">" + escape_html(stored.name) + "</th></tr></thead><tbody id=\"rows\"></tbody></table>"
           "</div></div>\n<svg id=\"timeline\" width=\"800\" height=\"90\"></svg>\n<script>const D=" + json + ";" +
