@@ -151,7 +151,11 @@ void PgnReader::record_error(SkipReason reason, std::string_view move_text, std:
   e.column = column;
   e.game_number = game_number_;
   e.reason = reason;
-  e.move_text.assign(move_text);
+  // Keep the message readable: at most 40 bytes, control bytes as '?'.
+  e.move_text.assign(move_text.substr(0, 40));
+  for (char& c : e.move_text)
+    if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
+  if (move_text.size() > 40) e.move_text += "...";
   if (before) e.fen_before = before->fen();
   e.in_variation = in_variation;
   e.detail = std::move(detail);
