@@ -139,8 +139,10 @@ std::string match_text(std::size_t rank, const Found& f, const std::vector<store
   const MatchRun& r = f.run;
   std::string source = f.game.source < sources.size() ? sources[f.game.source].name : "?";
   std::string s = std::to_string(rank) + ". " + f.replayed.name + "\n";
-  for (const char* t : {"Date", "Result"})
-    if (!f.game.tag(t).empty()) s += "   " + std::string(t) + ": " + std::string(f.game.tag(t)) + "\n";
+  std::string roster;  // the Seven Tag Roster, as far as the game has it
+  for (const char* t : {"Event", "Site", "Date", "Round", "White", "Black", "Result"})
+    if (!f.game.tag(t).empty()) roster += std::string(roster.empty() ? "" : " ") + "[" + t + " \"" + std::string(f.game.tag(t)) + "\"]";
+  if (!roster.empty()) s += "   " + roster + "\n";
   s += "   Stored: game " + std::to_string(f.game.number) + " of " + source + " (place " + std::to_string(r.game) +
        " in the index, from 0)\n";
   s += "   Run: " + std::to_string(r.length) + (r.length == 1 ? " position" : " positions") + ", from ply " +
