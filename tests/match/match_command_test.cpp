@@ -272,3 +272,26 @@ TEST_CASE("Novelty names the first move the book does not hold and the book's mo
     CHECK(n.out.find("every move of the game is in the book") != std::string::npos);
   }
 }
+
+TEST_CASE("Games parsed on two threads are indexed in file order", "[match][e2e]") {
+  // 50 games that differ in their first two moves: each shares its whole
+  // line (5 positions) only with itself, so its best match names its own place.
+  const char* white[] = {"a3", "a4", "b3", "b4", "c3", "c4", "d3", "d4", "e3", "e4"};
+  const char* black[] = {"a6", "a5", "b6", "b5", "c6"};
+  std::string pgn;
+  for (const char* w : white)
+    for (const char* b : black)
+      pgn += std::string("[White \"") + w + "\"]\n[Black \"" + b + "\"]\n\n1. " + w + " " + b + " 2. Nf3 Nf6 *\n\n";
+  std::string file = write_temp("fifty.pgn", pgn);
+  std::string book = build("fifty.book", q(file), "--index-games --threads 2");
+  for (int game : {1, 2, 26, 49, 50}) {
+    INFO("game " << game);
+    auto j = Json::parse(run_graphbook("match " + q(book) + " " + q(file) + " --game " + std::to_string(game) +
+                                       " --json").out);
+    REQUIRE(j["matches"].size() == 1);
+    CHECK(j["matches"][0]["length"] == 5);
+    CHECK(j["matches"][0]["game"]["number_in_source"] == game);
+    CHECK(j["matches"][0]["game"]["index"] == game - 1);
+    CHECK(j["matches"][0]["parting_move"].is_null());
+  }
+}
