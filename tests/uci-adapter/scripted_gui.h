@@ -106,7 +106,16 @@ class ScriptedGui {
 
 inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-// A fresh directory under the build's temp area, removed by the caller's choice.
+// Removes this test run's temporary directories when the test program ends.
+struct TempDirCleanup {
+  ~TempDirCleanup() {
+    std::string cmd = "rm -rf /tmp/graphbook-uci-test-" + std::to_string(::getpid()) + "-*";
+    if (std::system(cmd.c_str()) != 0) return;
+  }
+};
+inline TempDirCleanup temp_dir_cleanup;
+
+// A fresh directory in /tmp for this test run, removed when the tests end.
 inline std::string temp_dir(const std::string& name) {
   std::string dir = "/tmp/graphbook-uci-test-" + std::to_string(::getpid()) + "-" + name;
   std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
