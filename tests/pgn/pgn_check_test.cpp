@@ -28,7 +28,12 @@ Run run(const std::string& args) {
   return r;
 }
 
-std::string data(const std::string& relative) { return "'" + gb::test::data_path(relative) + "'"; }
+std::string data(const std::string& relative) {
+  std::string quoted = "'";
+  quoted += gb::test::data_path(relative);
+  quoted += '\'';
+  return quoted;
+}
 
 }  // namespace
 
