@@ -272,3 +272,24 @@ TEST_CASE("An engine that cannot be started is reported and the adapter exits", 
   REQUIRE(status);
   CHECK(status->code == 1);
 }
+
+TEST_CASE("A missing book is reported once and the engine plays every move", "[uci-adapter]") {
+  ScriptedGui gui(adapter_args("/nonexistent/games.book"));
+  handshake(gui);
+  gui.send("position startpos");
+  gui.send("go movetime 50");
+  auto lines = gui.until(is_bestmove, 5000ms);
+  REQUIRE(lines);
+  CHECK(std::count_if(lines->begin(), lines->end(), [](const auto& l) {
+          return starts_with(l, "info string graphbook: no book: /nonexistent/games.book");
+        }) == 1);
+  CHECK(std::any_of(lines->begin(), lines->end(),
+                    [](const auto& l) { return std::regex_match(l, kInfoWithScore); }));
+  gui.send("go movetime 50");
+  auto again = gui.until(is_bestmove, 5000ms);
+  REQUIRE(again);
+  CHECK(std::none_of(again->begin(), again->end(),
+                     [](const auto& l) { return starts_with(l, "info string graphbook"); }));
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
