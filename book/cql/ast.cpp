@@ -36,6 +36,7 @@ NodePtr Node::clone() const {
   n->parenthesized = parenthesized;
   n->move = move;
   n->fen_pattern = fen_pattern;
+  n->nfa = nfa;
   n->args.reserve(args.size());
   for (const auto& a : args) n->args.push_back(a->clone());
   return n;
@@ -164,6 +165,7 @@ const char* op_name(Op op) {
     case Op::OriginalComment: return "originalcomment";
     case Op::HasAnnotation: return "originalcomment(annotation)";
     case Op::RemoveComment: return "removecomment";
+    case Op::Line: return "line";
   }
   return "?";
 }
@@ -215,6 +217,7 @@ void print(const Node& n, int indent, std::ostringstream& out) {
       out << ' ' << names[n.number];
       break;
     }
+    case Op::Line: out << (n.flag ? " <--" : " -->") << " (" << n.nfa.size() / 3 << " states)"; break;
     case Op::Transform: out << (n.flag ? " count" : "") << " (" << n.args.size() << " variants)"; break;
     case Op::Move: {
       static const char* modes[] = {"", " previous", " legal", " pseudolegal"};
@@ -246,6 +249,7 @@ void fingerprint_into(const Node& n, std::string& out) {
   raw(m.promote);
   out += std::to_string(n.text.size()) + ":" + n.text;
   for (auto f : n.fen_pattern) raw(f);
+  for (auto f : n.nfa) raw(f);
   out += "(";
   for (const auto& a : n.args) fingerprint_into(*a, out);
   out += ")";

@@ -33,7 +33,7 @@ enum class Op : std::uint16_t {
   Result, TagValue, TagContains, Year, Elo, Tag, SetTag, RemoveTag, GameNumber,
   // game tree
   Initial, Terminal, Parent, Child, Mainline, Variation, Depth, PositionById, PositionId, CurrentPosition,
-  InitialPosition, Find, Sort, Distance, Lca, Echo, VirtualMainline, OriginalComment, HasAnnotation, RemoveComment,
+  InitialPosition, Find, Sort, Distance, Lca, Echo, VirtualMainline, OriginalComment, HasAnnotation, RemoveComment, Line,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };
@@ -58,6 +58,16 @@ struct MoveSpec {
   bool primary = false, secondary = false;
 };
 
+// The automaton of a line filter: kind Filter tests args[a] at the position
+// and goes on to state b at the next position; Split goes to a and b without
+// consuming; Accept ends a match. State 0 is the start.
+enum class LineState : std::int32_t { Filter, Split, Accept };
+// Node::number bits of a line filter's parameters.
+enum LineFlag : std::int64_t {
+  kLineFirstMatch = 1, kLineNestBan = 2, kLineSingleColor = 4, kLinePrimary = 8, kLineSecondary = 16,
+  kLineHasRange = 32,
+};
+
 struct Node;
 using NodePtr = std::unique_ptr<Node>;
 
@@ -78,6 +88,7 @@ struct Node {
   bool parenthesized = false;
   MoveSpec move;
   std::vector<std::uint16_t> fen_pattern;  // 64 piece masks for FenMatch
+  std::vector<std::int32_t> nfa;           // Line: states as (kind, a, b) triples, see LineState
 
   Node(Op o, Type t) : op(o), type(t) {}
   NodePtr clone() const;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
+#include <tuple>
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
@@ -55,6 +58,10 @@ struct Evaluator::Impl {
   bool imaginary = false;
   std::vector<Value> vars;
   GameResult* out = nullptr;
+  // Inside a forward line constituent: the child the sequence goes on to
+  // (-1: none); -2 outside lines. Ordinary move filters see only that move.
+  int linear_next = -2;
+  std::map<std::string, std::vector<char>> line_bans;  // nestban, per line filter, reset per game
 
   explicit Impl(const Program& p) : program(p) {}
 
@@ -196,7 +203,128 @@ struct Evaluator::Impl {
   Value eval_transform(const Node& n);
   Value eval_find(const Node& n);
   Value eval_assign(const Node& n);
+  Value eval_line(const Node& n);
 };
+
+Value Evaluator::Impl::eval_line(const Node& n) {
+  const auto& nfa = n.nfa;
+  const bool backward = n.flag;
+  const std::int64_t flags = n.number;
+  const int states = int(nfa.size() / 3);
+  auto kind = [&](int s) { return LineState(nfa[std::size_t(s * 3)]); };
+  auto field = [&](int s, int f) { return nfa[std::size_t(s * 3 + f)]; };
+  std::vector<char>* bans = nullptr;
+  if (flags & kLineNestBan) {
+    auto& b = line_bans[n.text];
+    if (b.size() != game->nodes.size()) b.assign(game->nodes.size(), 0);
+    if (b[std::size_t(node)]) return Value::none();
+    bans = &b;
+  }
+  if (imaginary) return Value::none();
+  const Color start_color = pos->side_to_move();
+
+  // Filter states reachable from seeds without consuming; sets *accept when Accept is.
+  std::vector<char> mark(static_cast<std::size_t>(states));
+  auto closure = [&](const std::vector<int>& seeds, bool* accept) {
+    std::fill(mark.begin(), mark.end(), 0);
+    std::vector<int> stack = seeds, out;
+    while (!stack.empty()) {
+      int s = stack.back();
+      stack.pop_back();
+      if (s < 0 || mark[std::size_t(s)]) continue;
+      mark[std::size_t(s)] = 1;
+      switch (kind(s)) {
+        case LineState::Filter: out.push_back(s); break;
+        case LineState::Split:
+          stack.push_back(field(s, 1));
+          stack.push_back(field(s, 2));
+          break;
+        case LineState::Accept: *accept = true; break;
+      }
+    }
+    return out;
+  };
+  auto successors = [&](int p, bool first) {
+    std::vector<int> next;
+    auto step = [&](int from, std::vector<int>& into) {
+      if (backward) {
+        int parent = game->nodes[std::size_t(from)].parent;
+        if (parent >= 0) into.push_back(parent);
+        return;
+      }
+      const auto& ch = game->nodes[std::size_t(from)].children;
+      for (std::size_t i = 0; i < ch.size(); ++i) {
+        if (!visible(ch[i])) continue;
+        if ((flags & kLinePrimary) && i > 0) continue;
+        if ((flags & kLineSecondary) && i == 0) continue;
+        into.push_back(ch[i]);
+      }
+    };
+    (void)first;
+    step(p, next);
+    if (flags & kLineSingleColor) {
+      std::vector<int> two;
+      for (int c : next) step(c, two);
+      next = std::move(two);
+    }
+    return next;
+  };
+  // The child on the way from p to a successor q (for move linearization).
+  auto child_towards = [&](int p, int q) {
+    if (backward || q < 0) return backward ? -2 : -1;
+    while (game->nodes[std::size_t(q)].parent != p) q = game->nodes[std::size_t(q)].parent;
+    return q;
+  };
+  std::map<std::tuple<int, int, int>, bool> cache;
+  auto test = [&](int filter, int p, int q) {
+    auto key = std::make_tuple(filter, p, q);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    At at(*this, p, &game->nodes[std::size_t(p)].position, false);
+    int saved = linear_next;
+    linear_next = child_towards(p, q);
+    bool r = matches(*n.args[std::size_t(filter)]);
+    linear_next = saved;
+    return cache[key] = r;
+  };
+  const bool has_range = flags & kLineHasRange;
+  const bool shortest = flags & kLineFirstMatch;
+  int best_len = -1, best_end = -1;
+  std::vector<int> path, best_path;
+  auto record = [&](int len, int end) {
+    if (has_range && (len < n.number2 || len > n.number3)) return;
+    bool better = best_len < 0 || (shortest ? len < best_len : len > best_len) || (len == best_len && end < best_end);
+    if (!better) return;
+    best_len = len;
+    best_end = end;
+    best_path = path;
+  };
+  std::function<void(int, const std::vector<int>&, int)> walk = [&](int p, const std::vector<int>& ready, int len) {
+    if ((flags & kLineSingleColor) && game->nodes[std::size_t(p)].position.side_to_move() != start_color) return;
+    path.push_back(p);
+    std::vector<int> next = successors(p, len == 0);
+    if (next.empty()) next.push_back(-1);
+    for (int q : next) {
+      std::vector<int> seeds;
+      for (int s : ready)
+        if (test(field(s, 1), p, q)) seeds.push_back(field(s, 2));
+      if (seeds.empty()) continue;
+      bool accept = false;
+      std::vector<int> more = closure(seeds, &accept);
+      if (accept) record(len + 1, p);
+      if (q >= 0 && !more.empty()) walk(q, more, len + 1);
+    }
+    path.pop_back();
+  };
+  bool accept_empty = false;
+  std::vector<int> start = closure({0}, &accept_empty);
+  walk(node, start, 0);
+  if (best_len < 0) return Value::none();
+  if (bans)
+    for (int id : best_path) (*bans)[std::size_t(id)] = 1;
+  if (n.flag2) return Value::position(best_end);
+  return Value::numeric(best_len);
+}
 
 Value Evaluator::Impl::eval_assign(const Node& n) {
   Value rhs = eval(*n.args[0]);
@@ -317,9 +445,9 @@ Value Evaluator::Impl::eval_move(const Node& n) {
       if (!imaginary) {
         const auto& ch = current().children;
         for (std::size_t i = 0; i < ch.size(); ++i) {
-          if (!visible(ch[i]) && !options.variations && i > 0) {
-            // Moves that start variations are still moves recorded here.
-          }
+          // Moves that start variations are recorded here too; inside a line,
+          // only the move to the sequence's next position counts.
+          if (linear_next != -2 && ch[i] != linear_next) continue;
           const GameNode& c = game->nodes[std::size_t(ch[i])];
           cands.add(describe_move(*pos, c.move, c.null_move, i == 0));
         }
@@ -868,6 +996,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (!best || (key.minimize ? sv < *best : sv > *best)) best = sv;
       return v;
     }
+    case Op::Line: return eval_line(n);
     case Op::Echo: {
       Value& source = vars[std::size_t(n.number)];
       Value& target = vars[std::size_t(n.number2)];
@@ -935,6 +1064,7 @@ GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
   e.options = options;
   e.out = &result;
   e.vars.assign(e.program.variables.size(), Value::none());
+  e.line_bans.clear();
   for (int id = 0; id < int(game.nodes.size()); ++id) {
     if (!e.visible(id)) continue;
     e.node = id;

@@ -464,3 +464,55 @@ TEST_CASE("Echo example: two positions identical except for the side to move", "
   CHECK_SAME(run_cql("echo ($source $target) { $source & $target == . sidetomove != $source:sidetomove }", file, 400),
              want, file);
 }
+
+namespace {
+bool is_capture(const Replayed& g, int i) {
+  if (i >= int(g.moves.size())) return false;
+  Move m = g.moves[std::size_t(i)];
+  if (!m || m.kind() == Move::Kind::Castling) return false;
+  return m.kind() == Move::Kind::EnPassant || !g.positions[std::size_t(i)].empty(m.to());
+}
+}  // namespace
+
+TEST_CASE("Line example: check, resolved by capturing the checking piece, then mate", "[cql][examples][line]") {
+  // "capture (flipcolor A attacks k)": the captured piece was giving check (read before the move).
+  Matches want = expect(kTwic, [](const Replayed& g, int i) {
+    if (i + 2 >= int(g.positions.size())) return false;
+    const Position& p = g.positions[std::size_t(i)];
+    return p.in_check() && is_capture(g, i) && (p.checkers() & square_bb(g.moves[std::size_t(i)].to())) &&
+           is_mate(g.positions[std::size_t(i + 2)]);
+  });
+  CHECK(!want.empty());
+  CHECK_SAME(run_cql("line --> check --> move previous capture (flipcolor A attacks k) --> mate", kTwic), want, kTwic);
+}
+
+TEST_CASE("Line example: one side gave ten or more checks in a row", "[cql][examples][line]") {
+  Matches want = expect(kTwic, [](const Replayed& g, int i) {
+    int run = 0;
+    for (int j = i; j < int(g.positions.size()) && g.positions[std::size_t(j)].in_check(); j += 2) ++run;
+    return run >= 10;
+  });
+  CHECK(!want.empty());
+  CHECK_SAME(run_cql("line singlecolor --> check {10,}", kTwic), want, kTwic);
+}
+
+TEST_CASE("Line example: runs of five or more captures, reported once with nestban", "[cql][examples][line]") {
+  Matches want = expect(kTwic, [](const Replayed& g, int i) {
+    if (i > 0 && is_capture(g, i - 1)) return false;
+    int run = 0;
+    while (is_capture(g, i + run)) ++run;
+    return run >= 5;
+  });
+  CHECK(!want.empty());
+  CHECK_SAME(run_cql("line nestban --> move capture . {5,}", kTwic), want, kTwic);
+}
+
+TEST_CASE("Line linearizes moves: 1.e4 e5 is found move after move", "[cql][examples][line]") {
+  Matches want = expect(kTwic, [](const Replayed& g, int i) {
+    return i == 0 && g.moves.size() >= 2 && g.moves[0].to() == SQ_E4 && g.moves[1].to() == SQ_E5;
+  });
+  CHECK(!want.empty());
+  CHECK_SAME(run_cql("initial line --> move to e4 --> move to e5", kTwic), want, kTwic);
+  CHECK(run_cql("initial line lastposition --> move to e4 --> move to e5 --> move to f4 --> move to f4", kTwic) !=
+        run_cql("initial line --> move to e4 --> move to e5 --> move to f3", kTwic));
+}
