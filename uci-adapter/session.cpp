@@ -83,7 +83,7 @@ void Session::on_gui_line(std::string_view line, Outbox& out) {
     case GuiCommand::UciNewGame:
       close_game(out);
       game_ = Game{};
-      if (search_ == Search::BookPonder) search_ = Search::Idle;
+      end_book_ponder(out);
       out.to_engine.emplace_back(line);
       return;
     case GuiCommand::Quit:
@@ -119,7 +119,14 @@ void Session::on_setoption(std::string_view line, Outbox& out) {
   out.to_engine.emplace_back(line);
 }
 
+void Session::end_book_ponder(Outbox& out) {
+  if (search_ != Search::BookPonder) return;
+  write_book_answer(*ponder_answer_, out);
+  search_ = Search::Idle;
+}
+
 void Session::on_position(std::string_view line, Outbox& out) {
+  end_book_ponder(out);
   out.to_engine.emplace_back(line);
   auto cmd = parse_position(line);
   Game next;
@@ -165,6 +172,7 @@ void Session::on_position(std::string_view line, Outbox& out) {
 }
 
 void Session::on_go(std::string_view line, Outbox& out) {
+  end_book_ponder(out);
   GoCommand go = parse_go(line);
   bool limited = go.limited();
   if (limited && game_.valid && !game_.our_side) game_.our_side = game_.position.side_to_move();

@@ -64,6 +64,10 @@ class Session {
   // The book, opened on first use; nullptr when absent or unreadable (said once).
   store::Book* book(Outbox& out);
   void write_book_answer(const BookAnswer& a, Outbox& out);
+  // A book ponder answer still owed when the GUI moves on without stop or
+  // ponderhit (ucinewgame, position, go): its bestmove is written first, so
+  // that every go still gets exactly one.
+  void end_book_ponder(Outbox& out);
   // Our move was played: the game goes on from it, and may end on the board.
   void our_move_played(std::string_view uci_move, Outbox& out);
   // The game may have ended on the board at pos (history: keys, pos last)

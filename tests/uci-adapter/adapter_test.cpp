@@ -293,3 +293,25 @@ TEST_CASE("A missing book is reported once and the engine plays every move", "[u
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
+
+TEST_CASE("A book ponder search the GUI abandons with ucinewgame still gets its one bestmove",
+          "[uci-adapter]") {
+  ScriptedGui gui(adapter_args(twic_book()));
+  gui.send("setoption name Ponder value true");
+  handshake(gui);
+  gui.send("position startpos moves e2e4");
+  gui.send("go ponder wtime 60000 btime 60000");
+  CHECK(gui.drain(200ms).empty());
+  gui.send("ucinewgame");
+  gui.send("isready");
+  auto lines = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(lines);
+  CHECK(std::count_if(lines->begin(), lines->end(), is_bestmove) == 1);
+  gui.send("stop");
+  gui.send("isready");
+  auto rest = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(rest);
+  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  gui.send("quit");
+  CHECK(gui.wait_exit());
+}
