@@ -787,11 +787,11 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       return Value::boolean(v.matches());
     }
     case Op::While: {
-      for (long guard = 0; guard < 100000000L && matches(*n.args[0]); ++guard) eval(*n.args[1]);
+      for (long guard = 0; guard < 10000000L && matches(*n.args[0]); ++guard) eval(*n.args[1]);
       return Value::boolean(true);
     }
     case Op::Loop: {
-      for (long guard = 0; guard < 100000000L && matches(*n.args[0]); ++guard) {
+      for (long guard = 0; guard < 10000000L && matches(*n.args[0]); ++guard) {
       }
       return Value::boolean(true);
     }

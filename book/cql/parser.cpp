@@ -188,6 +188,12 @@ class Parser {
   }
 
   NodePtr parse_expr(int max_level, bool raw_piece = false) {
+    struct Depth {
+      int& d;
+      explicit Depth(int& x) : d(++x) {}
+      ~Depth() { --d; }
+    } depth(depth_);
+    if (depth_ > 400) fail("the query nests too deeply (more than 400 levels)");
     NodePtr left = parse_primary();
     for (;;) {
       auto info = infix_info();
@@ -1498,6 +1504,7 @@ class Parser {
   std::map<std::string, Function> functions_;
   std::set<std::string> expanding_;
   int line_count_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

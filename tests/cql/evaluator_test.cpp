@@ -240,3 +240,31 @@ TEST_CASE("Piece identity follows a piece as it moves", "[cql][pieces]") {
   CHECK(eval_text(g, 5, "pieceid e5") == "31");
   CHECK(eval_text(g, 5, "pieceid e5 == position 0 : pieceid g1") == "31");
 }
+
+TEST_CASE("Random queries that parse evaluate without crashing", "[cql][robustness]") {
+  Game g = game_from({"e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "f6"});
+  const char* pieces[] = {"mate", "check", "(", ")", "{", "}", "move", "legal", "from", "to", "capture", "count",
+                          "previous", ":", "$x", "=", "+", "-", "*", "1", "2", "a1", ".", "_", "A", "k", "find",
+                          "all", "<--", "flipcolor", "shift", "#", "~", "|", "&", "in", "not", "and", "or", "parent",
+                          "child", "position", "power", "up", "ray", "pin", "between", "==", "<", ">", "terminal",
+                          "initial", "str", "sort", "\"x\"", "line", "-->", "echo", "($s", "$t)", "ply"};
+  std::uint32_t seed = 777;
+  int parsed = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string q;
+    int n = 1 + int(seed % 9);
+    for (int i = 0; i < n; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      q += pieces[(seed >> 8) % (sizeof pieces / sizeof *pieces)];
+      q += ' ';
+    }
+    auto r = parse(q);
+    auto* p = std::get_if<Program>(&r);
+    if (!p) continue;
+    ++parsed;
+    Evaluator e(*p);
+    GameResult result = e.run(g, {});
+    CHECK(result.matched_positions.size() <= g.nodes.size());
+  }
+  CHECK(parsed > 1000);
+}

@@ -153,3 +153,23 @@ TEST_CASE("Sort keys with the same description are one key", "[cql][parser]") {
   REQUIRE(p.sorts.size() == 2);
   CHECK(p.sorts[1].minimize);
 }
+
+TEST_CASE("The parser never crashes on garbage or deep nesting", "[cql][parser][robustness]") {
+  CHECK(must_fail(std::string(5000, '(') + "mate" + std::string(5000, ')')).message ==
+        "the query nests too deeply (more than 400 levels)");
+  const char* pieces[] = {"mate", "(", ")", "{", "}", "[", "]", "move", "from", "to", ":", "$x", "=", "+", "-",
+                          "\"s\"", "1", "a1", "line", "-->", "<--", "find", "flipcolor", "#", "~", "in", "not",
+                          "piece", "square", "all", "if", "then", "else", "function", "f", "echo", "sort", "?", ","};
+  std::uint32_t seed = 12345;
+  for (int round = 0; round < 3000; ++round) {
+    std::string q;
+    int n = 1 + int(seed % 12);
+    for (int i = 0; i < n; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      q += pieces[(seed >> 8) % (sizeof pieces / sizeof *pieces)];
+      q += ' ';
+    }
+    auto r = parse(q);  // either a program or an error, never a crash
+    if (auto* e = std::get_if<ParseError>(&r)) CHECK_FALSE(e->message.empty());
+  }
+}
