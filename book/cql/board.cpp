@@ -220,6 +220,78 @@ void generate_pseudolegal(const Position& pos, MoveList& list) {
     if (m.kind() == Move::Kind::Castling) list.push_back(m);
 }
 
+namespace {
+
+// The placement field of pos with the piece on `to` moved back to `from`.
+std::string placement_with(const Position& pos, Square from, Square to, Piece moved, Piece left = Piece::None) {
+  std::string out;
+  for (int r = 7; r >= 0; --r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      Square s = make_square(File(f), Rank(r));
+      Piece p = s == to ? left : s == from ? moved : pos.piece_on(s);
+      if (p == Piece::None) {
+        ++empty;
+        continue;
+      }
+      if (empty) out += char('0' + empty);
+      empty = 0;
+      static const char letters[] = " PNBRQK  pnbrqk";
+      out += letters[int(p)];
+    }
+    if (empty) out += char('0' + empty);
+    if (r) out += '/';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ReverseMove> reverse_moves(const Position& pos) {
+  std::vector<ReverseMove> out;
+  const Color mover = ~pos.side_to_move();
+  const Bitboard empty = ~pos.pieces();
+  const std::string side = mover == Color::White ? " w - - 0 1" : " b - - 0 1";
+  // capture: 0 never, 1 maybe, 2 always (a pawn's diagonal move). The captured
+  // piece is unknown; a knight of the side to move stands in for it, which
+  // is enough to decide legality (it blocks lines, is never a king).
+  auto add = [&](Square from, Square to, Piece moved, int capture, PieceType promotion) {
+    ReverseMove rm{from, to, capture == 2, promotion, std::nullopt};
+    if (capture != 2) rm.before = Position::from_fen(placement_with(pos, from, to, moved) + side);
+    if (!rm.before && capture) {
+      rm.before = Position::from_fen(placement_with(pos, from, to, moved, make_piece(~mover, PieceType::Knight)) + side);
+      if (rm.before) rm.capture = true;
+    }
+    out.push_back(std::move(rm));
+  };
+  for (Bitboard b = pos.pieces(mover); b;) {
+    Square to = pop_lsb(b);
+    Piece p = pos.piece_on(to);
+    PieceType t = type_of(p);
+    int back = -pawn_push(mover);
+    if (t == PieceType::Pawn) {
+      if (relative_rank(mover, rank_of(to)) <= RANK_2) continue;
+      Square one = Square(to + back);
+      if (empty & square_bb(one)) {
+        add(one, to, p, 0, PieceType::None);
+        Square two = Square(one + back);
+        if (relative_rank(mover, rank_of(to)) == RANK_4 && (empty & square_bb(two))) add(two, to, p, 0, PieceType::None);
+      }
+      for (Bitboard f = pawn_attacks(~mover, to) & empty; f;) add(pop_lsb(f), to, p, 2, PieceType::None);
+      continue;
+    }
+    Bitboard from = (t == PieceType::King ? king_attacks(to) : attacks_bb(t, to, pos.pieces())) & empty;
+    while (from) add(pop_lsb(from), to, p, 1, PieceType::None);
+    if (t != PieceType::King && relative_rank(mover, rank_of(to)) == RANK_8) {
+      Piece pawn = make_piece(mover, PieceType::Pawn);
+      Square straight = Square(to + back);
+      if (empty & square_bb(straight)) add(straight, to, pawn, 0, t);
+      for (Bitboard f = pawn_attacks(~mover, to) & empty; f;) add(pop_lsb(f), to, pawn, 2, t);
+    }
+  }
+  return out;
+}
+
 MoveInfo describe_move(const Position& before, Move m, bool null_move, bool primary) {
   MoveInfo mi;
   mi.move = m;

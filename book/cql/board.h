@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,19 @@ bool legal_position(const Position& pos);
 
 // Every pseudo-legal move (may leave the own king in check); castling only when legal.
 void generate_pseudolegal(const Position& pos, MoveList& list);
+
+// A move that could have led to pos (standard chess): the piece now on `to`
+// came from `from` (an empty square), possibly capturing (diagonal pawn moves
+// only, since the captured piece is unknown) or promoting. `before` is the
+// position before it, without castling or en passant rights; it is absent
+// when that position would not be legal (the side to move in pos in check).
+struct ReverseMove {
+  Square from, to;
+  bool capture = false;
+  PieceType promotion = PieceType::None;  // the piece now on `to` was a pawn
+  std::optional<Position> before;
+};
+std::vector<ReverseMove> reverse_moves(const Position& pos);
 
 // What the move filter needs to know of one move.
 struct MoveInfo {

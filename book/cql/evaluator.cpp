@@ -204,7 +204,47 @@ struct Evaluator::Impl {
   Value eval_find(const Node& n);
   Value eval_assign(const Node& n);
   Value eval_line(const Node& n);
+  Value eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set, Bitboard capture_set);
 };
+
+Value Evaluator::Impl::eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set, Bitboard capture_set) {
+  const MoveSpec& m = n.move;
+  std::int64_t count = 0, considered = 0;
+  Bitboard result = 0;
+  bool all_matched = true;
+  for (const ReverseMove& rm : reverse_moves(*pos)) {
+    if (m.mode == MoveSpec::Mode::Legal && !rm.before) continue;
+    if (!(from_set & square_bb(rm.from)) || !(to_set & square_bb(rm.to))) continue;
+    if (m.capture >= 0 && (!rm.capture || !(capture_set & square_bb(rm.to)))) continue;
+    if (m.promote && (rm.promotion == PieceType::None || !(m.promote >> int(rm.promotion) & 1))) continue;
+    if (m.enpassant || m.castle || m.castle_short || m.castle_long || m.null_move) continue;
+    ++considered;
+    if (m.speculative >= 0) {
+      if (!rm.before) {
+        all_matched = false;
+        continue;
+      }
+      At at(*this, node, &*rm.before, true);
+      if (!matches(*n.args[std::size_t(m.speculative)])) {
+        all_matched = false;
+        continue;
+      }
+    }
+    ++count;
+    if (m.result == MoveSpec::Result::From) result |= square_bb(rm.from);
+    if (m.result == MoveSpec::Result::To) result |= square_bb(rm.to);
+    if (m.result == MoveSpec::Result::Capture && rm.capture) result |= square_bb(rm.to);
+  }
+  if (m.all) {
+    if (m.result == MoveSpec::Result::Count) return all_matched ? Value::numeric(considered) : Value::none();
+    return Value::boolean(all_matched);
+  }
+  switch (m.result) {
+    case MoveSpec::Result::Count: return Value::numeric(count);
+    case MoveSpec::Result::Boolean: return Value::boolean(count > 0);
+    default: return Value::squares(result);
+  }
+}
 
 Value Evaluator::Impl::eval_line(const Node& n) {
   const auto& nfa = n.nfa;
@@ -434,6 +474,7 @@ Value Evaluator::Impl::eval_move(const Node& n) {
     if (m.to >= 0) to_set = eval_set(*n.args[std::size_t(m.to)]);
     if (m.capture >= 0) capture_set = eval_set(*n.args[std::size_t(m.capture)]);
   }
+  if (m.reverse) return eval_reverse_move(n, from_set, to_set, capture_set);
   // The common "move legal count" needs no move descriptions.
   if (m.mode == MoveSpec::Mode::Legal && m.result == MoveSpec::Result::Count && m.from < 0 && m.to < 0 &&
       m.capture < 0 && m.speculative < 0 && !m.promote && !m.enpassant && !m.castle && !m.castle_short &&

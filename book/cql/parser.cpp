@@ -713,7 +713,6 @@ class Parser {
       fail_at(t, "primary/secondary cannot be combined with legal or pseudolegal");
     if (m.reverse && m.mode != MoveSpec::Mode::Legal && m.mode != MoveSpec::Mode::Pseudolegal)
       fail_at(t, "reverse needs legal or pseudolegal");
-    if (m.reverse) fail_at(t, "reverse move generation is not implemented yet");
     if (m.all && m.speculative < 0) fail_at(t, "'all' needs a speculative move (move ... : filter)");
     switch (m.result) {
       case MoveSpec::Result::Count: n->type = Type::Numeric; break;

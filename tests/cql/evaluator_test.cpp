@@ -55,6 +55,8 @@ TEST_CASE("The move filter examples of the reference after 4...Bxc3+", "[cql][mo
   // The reference's game is not given; in this one, counted by hand: pawns 14,
   // Ng1 3, Bc1 1, Bf1 2, Qd1 9, Ra1 1, Ke1 2 (into check included).
   CHECK(eval_text(g, at, "move pseudolegal count") == "32");
+  CHECK(eval_text(g, at, "move legal reverse count") == "2");
+  CHECK(eval_text(g, at, "move from . legal reverse") == "[b4,a5]");
   // previous reads its sets in the position before the move: the bishop was on b4.
   CHECK(matches(g, at, "move previous from B") == false);
   CHECK(matches(g, at, "move previous from b"));

@@ -516,3 +516,14 @@ TEST_CASE("Line linearizes moves: 1.e4 e5 is found move after move", "[cql][exam
   CHECK(run_cql("initial line lastposition --> move to e4 --> move to e5 --> move to f4 --> move to f4", kTwic) !=
         run_cql("initial line --> move to e4 --> move to e5 --> move to f3", kTwic));
 }
+
+TEST_CASE("Reverse move generation finds every move actually played but castling", "[cql][move]") {
+  // An en passant capture is found as a diagonal pawn capture on the same squares.
+  Matches want = expect(kTwic, [](const Replayed& g, int i) {
+    if (i == 0) return false;
+    Move m = g.moves[std::size_t(i - 1)];
+    return m && m.kind() != Move::Kind::Castling;
+  }, 300);
+  CHECK_SAME(run_cql("$f = move from . previous $t = move to . previous move legal reverse from $f to $t", kTwic, 300),
+             want, kTwic);
+}
