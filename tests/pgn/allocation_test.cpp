@@ -37,7 +37,7 @@ struct CountingVisitor : VisitorBase {
 };
 }  // namespace
 
-TEST_CASE("A full parse with SAN decoding and variations allocates nothing per move [pgn]") {
+TEST_CASE("A full parse with SAN decoding and variations allocates nothing per move", "[pgn]") {
   // Annotated games: comments, NAGs and nested variations on every move.
   for (const char* file : {"pgn/small/twic0920.pgn", "pgn/annotated/scalachess-wcc2023-annotated.pgn",
                            "pgn/annotated/TCEC_Season_1_-_Division_1.pgn"}) {
@@ -53,7 +53,7 @@ TEST_CASE("A full parse with SAN decoding and variations allocates nothing per m
   }
 }
 
-TEST_CASE("read_games allocates per game at most, not per move [pgn]") {
+TEST_CASE("read_games allocates per game at most, not per move", "[pgn]") {
   std::uint64_t games = 0, plies = 0;
   std::uint64_t before = g_allocations.load();
   ReadSummary s = read_games(gb::test::data_path("pgn/small/twic0920.pgn"), [&](const GameRecord& g) {

@@ -28,7 +28,7 @@ std::string temp_file(const std::string& bytes) {
 }
 }  // namespace
 
-TEST_CASE("A truncated zstd file is an input error after the games before the cut [pgn]") {
+TEST_CASE("A truncated zstd file is an input error after the games before the cut", "[pgn]") {
   std::string zst = slurp(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst"));
   REQUIRE(zst.size() > 1000);
   std::string path = temp_file(zst.substr(0, zst.size() / 2));
@@ -41,7 +41,7 @@ TEST_CASE("A truncated zstd file is an input error after the games before the cu
   CHECK(s.input_errors[0].find("zstd") != std::string::npos);
 }
 
-TEST_CASE("A zstd file is recognised by its magic number whatever its name [pgn]") {
+TEST_CASE("A zstd file is recognised by its magic number whatever its name", "[pgn]") {
   std::string path = temp_file(slurp(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst")));
   std::uint64_t games = 0;
   ReadSummary s = read_games(path, [&](const GameRecord&) { ++games; });
@@ -50,7 +50,7 @@ TEST_CASE("A zstd file is recognised by its magic number whatever its name [pgn]
   CHECK(games == 12092);
 }
 
-TEST_CASE("Many files are read in one run and their summaries add up [pgn]") {
+TEST_CASE("Many files are read in one run and their summaries add up", "[pgn]") {
   std::uint64_t games = 0;
   ReadSummary s = read_games(std::vector<std::string>{gb::test::data_path("pgn/python-chess/kasparov-deep-blue-1997.pgn"),
                                                       gb::test::data_path("pgn/python-chess/no-such.pgn"),
@@ -64,7 +64,7 @@ TEST_CASE("Many files are read in one run and their summaries add up [pgn]") {
   CHECK(s.input_errors.size() == 1);
 }
 
-TEST_CASE("A GameRecord carries tags, location, mainline keys and the final position [pgn]") {
+TEST_CASE("A GameRecord carries tags, location, mainline keys and the final position", "[pgn]") {
   std::vector<GameRecord> games;
   read_games(ByteSource::from_memory("[Event \"E\"]\n[White \"W\"]\n\n1. e4 e5 1-0\n\n[Event \"F\"]\n\n1. d4 *\n", "mem"),
              [&](const GameRecord& g) { games.push_back(g); });

@@ -173,15 +173,15 @@ void check(const Expected& e) {
 
 }  // namespace
 
-TEST_CASE("Every malformed and PGN test file reads to its expected game and error counts [pgn]") {
+TEST_CASE("Every malformed and PGN test file reads to its expected game and error counts", "[pgn]") {
   for (const Expected& e : kFiles) check(e);
 }
 
-TEST_CASE("The medium collections read completely without errors [pgn][slow]") {
+TEST_CASE("The medium collections read completely without errors", "[pgn][slow]") {
   for (const Expected& e : kMediumFiles) check(e);
 }
 
-TEST_CASE("No data file is left out of the expected counts [pgn]") {
+TEST_CASE("No data file is left out of the expected counts", "[pgn]") {
   std::set<std::string> listed;
   for (const Expected& e : kFiles) listed.insert(e.path);
   for (const Expected& e : kMediumFiles) listed.insert(e.path);
@@ -199,7 +199,7 @@ TEST_CASE("No data file is left out of the expected counts [pgn]") {
   }
 }
 
-TEST_CASE("The null-move games of the shared data are kept when asked [pgn]") {
+TEST_CASE("The null-move games of the shared data are kept when asked", "[pgn]") {
   ReadOptions o;
   o.keep_null_move_games = true;
   for (const char* path : {"malformed/pgn-extract-test/odds.pgn", "malformed/pgn-extract-test/test-allownullmoves.pgn",
@@ -213,7 +213,7 @@ TEST_CASE("The null-move games of the shared data are kept when asked [pgn]") {
   }
 }
 
-TEST_CASE("A missing file is an input error, not a crash [pgn]") {
+TEST_CASE("A missing file is an input error, not a crash", "[pgn]") {
   ReadSummary s = read_file("pgn/no-such-file.pgn");
   CHECK(s.games_read == 0);
   REQUIRE(s.input_errors.size() == 1);

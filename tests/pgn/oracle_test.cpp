@@ -102,41 +102,41 @@ void check_file(const std::string& relative, std::vector<std::size_t> skipped_ga
 
 }  // namespace
 
-TEST_CASE("TWIC 920 games end in python-chess's positions and keys [pgn]") {
+TEST_CASE("TWIC 920 games end in python-chess's positions and keys", "[pgn]") {
   check_file("pgn/small/twic0920.pgn");
 }
 
-TEST_CASE("Carlsen's games with CRLF and 1.d4 without a space end in python-chess's positions [pgn]") {
+TEST_CASE("Carlsen's games with CRLF and 1.d4 without a space end in python-chess's positions", "[pgn]") {
   check_file("pgn/small/pgnmentor-Carlsen.pgn");
 }
 
-TEST_CASE("Annotated games with comments, NAGs and nested variations keep python-chess's mainline [pgn]") {
+TEST_CASE("Annotated games with comments, NAGs and nested variations keep python-chess's mainline", "[pgn]") {
   check_file("pgn/annotated/TCEC_Season_1_-_Division_1.pgn");
   check_file("pgn/annotated/TCEC_Season_20_-_Divp_Vs_Komodo14_Ccrl_Testing_2.pgn");
   check_file("pgn/annotated/scalachess-wcc2023-annotated.pgn");
   check_file("pgn/annotated/scalachess-pgn-render-mixed.pgn", {2});  // game 3 is crazyhouse
 }
 
-TEST_CASE("python-chess's standard chess test games end in its positions [pgn]") {
+TEST_CASE("python-chess's standard chess test games end in its positions", "[pgn]") {
   for (const char* f : {"chessbase-empty-line.pgn", "cutechess-fischerrandom.pgn", "kasparov-deep-blue-1997.pgn",
                         "molinari-bordais-1979.pgn", "nepomniachtchi-liren-game1.pgn", "stockfish-learning.pgn",
                         "uci-moves.pgn", "utf8-bom.pgn"})
     check_file(std::string("pgn/python-chess/") + f);
 }
 
-TEST_CASE("A game with a Z0 null move matches python-chess when null moves are kept [pgn]") {
+TEST_CASE("A game with a Z0 null move matches python-chess when null moves are kept", "[pgn]") {
   ReadOptions o;
   o.keep_null_move_games = true;
   check_file("pgn/python-chess/anastasian-lewis.pgn", {}, o);
 }
 
-TEST_CASE("Variant games of python-chess's tests are skipped, not misread [pgn]") {
+TEST_CASE("Variant games of python-chess's tests are skipped, not misread", "[pgn]") {
   check_file("pgn/python-chess/antichess-programfox.pgn", {0, 1});
   check_file("pgn/python-chess/knightvuillaume-jannlee-zh-lichess.pgn", {0});
   check_file("pgn/python-chess/saturs-jannlee-zh-lichess.pgn", {0});
 }
 
-TEST_CASE("The compressed two-move book has 12,092 games of 4 plies [pgn]") {
+TEST_CASE("The compressed two-move book has 12,092 games of 4 plies", "[pgn]") {
   struct Plies : VisitorBase {
     std::uint64_t games = 0, four = 0;
     void end_game(const GameEnd& e) {

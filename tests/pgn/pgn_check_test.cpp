@@ -37,13 +37,13 @@ std::string data(const std::string& relative) {
 
 }  // namespace
 
-TEST_CASE("pgn-check exits 0 and counts games and plies of a clean file [pgn][cli]") {
+TEST_CASE("pgn-check exits 0 and counts games and plies of a clean file", "[pgn][cli]") {
   Run r = run(data("pgn/small/twic0920.pgn"));
   CHECK(r.status == 0);
   CHECK(r.out.find("2245 games, 2245 kept, 0 skipped, 182591 plies, 0 errors") != std::string::npos);
 }
 
-TEST_CASE("pgn-check exits 1 and names file, line, column, game, move and FEN of skipped games [pgn][cli]") {
+TEST_CASE("pgn-check exits 1 and names file, line, column, game, move and FEN of skipped games", "[pgn][cli]") {
   Run r = run(data("malformed/pgn-extract-test/odds.pgn"));
   CHECK(r.status == 1);
   CHECK(r.out.find("odds.pgn:672:7: game 29: null move '--' in "
@@ -52,13 +52,13 @@ TEST_CASE("pgn-check exits 1 and names file, line, column, game, move and FEN of
   CHECK(run("--keep-null-moves " + data("malformed/pgn-extract-test/odds.pgn")).status == 0);
 }
 
-TEST_CASE("pgn-check exits 2 when an input cannot be read [pgn][cli]") {
+TEST_CASE("pgn-check exits 2 when an input cannot be read", "[pgn][cli]") {
   Run r = run(data("pgn/small/twic0920.pgn") + " /nonexistent/games.pgn");
   CHECK(r.status == 2);
   CHECK(r.out.find("cannot open /nonexistent/games.pgn") != std::string::npos);
 }
 
-TEST_CASE("pgn-check reads compressed files and stdin and writes a JSON summary [pgn][cli]") {
+TEST_CASE("pgn-check reads compressed files and stdin and writes a JSON summary", "[pgn][cli]") {
   Run r = run("--json " + data("pgn/small/sfbooks-2moves_v2.pgn.zst") + " - < " +
               data("malformed/disservin-chess-library/corrupted.pgn"));
   CHECK(r.status == 1);
@@ -75,7 +75,7 @@ TEST_CASE("pgn-check reads compressed files and stdin and writes a JSON summary 
   CHECK(j["total"]["games"] == 12093);
 }
 
-TEST_CASE("pgn-check --help shows an example [pgn][cli]") {
+TEST_CASE("pgn-check --help shows an example", "[pgn][cli]") {
   Run r = run("--help");
   CHECK(r.status == 0);
   CHECK(r.out.find("Example:") != std::string::npos);

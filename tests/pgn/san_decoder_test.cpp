@@ -42,7 +42,7 @@ std::vector<std::string> spellings(const std::string& san) {
 
 }  // namespace
 
-TEST_CASE("decode_san agrees with parse_san on every legal move of TWIC positions [pgn]") {
+TEST_CASE("decode_san agrees with parse_san on every legal move of TWIC positions", "[pgn]") {
   std::uint64_t compared = 0;
   int mismatches = 0;
   read_games(gb::test::data_path("pgn/small/twic0920.pgn"), [&](const GameRecord& g) {

@@ -31,7 +31,7 @@ ReadSummary read_range(ByteSource source, const ByteRange& r, std::uint64_t& gam
 }
 }  // namespace
 
-TEST_CASE("Parts split at game boundaries read the same games as the whole [pgn]") {
+TEST_CASE("Parts split at game boundaries read the same games as the whole", "[pgn]") {
   std::string path = gb::test::data_path("pgn/small/twic0920.pgn");
   std::string text = slurp(path);
   for (std::size_t parts : {1, 2, 3, 7}) {
@@ -53,7 +53,7 @@ TEST_CASE("Parts split at game boundaries read the same games as the whole [pgn]
   }
 }
 
-TEST_CASE("File ranges split at game boundaries carry their first line numbers [pgn]") {
+TEST_CASE("File ranges split at game boundaries carry their first line numbers", "[pgn]") {
   std::string path = gb::test::data_path("pgn/small/twic0920.pgn");
   std::string text = slurp(path);
   auto ranges = split_file_at_game_boundaries(path, 2);
@@ -69,7 +69,7 @@ TEST_CASE("File ranges split at game boundaries carry their first line numbers [
   CHECK(games == 2245);
 }
 
-TEST_CASE("Opening lines without Event tags split at the blank line before a tag [pgn]") {
+TEST_CASE("Opening lines without Event tags split at the blank line before a tag", "[pgn]") {
   std::string text = "[Result \"*\"]\n\n1. e4 *\n\n[Result \"*\"]\n\n1. d4 *\n\n[Result \"*\"]\n\n1. c4 *\n";
   auto ranges = split_at_game_boundaries(text, 2);
   REQUIRE(ranges.size() == 2);
@@ -78,7 +78,7 @@ TEST_CASE("Opening lines without Event tags split at the blank line before a tag
         1 + std::uint64_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(ranges[1].begin), '\n')));
 }
 
-TEST_CASE("Input without boundaries stays one part [pgn]") {
+TEST_CASE("Input without boundaries stays one part", "[pgn]") {
   auto ranges = split_at_game_boundaries("1. e4 e5 *\n1. d4 *\n", 4);
   CHECK(ranges.size() == 1);
 }
