@@ -257,3 +257,13 @@ TEST_CASE("Tree shows transpositions as edges meeting at one node", "[probe][e2e
   // grep: 1050 of the 2245 games of twic0920.pgn begin "1. e4".
   CHECK(text.out.find("e4  1050 games") != std::string::npos);
 }
+
+TEST_CASE("On a book without learning the learned policy picks what weighted picks", "[probe][e2e][learning]") {
+  for (int seed = 0; seed < 12; ++seed) {
+    std::string args = " --moves 'e4' --no-names --seed " + std::to_string(seed);
+    Run weighted = graphbook("pick " + book_arg() + args + " --policy weighted");
+    Run learned = graphbook("pick " + book_arg() + args + " --policy learned");
+    CHECK(weighted.status == 0);
+    CHECK(weighted.out == learned.out);
+  }
+}
