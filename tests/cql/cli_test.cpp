@@ -161,3 +161,42 @@ TEST_CASE("cql reads the query from a file, with --cql text first", "[cql][cli]"
   CHECK(a.status == 0);
   CHECK(a.out == b.out);
 }
+
+TEST_CASE("cql --variations searches variation positions, --mainline does not", "[cql][cli]") {
+  const std::string file = gb::test::data_path("pgn/annotated/scalachess-wcc2023-annotated.pgn");
+  // Moves inside variations, counted by the PGN reader: each leads to one variation position.
+  struct VariationMoves : gb::pgn::VisitorBase {
+    int moves = 0;
+    gb::pgn::Control move(const gb::pgn::MoveEvent& e) {
+      if (e.depth > 0) ++moves;
+      return gb::pgn::Control::Continue;
+    }
+    gb::pgn::Control begin_variation() { return gb::pgn::Control::Continue; }
+  } v;
+  gb::pgn::PgnReader reader(gb::pgn::ByteSource::open(file));
+  reader.read_all(v);
+  Run r = graphbook("cql -i " + file + " --variations --json --cql variation");
+  CHECK(r.status == 0);
+  CHECK(r.err.find("\"matched_positions\":" + std::to_string(v.moves)) != std::string::npos);
+  Run header = graphbook("cql -i " + file + " --cql 'cql(variations) variation' --mainline");
+  CHECK(header.status == 1);
+}
+
+TEST_CASE("cql settag edits the written tags (PlyCount from the mainline length)", "[cql][cli]") {
+  Run r = graphbook("cql -i " + kTwic + " -g 1 3 --cql " + quoted("cql(silent) terminal mainline settag(\"PlyCount\" str ply) removetag \"Round\""));
+  REQUIRE(r.status == 0);
+  // The plies of games 1-3 from the data's python-chess oracle file.
+  std::istringstream oracle(slurp(kTwic + ".oracle.tsv"));
+  std::vector<std::string> plies;
+  for (std::string line; std::getline(oracle, line) && plies.size() < 3;)
+    if (!line.empty() && line[0] != '#') plies.push_back(line.substr(line.find('\t') + 1, line.find('\t', line.find('\t') + 1) - line.find('\t') - 1));
+  std::size_t at = 0;
+  for (const std::string& p : plies) {
+    at = r.out.find("[PlyCount \"", at);
+    REQUIRE(at != std::string::npos);
+    CHECK(r.out.substr(at + 11, p.size() + 1) == p + "\"");
+    ++at;
+  }
+  CHECK(r.out.find("[Round ") == std::string::npos);
+  CHECK(r.out.find('{') == std::string::npos);
+}
