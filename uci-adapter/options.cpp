@@ -11,15 +11,9 @@ namespace gb::uci_adapter {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower((unsigned char)x) == std::tolower((unsigned char)y);
-         });
-}
-
 std::optional<bool> parse_bool(std::string_view v) {
-  if (iequals(v, "true") || v == "1" || iequals(v, "on") || iequals(v, "yes")) return true;
-  if (iequals(v, "false") || v == "0" || iequals(v, "off") || iequals(v, "no")) return false;
+  if (same_name(v, "true") || v == "1" || same_name(v, "on") || same_name(v, "yes")) return true;
+  if (same_name(v, "false") || v == "0" || same_name(v, "off") || same_name(v, "no")) return false;
   return std::nullopt;
 }
 
@@ -41,6 +35,12 @@ constexpr int kMaxMinGames = 1000000;
 
 }  // namespace
 
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower((unsigned char)x) == std::tolower((unsigned char)y);
+         });
+}
+
 std::vector<std::string> option_lines(const BookOptions& o) {
   return {check_option("OwnBook", o.own_book),
           string_option("BookFile", o.file),
@@ -54,7 +54,7 @@ std::vector<std::string> option_lines(const BookOptions& o) {
 bool is_our_option(std::string_view name) {
   for (std::string_view n :
        {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning", "BookFilter"})
-    if (iequals(name, n)) return true;
+    if (same_name(name, n)) return true;
   return false;
 }
 
@@ -62,22 +62,22 @@ std::optional<std::string> apply_option(BookOptions& o, std::string_view name, s
   auto bad = [&](const char* what) {
     return std::string(name) + ": " + what + " '" + std::string(value) + "'";
   };
-  if (iequals(name, "OwnBook") || iequals(name, "BookLearning")) {
+  if (same_name(name, "OwnBook") || same_name(name, "BookLearning")) {
     auto b = parse_bool(value);
     if (!b) return bad("not true or false:");
-    (iequals(name, "OwnBook") ? o.own_book : o.learning) = *b;
-  } else if (iequals(name, "BookFile")) {
+    (same_name(name, "OwnBook") ? o.own_book : o.learning) = *b;
+  } else if (same_name(name, "BookFile")) {
     o.file = std::string(value);
-  } else if (iequals(name, "BookDepth") || iequals(name, "BookMinGames")) {
-    bool depth = iequals(name, "BookDepth");
+  } else if (same_name(name, "BookDepth") || same_name(name, "BookMinGames")) {
+    bool depth = same_name(name, "BookDepth");
     auto n = parse_int(value);
     if (!n || *n < (depth ? 0 : 1) || *n > (depth ? kMaxDepth : kMaxMinGames)) return bad("out of range:");
     (depth ? o.depth : o.min_games) = int(*n);
-  } else if (iequals(name, "BookPolicy")) {
+  } else if (same_name(name, "BookPolicy")) {
     auto p = probe::parse_policy(value);
     if (!p) return bad("not best, weighted, uniform or learned:");
     o.policy = *p;
-  } else if (iequals(name, "BookFilter")) {
+  } else if (same_name(name, "BookFilter")) {
     o.filter = std::string(value);
   } else {
     return std::string(name) + ": not an option of the adapter";

@@ -28,6 +28,9 @@ struct BookOptions {
 // The "option name ..." lines for the GUI, in the order of docs/UCI.md.
 std::vector<std::string> option_lines(const BookOptions& options);
 
+// Option names and values compare without case, as UCI says ("true", "True").
+bool same_name(std::string_view a, std::string_view b);
+
 // True when name (case-insensitive, as UCI option names are) is one of ours.
 bool is_our_option(std::string_view name);
 

@@ -13,13 +13,6 @@ std::uint64_t seed_from(std::uint64_t seed) {
   return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower((unsigned char)a[i]) != std::tolower((unsigned char)b[i])) return false;
-  return true;
-}
-
 // The position command continues the game when it starts from the same
 // position and repeats its moves; the last one may differ (a ponder miss
 // replaces the predicted move).
@@ -81,9 +74,9 @@ void Session::on_gui_line(std::string_view line, Outbox& out) {
     case GuiCommand::Stop: return on_stop(line, out);
     case GuiCommand::PonderHit: return on_ponderhit(line, out);
     case GuiCommand::UciNewGame:
+      end_book_ponder(out);
       close_game(out);
       game_ = Game{};
-      end_book_ponder(out);
       out.to_engine.emplace_back(line);
       return;
     case GuiCommand::Quit:
@@ -111,11 +104,11 @@ void Session::on_setoption(std::string_view line, Outbox& out) {
   auto set = parse_setoption(line);
   if (set && is_our_option(set->name)) {
     if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + *error);
-    if (iequals(set->name, "BookFilter")) compile_filter(&out);
+    if (same_name(set->name, "BookFilter")) compile_filter(&out);
     return;
   }
-  if (set && iequals(set->name, "Ponder")) ponder_option_ = iequals(set->value, "true");
-  if (set && iequals(set->name, "UCI_Chess960")) chess960_ = iequals(set->value, "true");
+  if (set && same_name(set->name, "Ponder")) ponder_option_ = same_name(set->value, "true");
+  if (set && same_name(set->name, "UCI_Chess960")) chess960_ = same_name(set->value, "true");
   out.to_engine.emplace_back(line);
 }
 
