@@ -1,6 +1,8 @@
 // The records of a graphbook book (docs/FORMAT.md is the normative text):
-// fixed-size little-endian PODs stored as LMDB values, and the big-endian
-// keys that make LMDB's byte order equal to numeric order.
+// NodeRecord and EdgeRecord are stored compactly (a presence mask and
+// varints, as_bytes/from_bytes below), the other records as fixed-size
+// little-endian PODs; keys are big-endian so that LMDB's byte order is
+// numeric order.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +15,7 @@
 
 namespace gb::store {
 
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
 
 enum class Result : std::uint8_t { WhiteWins, Draw, BlackWins, Unknown };
 
@@ -157,17 +159,32 @@ struct EdgeKey {
   std::string_view view() const { return {bytes, 10}; }
 };
 
+// The bytes of a fixed-size record (a view of the object itself).
 template <class T>
 std::string_view as_bytes(const T& t) {
   return {reinterpret_cast<const char*>(&t), sizeof(T)};
 }
 
-// Copies a value out of the map (LMDB values need not be aligned).
+// Copies a fixed-size value out of the map (LMDB values need not be aligned).
 template <class T>
 bool from_bytes(std::string_view v, T& out) {
   if (v.size() != sizeof(T)) return false;
   std::memcpy(&out, v.data(), sizeof(T));
   return true;
 }
+
+// Nodes and edges are encoded: a 16-bit mask of the fields that are not zero,
+// then those fields (keys and hashes as 8 raw bytes, numbers as LEB128
+// varints). A one-game edge takes about 20 bytes instead of 64.
+struct EncodedRecord {
+  char bytes[128];
+  std::size_t size = 0;
+  operator std::string_view() const { return {bytes, size}; }
+};
+EncodedRecord as_bytes(const NodeRecord& r);
+EncodedRecord as_bytes(const EdgeRecord& r);
+// False (and out unspecified) when v is not a valid encoding.
+bool from_bytes(std::string_view v, NodeRecord& out);
+bool from_bytes(std::string_view v, EdgeRecord& out);
 
 }  // namespace gb::store

@@ -1,0 +1,147 @@
+#include "book/store/records.h"
+
+namespace gb::store {
+
+namespace {
+
+class Writer {
+ public:
+  explicit Writer(EncodedRecord& out) : out_(out) { out_.size = 2; }
+  void raw64(int bit, std::uint64_t v) {
+    if (!v) return;
+    mask_ |= std::uint16_t(1u << bit);
+    std::memcpy(out_.bytes + out_.size, &v, 8);
+    out_.size += 8;
+  }
+  void var(int bit, std::uint64_t v) {
+    if (!v) return;
+    mask_ |= std::uint16_t(1u << bit);
+    while (v >= 0x80) {
+      out_.bytes[out_.size++] = char(v & 0x7f | 0x80);
+      v >>= 7;
+    }
+    out_.bytes[out_.size++] = char(v);
+  }
+  void finish() {
+    out_.bytes[0] = char(mask_ & 0xff);
+    out_.bytes[1] = char(mask_ >> 8);
+  }
+
+ private:
+  EncodedRecord& out_;
+  std::uint16_t mask_ = 0;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view v) : v_(v) {
+    if (v_.size() < 2) ok_ = false;
+    else mask_ = std::uint16_t(std::uint8_t(v_[0]) | std::uint8_t(v_[1]) << 8);
+  }
+  std::uint64_t raw64(int bit) {
+    if (!(mask_ >> bit & 1) || !ok_) return 0;
+    if (at_ + 8 > v_.size()) return ok_ = false, 0;
+    std::uint64_t v;
+    std::memcpy(&v, v_.data() + at_, 8);
+    at_ += 8;
+    return v;
+  }
+  std::uint64_t var(int bit) {
+    if (!(mask_ >> bit & 1) || !ok_) return 0;
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (at_ >= v_.size()) return ok_ = false, 0;
+      std::uint8_t b = std::uint8_t(v_[at_++]);
+      v |= std::uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    return ok_ = false, 0;
+  }
+  bool done() const { return ok_ && at_ == v_.size(); }
+
+ private:
+  std::string_view v_;
+  std::size_t at_ = 2;
+  std::uint16_t mask_ = 0;
+  bool ok_ = true;
+};
+
+// Counters take bits first..first+8.
+void write_counters(Writer& w, int first, const Counters& c) {
+  w.var(first, c.games);
+  w.var(first + 1, c.white_wins);
+  w.var(first + 2, c.draws);
+  w.var(first + 3, c.black_wins);
+  w.var(first + 4, c.unknown);
+  w.var(first + 5, c.rated_games);
+  w.var(first + 6, c.elo_sum);
+  w.var(first + 7, c.min_year);
+  w.var(first + 8, std::uint16_t(c.max_year - c.min_year));
+}
+
+void read_counters(Reader& r, int first, Counters& c) {
+  c = Counters{};
+  c.games = std::uint32_t(r.var(first));
+  c.white_wins = std::uint32_t(r.var(first + 1));
+  c.draws = std::uint32_t(r.var(first + 2));
+  c.black_wins = std::uint32_t(r.var(first + 3));
+  c.unknown = std::uint32_t(r.var(first + 4));
+  c.rated_games = std::uint32_t(r.var(first + 5));
+  c.elo_sum = r.var(first + 6);
+  c.min_year = std::uint16_t(r.var(first + 7));
+  c.max_year = std::uint16_t(c.min_year + r.var(first + 8));
+}
+
+}  // namespace
+
+EncodedRecord as_bytes(const NodeRecord& n) {
+  EncodedRecord out;
+  Writer w(out);
+  w.raw64(0, n.position_hash);
+  write_counters(w, 1, n.counters);
+  w.var(10, n.min_ply);
+  w.var(11, n.flags);
+  w.finish();
+  return out;
+}
+
+bool from_bytes(std::string_view v, NodeRecord& n) {
+  Reader r(v);
+  n = NodeRecord{};
+  n.position_hash = r.raw64(0);
+  read_counters(r, 1, n.counters);
+  n.min_ply = std::uint16_t(r.var(10));
+  n.flags = std::uint8_t(r.var(11));
+  return r.done();
+}
+
+EncodedRecord as_bytes(const EdgeRecord& e) {
+  EncodedRecord out;
+  Writer w(out);
+  w.raw64(0, e.child_key);
+  write_counters(w, 1, e.counters);
+  w.var(10, e.occurrences);
+  w.var(11, e.score);
+  w.var(12, e.min_ply);
+  w.var(13, e.flags);
+  w.var(14, e.polyglot_rank);
+  w.var(15, e.polyglot_learn);
+  w.finish();
+  return out;
+}
+
+bool from_bytes(std::string_view v, EdgeRecord& e) {
+  Reader r(v);
+  e = EdgeRecord{};
+  e.child_key = r.raw64(0);
+  read_counters(r, 1, e.counters);
+  e.occurrences = std::uint32_t(r.var(10));
+  e.score = std::uint32_t(r.var(11));
+  e.min_ply = std::uint16_t(r.var(12));
+  e.flags = std::uint8_t(r.var(13));
+  e.polyglot_rank = std::uint8_t(r.var(14));
+  e.polyglot_learn = std::uint32_t(r.var(15));
+  return r.done();
+}
+
+}  // namespace gb::store
