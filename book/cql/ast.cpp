@@ -166,6 +166,10 @@ const char* op_name(Op op) {
     case Op::HasAnnotation: return "originalcomment(annotation)";
     case Op::RemoveComment: return "removecomment";
     case Op::Line: return "line";
+    case Op::RegexMatch: return "~~";
+    case Op::RegexGroup: return "group";
+    case Op::RegexGroupIndex: return "group-index";
+    case Op::Replace: return "replace";
   }
   return "?";
 }

@@ -34,6 +34,7 @@ enum class Op : std::uint16_t {
   // game tree
   Initial, Terminal, Parent, Child, Mainline, Variation, Depth, PositionById, PositionId, CurrentPosition,
   InitialPosition, Find, Sort, Distance, Lca, Echo, VirtualMainline, OriginalComment, HasAnnotation, RemoveComment, Line,
+  RegexMatch, RegexGroup, RegexGroupIndex, Replace,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <regex>
 #include <tuple>
 
 #include "book/chess/movegen.h"
@@ -62,6 +63,22 @@ struct Evaluator::Impl {
   // (-1: none); -2 outside lines. Ordinary move filters see only that move.
   int linear_next = -2;
   std::map<std::string, std::vector<char>> line_bans;  // nestban, per line filter, reset per game
+  // Regular expressions (ECMAScript, multiline), compiled once per pattern.
+  std::map<std::string, std::shared_ptr<std::regex>> regexes;
+  // The capture groups of the last successful ~~: text and code-point start, or unset.
+  std::vector<std::optional<std::pair<std::string, std::int64_t>>> groups;
+
+  const std::regex* regex(const std::string& pattern) {
+    auto it = regexes.find(pattern);
+    if (it != regexes.end()) return it->second.get();
+    try {
+      auto re = std::make_shared<std::regex>(pattern, std::regex::ECMAScript | std::regex::multiline);
+      return regexes.emplace(pattern, re).first->second.get();
+    } catch (const std::regex_error& e) {
+      if (!out->assert_failure) out->assert_failure = "malformed regular expression \"" + pattern + "\": " + e.what();
+      return nullptr;
+    }
+  }
 
   explicit Impl(const Program& p) : program(p) {}
 
@@ -1038,6 +1055,54 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       return v;
     }
     case Op::Line: return eval_line(n);
+    case Op::RegexMatch: {
+      Value subject = eval(*n.args[0]);
+      if (subject.is_none()) return subject;
+      Value pattern = eval(*n.args[1]);
+      if (pattern.is_none()) return pattern;
+      const std::regex* re = regex(pattern.text);
+      if (!re) return Value::none();
+      std::smatch m;
+      if (!std::regex_search(subject.text, m, *re)) return Value::none();
+      groups.assign(m.size(), std::nullopt);
+      for (std::size_t i = 0; i < m.size(); ++i)
+        if (m[i].matched)
+          groups[i] = std::make_pair(m[i].str(), utf8_length(subject.text.substr(0, std::size_t(m.position(i)))));
+      return Value::string(m[0].str());
+    }
+    case Op::RegexGroup: case Op::RegexGroupIndex: {
+      std::size_t i = std::size_t(n.number);
+      if (i >= groups.size() || !groups[i]) return Value::none();
+      return n.op == Op::RegexGroup ? Value::string(groups[i]->first) : Value::numeric(groups[i]->second);
+    }
+    case Op::Replace: {
+      std::vector<Value> a;
+      for (const auto& arg : n.args) {
+        a.push_back(eval(*arg));
+        if (a.back().is_none()) return Value::none();
+      }
+      const std::regex* re = regex(a[1].text);
+      if (!re) return Value::none();
+      std::vector<std::smatch> matches_found;
+      for (auto it = std::sregex_iterator(a[0].text.begin(), a[0].text.end(), *re); it != std::sregex_iterator(); ++it)
+        matches_found.push_back(*it);
+      std::int64_t k = a.size() > 3 ? a[3].number : 0, total = std::int64_t(matches_found.size());
+      std::int64_t first = 0, last = total;  // replace matches [first, last)
+      if (k > 0) last = std::min(total, k);
+      if (k < 0) first = std::max<std::int64_t>(0, total + k);
+      std::string result;
+      std::size_t at = 0;
+      for (std::int64_t i = 0; i < total; ++i) {
+        const std::smatch& m = matches_found[std::size_t(i)];
+        std::size_t start = std::size_t(m.position(0));
+        if (i < first || i >= last) continue;
+        result += a[0].text.substr(at, start - at);
+        result += m.format(a[2].text);
+        at = start + std::size_t(m.length(0));
+      }
+      result += a[0].text.substr(at);
+      return Value::string(std::move(result));
+    }
     case Op::Echo: {
       Value& source = vars[std::size_t(n.number)];
       Value& target = vars[std::size_t(n.number2)];

@@ -213,8 +213,17 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
       if (d == 'n' || d == 'r' || d == 't' || d == '"' || d == '\\') {
         t.text = d == 'n' ? "\n" : d == 'r' ? "\r" : d == 't' ? "\t" : std::string(1, d);
         i += 2;
+      } else if (std::isdigit(static_cast<unsigned char>(d)) ||
+                 (d == '-' && i + 2 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 2])))) {
+        // \n: the text of capture group n; \-n: its start index.
+        std::size_t j = i + (d == '-' ? 2 : 1);
+        std::int64_t v = 0;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && v < 1000) v = v * 10 + (text[j++] - '0');
+        t.text = d == '-' ? "group-index" : "group";
+        t.number = v;
+        i = j;
       } else {
-        return fail(i, "unknown backslash filter (known: \\n \\r \\t \\\" \\\\)");
+        return fail(i, "unknown backslash filter (known: \\n \\r \\t \\\" \\\\ \\1 \\-1)");
       }
       tokens.push_back(std::move(t));
       continue;

@@ -22,7 +22,7 @@ enum class TokenKind {
   Number,
   String,      // text without the quotes
   Designator,  // piece_mask and squares
-  Backslash,   // \n \r \t \" \\ (text is the character), \1 \-1 (number)
+  Backslash,   // \n \r \t \" \\ (text is the character); \1 \-1 (text "group"/"group-index", number)
   Punct,       // operators and brackets (text)
 };
 

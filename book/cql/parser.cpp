@@ -1,6 +1,7 @@
 #include "book/cql/parser.h"
 
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -161,6 +162,7 @@ class Parser {
     const std::string& p = t.text;
     if (p == ":") return InfixInfo{2, true};
     if (p == "[") return InfixInfo{3, false};
+    if (p == "~~") return InfixInfo{4, false};
     if (p == "&") return InfixInfo{9, false};
     if (p == "|") return InfixInfo{10, false};
     if (p == "*" || p == "/" || p == "%") return InfixInfo{12, false};
@@ -179,7 +181,7 @@ class Parser {
       return true;  // and, or
     }
     if (p == ":") return t == Type::Position;
-    if (p == "[") return t == Type::String;
+    if (p == "[" || p == "~~") return t == Type::String;
     if (p == "&") return is_set_like(t) || t == Type::Position;
     if (p == "|") return is_set_like(t);
     if (p == "+") return t == Type::Numeric || t == Type::String;
@@ -260,6 +262,12 @@ class Parser {
       return binary(Op::WithPosition, t, op, std::move(left), std::move(r));
     }
     if (p == "[") return parse_subscript(std::move(left), op);
+    if (p == "~~") {
+      const Token& rstart = tok();
+      NodePtr r = parse_typed(rhs_level, Type::String, "'~~'");
+      check_literal_regex(*r, rstart);
+      return binary(Op::RegexMatch, Type::String, op, std::move(left), std::move(r));
+    }
     if (p == "&" || p == "|") {
       if (left->type == Type::Position) {
         if (p == "|") fail_at(op, "'|' needs Set operands");
@@ -897,6 +905,16 @@ class Parser {
     return n;
   }
 
+  // A malformed regular expression written as a literal is a parse error.
+  void check_literal_regex(const Node& n, const Token& at) {
+    if (n.op != Op::String) return;
+    try {
+      std::regex re(n.text, std::regex::ECMAScript | std::regex::multiline);
+    } catch (const std::regex_error& e) {
+      fail_at(at, "malformed regular expression \"" + n.text + "\": " + e.what());
+    }
+  }
+
   // ---- line
   struct LineItem {
     int filter = -1;              // index into the line node's args, or -1 for a group
@@ -1180,6 +1198,12 @@ class Parser {
       }
       case TokenKind::Backslash: {
         ++pos_;
+        if (t.text == "group" || t.text == "group-index") {
+          auto n = leaf(t.text == "group" ? Op::RegexGroup : Op::RegexGroupIndex,
+                        t.text == "group" ? Type::String : Type::Numeric, t);
+          n->number = t.number;
+          return n;
+        }
         auto n = leaf(Op::String, Type::String, t);
         n->text = t.text;
         return n;
@@ -1318,6 +1342,14 @@ class Parser {
       for (auto& a : args) n->args.push_back(require(std::move(a), Type::Numeric, t, w.c_str()));
       return n;
     }
+    if (w == "replace") {
+      auto args = parenthesised_args("replace", 3, 4);
+      auto n = node(Op::Replace, Type::String, t);
+      for (std::size_t i = 0; i < args.size(); ++i)
+        n->args.push_back(require(std::move(args[i]), i == 3 ? Type::Numeric : Type::String, t, "replace"));
+      check_literal_regex(*n->args[1], t);
+      return n;
+    }
     if (w == "indexof") {
       auto args = parenthesised_args("indexof", 2, 2);
       auto n = node(Op::IndexOf, Type::Numeric, t);
@@ -1447,7 +1479,7 @@ class Parser {
       return n;
     }
     if (w == "persistent" || w == "dictionary" || w == "imagine" || w == "consecutivemoves" ||
-        w == "readfile" || w == "writefile" || w == "replace" || w == "ascii" || w == "key" || w == "string" || w == "saveposition" ||
+        w == "readfile" || w == "writefile" || w == "ascii" || w == "key" || w == "string" || w == "saveposition" ||
         w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" ||
         w == "cqlend" || w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");

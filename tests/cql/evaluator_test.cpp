@@ -127,6 +127,14 @@ TEST_CASE("Strings: concatenation, length, slicing, in, indexof, int, case", "[c
     CHECK(eval_text(g, 0, std::string("$x = \"abcde\" $x") + s) == want);
   }
   CHECK_FALSE(matches(g, 0, "$x = \"abcde\" $x[5]"));
+  // Section 9's regular expression examples.
+  CHECK(eval_text(g, 0, "\"XABACA\" ~~ \"(A.)+\"") == "ABAC");
+  CHECK(eval_text(g, 0, "\"XABACA\" ~~ \"(A.)+\" \\1") == "AC");
+  CHECK(eval_text(g, 0, "\"XABACA\" ~~ \"(A.)+\" \\-1") == "3");
+  CHECK_FALSE(matches(g, 0, "\"abc\" ~~ \"x\""));
+  CHECK(eval_text(g, 0, "replace(\"abcd\" \".c\" \"X\")") == "aXd");
+  CHECK(eval_text(g, 0, "replace(\"a1a2a3\" \"a\" \"b\" -1)") == "a1a2b3");
+  CHECK(eval_text(g, 0, "replace(\"[%clk 1:00] good\" \"\\[%clk .*?\\] \" \"\")") == "good");
   CHECK_FALSE(matches(g, 0, "$x = \"abcde\" $x[-6]"));
 }
 

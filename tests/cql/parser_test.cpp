@@ -140,6 +140,7 @@ TEST_CASE("Type errors name the operand type that was expected", "[cql][parser]"
   CHECK(must_fail("$x = check").message == "a variable cannot hold a Boolean");
   CHECK(must_fail("{ mate").message == "missing '}'");
   CHECK(must_fail("\"abc").message == "unterminated string literal");
+  CHECK(must_fail("\"abc\" ~~ \"(\"").message.rfind("malformed regular expression", 0) == 0);
 }
 
 TEST_CASE("Functions are inlined, take arguments by reference and cannot recurse", "[cql][parser]") {
