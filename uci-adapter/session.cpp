@@ -325,8 +325,9 @@ void Session::check_game_end(const Position& pos, const std::vector<Key>& keys,
 }
 
 void Session::close_game(Outbox& out) {
+  // A game the GUI gave no move of (a bare FEN each turn) cannot be found in a PGN later: not recorded.
   auto played = game_.played();
-  if (!game_.valid || game_.finished || played.empty() || !game_.our_side || !options_.learning) return;
+  if (!game_.valid || game_.finished || game_.moves.empty() || !game_.our_side || !options_.learning) return;
   game_.finished = true;
   store::Book* b = book(out);
   if (!b) return;

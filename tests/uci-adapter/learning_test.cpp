@@ -172,7 +172,7 @@ TEST_CASE("Four adapters learning into one book at once lose no update", "[uci-a
       }
       // One more game that stops without a result: pending.
       gui.send("ucinewgame");
-      gui.send("position startpos");
+      gui.send("position startpos moves d2d4");
       gui.send("go wtime 60000 btime 60000");
       if (!gui.until_prefix("bestmove")) return;
       gui.send("quit");
