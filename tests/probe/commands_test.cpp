@@ -253,12 +253,19 @@ TEST_CASE("Tree shows transpositions as edges meeting at one node", "[probe][e2e
     CHECK(svg.status == 0);
     CHECK(svg.out.find("<svg") != std::string::npos);
   }
+  // Without graphviz on the PATH: a clear message, and --format dot still works.
+  Run no_dot =
+      graphbook("tree " + book_arg() + " --depth 1 --format svg --no-names", true, "PATH=/nonexistent");
+  CHECK(no_dot.status == 1);
+  CHECK(no_dot.out.find("graphviz") != std::string::npos);
+
   Run text = graphbook("tree " + book_arg() + " --depth 2 --min-games 100 --no-names");
   // grep: 1050 of the 2245 games of twic0920.pgn begin "1. e4".
   CHECK(text.out.find("e4  1050 games") != std::string::npos);
 }
 
-TEST_CASE("On a book without learning the learned policy picks what weighted picks", "[probe][e2e][learning]") {
+TEST_CASE("On a book without learning the learned policy picks what weighted picks",
+          "[probe][e2e][learning]") {
   for (int seed = 0; seed < 12; ++seed) {
     std::string args = " --moves 'e4' --no-names --seed " + std::to_string(seed);
     Run weighted = graphbook("pick " + book_arg() + args + " --policy weighted");

@@ -24,9 +24,11 @@ struct Run {
   std::string out;  // standard output (and standard error when merged)
 };
 
-// Runs `graphbook ARGS`; stderr goes to stdout when merge_stderr, else is dropped.
-inline Run graphbook(const std::string& args, bool merge_stderr = false) {
-  std::string command = "'" + graphbook_binary() + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs `graphbook ARGS`; stderr goes to stdout when merge_stderr, else is
+// dropped. env: "NAME=value" assignments for the command, when not empty.
+inline Run graphbook(const std::string& args, bool merge_stderr = false, const std::string& env = "") {
+  std::string command = (env.empty() ? "" : "env " + env + " ") + "'" + graphbook_binary() + "' " + args +
+                        (merge_stderr ? " 2>&1" : " 2>/dev/null");
   Run r;
   FILE* p = ::popen(command.c_str(), "r");
   if (!p) return r;
