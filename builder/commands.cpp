@@ -67,7 +67,8 @@ void add_build(CLI::App& app, int& exit_status) {
       ->check(CLI::IsMember({"white", "black", "both"}));
   cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")->check(CLI::Range(1u, 256u));
   cmd->add_option("--memory", opt->memory,
-                  "Aggregation budget (e.g. 512M, 2G); beyond it sorted runs spill to disk and are merged");
+                  "Memory for the aggregation tables of all threads (e.g. 512M, 2G); beyond it sorted runs spill to "
+                  "disk (beside the book) and are merged at the end");
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
@@ -184,8 +185,10 @@ void add_export(CLI::App& app, int& exit_status) {
   cmd->add_flag("--uniform", opt->uniform, "Every weight 1 (make-book's -uniform)");
   cmd->footer(
       "Example (the same entries as 'polyglot make-book -pgn twic.pgn -max-ply 16 -min-game 3'):\n"
-      "  graphbook build twic.book twic.pgn --max-ply 16 && graphbook export twic.book twic.bin --max-ply 16 "
-      "--min-games 3");
+      "  graphbook build twic.book twic.pgn --max-ply 16 --no-dedup && graphbook export twic.book twic.bin "
+      "--max-ply 16 --min-games 3\n"
+      "(make-book counts duplicate games again, hence --no-dedup; it counts a move every time a game plays it,\n"
+      "which is what --min-games counts here)");
   cmd->callback([opt, &exit_status] {
     store::BookError be;
     auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
