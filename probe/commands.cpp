@@ -59,7 +59,8 @@ void add_probe(CLI::App& app, int& exit_status) {
   cmd->footer(
       "Examples:\n"
       "  graphbook probe twic.book --moves \"e4 c5 Nf3\"\n"
-      "  graphbook probe twic.book --fen \"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\" --json\n"
+      "  graphbook probe twic.book --fen \"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\" "
+      "--json\n"
       "  graphbook probe twic.book --pgn games.pgn --game 3 --ply 12\n"
       "Exit status: 0 found, 1 the position is not in the book, 2 bad FEN, move or file.");
   cmd->callback([opt, &exit_status] {
@@ -67,7 +68,8 @@ void add_probe(CLI::App& app, int& exit_status) {
     if (!probe_position("probe", opt->book, opt->position, p, exit_status)) return;
     if (!p.report->in_book()) {
       if (opt->json)
-        std::printf("%s\n", nlohmann::json{{"inBook", false}, {"fen", p.report->position.fen()}}.dump(2).c_str());
+        std::printf("%s\n",
+                    nlohmann::json{{"inBook", false}, {"fen", p.report->position.fen()}}.dump(2).c_str());
       else
         std::printf("Not in the book: %s\n", p.report->position.fen().c_str());
       exit_status = kExitNotInBook;
@@ -78,6 +80,62 @@ void add_probe(CLI::App& app, int& exit_status) {
     else
       std::fputs(format_text(*p.report).c_str(), stdout);
   });
+}
+
+// A pick and what it was made from, for printing.
+struct PickOutcome {
+  const PositionReport& report;
+  const std::vector<Candidate>& candidates;
+  const std::vector<Weighing>& weighing;
+  std::optional<Choice> choice;
+  PickOptions options;
+  std::string policy;
+  std::uint64_t seed;
+};
+
+nlohmann::json pick_json(const PickOutcome& o, bool explain) {
+  const auto& rows = o.report.moves;
+  nlohmann::json j = {{"fen", o.report.position.fen()}, {"policy", o.policy}, {"seed", o.seed}};
+  j["move"] = o.choice
+                  ? nlohmann::json{{"uci", rows[o.choice->index].uci}, {"san", rows[o.choice->index].san}}
+                  : nlohmann::json(nullptr);
+  if (!explain) return j;
+  j["candidates"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Weighing& w = o.weighing[i];
+    j["candidates"].push_back({{"uci", rows[i].uci},
+                               {"san", rows[i].san},
+                               {"games", o.candidates[i].source.games()},
+                               {"weight", w.weight},
+                               {"probability", w.probability},
+                               {"expected", w.expected},
+                               {"lower", w.lower},
+                               {"upper", w.upper},
+                               {"reason", to_string(w.reason)},
+                               {"chosen", o.choice && o.choice->index == i}});
+  }
+  return j;
+}
+
+void print_pick(const PickOutcome& o, bool explain) {
+  const auto& rows = o.report.moves;
+  if (explain) {
+    std::printf("policy %s, seed %llu, min-games %u, temperature %g\n", o.policy.c_str(),
+                (unsigned long long)o.seed, o.options.min_games, o.options.temperature);
+    std::printf("   %-8s %-6s %7s %10s %7s %9s %15s  %s\n", "move", "uci", "games", "weight", "prob%",
+                "expected", "bounds", "reason");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Weighing& w = o.weighing[i];
+      char bounds[32] = "";
+      if (o.options.policy == Policy::Learned)
+        std::snprintf(bounds, sizeof bounds, "[%.3f, %.3f]", w.lower, w.upper);
+      std::printf("%s %-8s %-6s %7u %10.2f %7.2f %9.3f %15s  %s\n",
+                  o.choice && o.choice->index == i ? "->" : "  ", rows[i].san.c_str(), rows[i].uci.c_str(),
+                  o.candidates[i].source.games(), w.weight, 100 * w.probability, w.expected, bounds,
+                  std::string(to_string(w.reason)).c_str());
+    }
+  }
+  if (o.choice) std::printf("%s %s\n", rows[o.choice->index].uci.c_str(), rows[o.choice->index].san.c_str());
 }
 
 void add_pick(CLI::App& app, int& exit_status) {
@@ -119,41 +177,15 @@ void add_pick(CLI::App& app, int& exit_status) {
     Rng rng(seed);
     auto choice = choose(candidates, weighing, rng);
     const auto& rows = p.report->moves;
-    if (opt->json) {
-      nlohmann::json j = {{"fen", p.report->position.fen()}, {"policy", opt->policy}, {"seed", seed}};
-      j["move"] = choice ? nlohmann::json{{"uci", rows[choice->index].uci}, {"san", rows[choice->index].san}}
-                         : nlohmann::json(nullptr);
-      if (opt->explain) {
-        j["candidates"] = nlohmann::json::array();
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-          const Weighing& w = weighing[i];
-          j["candidates"].push_back({{"uci", rows[i].uci}, {"san", rows[i].san}, {"games", candidates[i].source.games()},
-                                     {"weight", w.weight}, {"probability", w.probability}, {"expected", w.expected},
-                                     {"lower", w.lower}, {"upper", w.upper}, {"reason", to_string(w.reason)},
-                                     {"chosen", choice && choice->index == i}});
-        }
-      }
-      std::printf("%s\n", j.dump(2).c_str());
-    } else {
-      if (opt->explain) {
-        std::printf("policy %s, seed %llu, min-games %u, temperature %g\n", opt->policy.c_str(),
-                    (unsigned long long)seed, opt->min_games, opt->temperature);
-        std::printf("   %-8s %-6s %7s %10s %7s %9s %15s  %s\n", "move", "uci", "games", "weight", "prob%", "expected",
-                    "bounds", "reason");
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-          const Weighing& w = weighing[i];
-          char bounds[32] = "";
-          if (options.policy == Policy::Learned) std::snprintf(bounds, sizeof bounds, "[%.3f, %.3f]", w.lower, w.upper);
-          std::printf("%s %-8s %-6s %7u %10.2f %7.2f %9.3f %15s  %s\n", choice && choice->index == i ? "->" : "  ",
-                      rows[i].san.c_str(), rows[i].uci.c_str(), candidates[i].source.games(), w.weight,
-                      100 * w.probability, w.expected, bounds, std::string(to_string(w.reason)).c_str());
-        }
-      }
-      if (choice) std::printf("%s %s\n", rows[choice->index].uci.c_str(), rows[choice->index].san.c_str());
-    }
+    PickOutcome outcome{*p.report, candidates, weighing, choice, options, opt->policy, seed};
+    if (opt->json)
+      std::printf("%s\n", pick_json(outcome, opt->explain).dump(2).c_str());
+    else
+      print_pick(outcome, opt->explain);
     if (!choice) {
       if (!opt->json)
-        std::printf("No book move%s: %s\n", rows.empty() ? "" : " passes the policy", p.report->position.fen().c_str());
+        std::printf("No book move%s: %s\n", rows.empty() ? "" : " passes the policy",
+                    p.report->position.fen().c_str());
       exit_status = kExitNotInBook;
     }
   });
@@ -168,10 +200,12 @@ void add_tree(CLI::App& app, int& exit_status) {
     std::string output;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("tree", "The graph of book moves below a position: text, JSON, DOT or SVG");
+  CLI::App* cmd =
+      app.add_subcommand("tree", "The graph of book moves below a position: text, JSON, DOT or SVG");
   cmd->add_option("book", opt->book, "The book file")->required();
   add_position_options(cmd, opt->position);
-  cmd->add_option("--depth", opt->tree.depth, "Plies below the position (default 3)")->check(CLI::Range(0, 64));
+  cmd->add_option("--depth", opt->tree.depth, "Plies below the position (default 3)")
+      ->check(CLI::Range(0, 64));
   cmd->add_option("--min-games", opt->tree.min_games, "Leave out moves with fewer games (default 1)");
   cmd->add_option("--max-nodes", opt->tree.max_nodes, "Stop adding positions beyond this many (default 400)");
   cmd->add_option("--format", opt->format, "text | json | dot | svg (svg needs graphviz's dot)")
