@@ -170,6 +170,7 @@ const char* op_name(Op op) {
     case Op::RegexGroup: return "group";
     case Op::RegexGroupIndex: return "group-index";
     case Op::Replace: return "replace";
+    case Op::Imagine: return "imagine";
   }
   return "?";
 }
@@ -251,6 +252,8 @@ void fingerprint_into(const Node& n, std::string& out) {
   raw(m.mode);
   raw(m.result);
   raw(m.promote);
+  raw(m.adopted);
+  raw(m.speculative);
   out += std::to_string(n.text.size()) + ":" + n.text;
   for (auto f : n.fen_pattern) raw(f);
   for (auto f : n.nfa) raw(f);

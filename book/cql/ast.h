@@ -34,7 +34,7 @@ enum class Op : std::uint16_t {
   // game tree
   Initial, Terminal, Parent, Child, Mainline, Variation, Depth, PositionById, PositionId, CurrentPosition,
   InitialPosition, Find, Sort, Distance, Lca, Echo, VirtualMainline, OriginalComment, HasAnnotation, RemoveComment, Line,
-  RegexMatch, RegexGroup, RegexGroupIndex, Replace,
+  RegexMatch, RegexGroup, RegexGroupIndex, Replace, Imagine,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };
@@ -53,6 +53,7 @@ struct MoveSpec {
   bool reverse = false;
   int from = -1, to = -1, capture = -1;  // child index of the Set argument, -1 when absent
   int speculative = -1;                  // child index of the ":" target
+  int adopted = -1;                      // child index of a trailing comment/message, run after the move
   bool all = false;                      // speculative "all"
   std::uint16_t promote = 0;             // piece-kind mask of "promote" (0 = no constraint)
   bool enpassant = false, castle = false, castle_short = false, castle_long = false, null_move = false;
@@ -89,7 +90,8 @@ struct Node {
   bool parenthesized = false;
   MoveSpec move;
   std::vector<std::uint16_t> fen_pattern;  // 64 piece masks for FenMatch
-  std::vector<std::int32_t> nfa;           // Line: states as (kind, a, b) triples, see LineState
+  std::vector<std::int32_t> nfa;           // Line: states as (kind, a, b) triples, see LineState;
+                                           // Imagine: specifiers as (kind, a, b) triples
 
   Node(Op o, Type t) : op(o), type(t) {}
   NodePtr clone() const;

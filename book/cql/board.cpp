@@ -170,6 +170,41 @@ std::string fen_with_last_double_push(const Position& pos, Move last, const Posi
   return f.substr(0, p3 + 1) + std::string{char('a' + file_of(ep)), char('1' + rank_of(ep))} + f.substr(p4);
 }
 
+std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side, const Position& like) {
+  static const char letters[] = " PNBRQK  pnbrqk";
+  std::string fen;
+  for (int r = 7; r >= 0; --r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      Piece p = board[std::size_t(r * 8 + f)];
+      if (p == Piece::None) {
+        ++empty;
+        continue;
+      }
+      if (empty) fen += char('0' + empty);
+      empty = 0;
+      fen += letters[int(p)];
+    }
+    if (empty) fen += char('0' + empty);
+    if (r) fen += '/';
+  }
+  fen += side == Color::White ? " w " : " b ";
+  std::string castling;
+  const char rights[] = "KQkq";
+  for (int i = 0; i < 4; ++i) {
+    CastlingRights cr = CastlingRights(1 << i);
+    if (!like.can_castle(cr)) continue;
+    Color c = i < 2 ? Color::White : Color::Black;
+    Square rook = like.castling_rook(cr);
+    if (board[std::size_t(like.king_square(c))] == make_piece(c, PieceType::King) &&
+        board[std::size_t(rook)] == make_piece(c, PieceType::Rook))
+      castling += rights[i];
+  }
+  fen += (castling.empty() ? "-" : castling) + " - " + std::to_string(like.halfmove_clock()) + " " +
+         std::to_string(like.fullmove_number());
+  return Position::from_fen(fen);
+}
+
 bool legal_position(const Position& pos) {
   for (Color c : {Color::White, Color::Black}) {
     if (popcount(pos.pieces(c, PieceType::King)) != 1) return false;

@@ -1,6 +1,7 @@
 #include "book/cql/evaluator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -560,6 +561,14 @@ Value Evaluator::Impl::eval_move(const Node& n) {
       }
     }
     ++count;
+    if (m.adopted >= 0 && m.mode == MoveSpec::Mode::Played && !imaginary) {
+      for (int c : current().children)
+        if (game->nodes[std::size_t(c)].move == mi.move && game->nodes[std::size_t(c)].null_move == mi.null_move) {
+          At at(*this, c, &game->nodes[std::size_t(c)].position, false);
+          eval(*n.args[std::size_t(m.adopted)]);
+          break;
+        }
+    }
     switch (m.result) {
       case MoveSpec::Result::From: result |= square_bb(mi.from); break;
       case MoveSpec::Result::To: result |= square_bb(mi.to); break;
@@ -1055,6 +1064,29 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       return v;
     }
     case Op::Line: return eval_line(n);
+    case Op::Imagine: {
+      std::array<Piece, 64> board;
+      for (int sq = 0; sq < 64; ++sq) board[std::size_t(sq)] = pos->piece_on(Square(sq));
+      Color side = pos->side_to_move();
+      for (std::size_t i = 0; i + 2 < n.nfa.size(); i += 3) {
+        int kind = n.nfa[i], a = n.nfa[i + 1], b = n.nfa[i + 2];
+        if (kind == 0) {
+          Bitboard squares = eval_set(*n.args[std::size_t(b)]);
+          Piece p = Piece(std::countr_zero(unsigned(a)));
+          for (Bitboard x = squares; x;) board[std::size_t(pop_lsb(x))] = p;
+        } else if (kind == 1) {
+          Bitboard x = eval_set(*n.args[std::size_t(a)]), y = eval_set(*n.args[std::size_t(b)]);
+          if (!x || !y || more_than_one(x) || more_than_one(y)) continue;
+          std::swap(board[std::size_t(lsb(x))], board[std::size_t(lsb(y))]);
+        } else {
+          side = a == 0 ? Color::Black : a == 1 ? Color::White : ~side;
+        }
+      }
+      std::optional<Position> imagined = position_from_board(board, side, *pos);
+      if (!imagined) return Value::none();  // not a position the chess core can hold (e.g. a king in check off turn)
+      At at(*this, node, &*imagined, true);
+      return eval(*n.args.back());
+    }
     case Op::RegexMatch: {
       Value subject = eval(*n.args[0]);
       if (subject.is_none()) return subject;

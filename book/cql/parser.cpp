@@ -716,6 +716,13 @@ class Parser {
       first = false;
     }
     if (seen.count("count")) m.result = MoveSpec::Result::Count;
+    // A comment or message right after an ordinary move filter is run after the move (section 17).
+    if (m.mode == MoveSpec::Mode::Played && m.speculative < 0 && (is_word("comment") || is_word("message"))) {
+      const Token c = toks_[pos_++];
+      if (c.text == "message") accept_word("quiet");
+      m.adopted = int(n->args.size());
+      n->args.push_back(parse_str_like(c, c.text == "comment" ? Op::Comment : Op::Message));
+    }
     if (m.primary && m.secondary) fail_at(t, "move cannot be both primary and secondary");
     if ((m.primary || m.secondary) && (m.mode == MoveSpec::Mode::Legal || m.mode == MoveSpec::Mode::Pseudolegal))
       fail_at(t, "primary/secondary cannot be combined with legal or pseudolegal");
@@ -1106,6 +1113,36 @@ class Parser {
     return n;
   }
 
+  NodePtr parse_imagine(const Token& t) {
+    auto n = node(Op::Imagine, Type::Boolean, t);
+    for (;;) {
+      if (accept_word("piece")) {
+        if (tok().kind != TokenKind::Designator || tok().squares != ~Bitboard(0) || tok().piece_mask == 0 ||
+            (tok().piece_mask & (tok().piece_mask - 1)))
+          fail("unexpected " + describe(tok()), "one piece type such as Q, n or _ (to remove pieces)");
+        int mask = toks_[pos_++].piece_mask;
+        expect_punct("-->");
+        n->nfa.insert(n->nfa.end(), {0, mask, std::int32_t(n->args.size())});
+        n->args.push_back(parse_typed(kFull, Type::Set, "imagine piece"));
+      } else if (accept_word("swap")) {
+        n->nfa.insert(n->nfa.end(), {1, std::int32_t(n->args.size()), std::int32_t(n->args.size() + 1)});
+        n->args.push_back(parse_typed(10, Type::Set, "swap"));
+        n->args.push_back(parse_typed(10, Type::Set, "swap"));
+      } else if (accept_word("sidetomove")) {
+        int side = accept_word("black") ? 0 : accept_word("white") ? 1 : accept_word("reverse") ? 2 : -1;
+        if (side < 0) fail("unexpected " + describe(tok()), "black, white or reverse");
+        n->nfa.insert(n->nfa.end(), {2, side, 0});
+      } else {
+        break;
+      }
+    }
+    if (n->nfa.empty()) fail("unexpected " + describe(tok()), "an imagine specifier: piece, swap or sidetomove");
+    expect_punct(":");
+    n->args.push_back(parse_expr(kFull));
+    n->type = n->args.back()->type;
+    return n;
+  }
+
   NodePtr parse_echo(const Token& t) {
     accept_word("quiet");
     expect_punct("(");
@@ -1457,6 +1494,7 @@ class Parser {
     }
     if (w == "find") return parse_find(t);
     if (w == "echo") return parse_echo(t);
+    if (w == "imagine") return parse_imagine(t);
     if (w == "line") return parse_line(t);
     if (w == "originalcomment" || w == "hascomment") return parse_original_comment(t);
     if (w == "sort") return parse_sort(t);
@@ -1478,7 +1516,7 @@ class Parser {
       n->flag = w == "isunbound";
       return n;
     }
-    if (w == "persistent" || w == "dictionary" || w == "imagine" || w == "consecutivemoves" ||
+    if (w == "persistent" || w == "dictionary" || w == "consecutivemoves" ||
         w == "readfile" || w == "writefile" || w == "ascii" || w == "key" || w == "string" || w == "saveposition" ||
         w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" ||
         w == "cqlend" || w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")

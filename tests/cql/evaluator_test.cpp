@@ -278,3 +278,26 @@ TEST_CASE("Random queries that parse evaluate without crashing", "[cql][robustne
   }
   CHECK(parsed > 1000);
 }
+
+TEST_CASE("Imagine changes the board for its filter only", "[cql][imagine]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "imagine sidetomove reverse : btm") == "true");
+  CHECK(eval_text(g, 0, "imagine piece _ --> [Qq] : power A") == "30");
+  CHECK(eval_text(g, 0, "imagine swap e1 d1 : Qe1") == "e1");
+  CHECK(eval_text(g, 0, "imagine piece _ --> [Qq] : wtm") == "true");
+  CHECK(eval_text(g, 0, "Qd1") == "d1");
+  // Black's king in check with White to move cannot be held: None.
+  CHECK_FALSE(matches(g, 0, "imagine piece Q --> e7 : true"));
+}
+
+TEST_CASE("A comment right after a move filter lands after the move", "[cql][comments]") {
+  Game g = game_from({"e4", "e5", "Nf3"});
+  auto parsed = parse("move to f3 comment(\"knight out\") (comment \"before\")");
+  Program p = std::move(std::get<Program>(parsed));
+  Evaluator e(p);
+  GameResult r = e.run(g, {});
+  REQUIRE(r.matched_positions == std::vector<int>{2});
+  REQUIRE(r.comments.size() == 2);
+  CHECK(r.comments[0] == std::make_pair(3, std::string("knight out")));
+  CHECK(r.comments[1] == std::make_pair(2, std::string("before")));
+}
