@@ -92,7 +92,7 @@ TEST_CASE("From the start position the book answers at once with Polyglot's best
   CHECK(std::regex_search((*lines)[0], std::regex(" pv " + expected + "$")));
   CHECK(starts_with((*lines)[1], "info string book " + expected + ": "));
   CHECK((*lines)[2] == "bestmove " + expected);
-  CHECK(elapsed < 200ms);  // no search: Stockfish would use far more of a 60 s clock
+  CHECK(elapsed < 500ms);  // no search: Stockfish would spend seconds of a 60 s clock
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
