@@ -1,5 +1,7 @@
 #include "builder/aggregator.h"
 
+#include "builder/run_merger.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +21,9 @@ namespace {
 constexpr int kInitialBits = 14;
 constexpr std::size_t kSlack = 4096;
 constexpr double kMaxLoad = 0.7;
+// Spill files of one level merged into one of the next level: bounds the open
+// files of the final merge and keeps the rewriting at O(n log n) bytes.
+constexpr std::size_t kRunsPerMerge = 16;
 
 inline std::size_t home(Key key, int bits) { return std::size_t(key >> (64 - bits)); }
 
@@ -219,8 +224,8 @@ bool Aggregator::spill() {
   std::vector<EdgeEntry> edges;
   take_sorted(nodes, edges);
   Run run;
-  run.path = spill_dir_ + "/graphbook-run-" + std::to_string(::getpid()) + "-" +
-             std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" + std::to_string(spill_count_++);
+  run.path = next_run_path();
+  ++spill_count_;
   run.node_count = nodes.size();
   run.edge_count = edges.size();
   std::FILE* f = std::fopen(run.path.c_str(), "wb");
@@ -237,7 +242,53 @@ bool Aggregator::spill() {
   nodes_.swap(nodes);
   edges_.swap(edges);
   node_count_ = edge_count_ = 0;
-  return true;
+  return compact_runs();
+}
+
+std::string Aggregator::next_run_path() {
+  return spill_dir_ + "/graphbook-run-" + std::to_string(::getpid()) + "-" +
+         std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" + std::to_string(run_serial_++);
+}
+
+bool Aggregator::compact_runs() {
+  for (int level = 0;; ++level) {
+    std::vector<const Run*> same;
+    for (const Run& r : runs_)
+      if (!r.path.empty() && r.level == level) same.push_back(&r);
+    if (same.size() < kRunsPerMerge) return true;
+    Run merged;
+    merged.level = level + 1;
+    merged.path = next_run_path();
+    {
+      RunMerger merger(same);
+      if (!merger.open(&error_)) return false;
+      std::FILE* f = std::fopen(merged.path.c_str(), "wb");
+      bool ok = f != nullptr;
+      NodeEntry n;
+      while (ok && merger.next_node(n)) {
+        ok = std::fwrite(&n, sizeof n, 1, f) == 1;
+        ++merged.node_count;
+      }
+      EdgeEntry e;
+      while (ok && merger.next_edge(e)) {
+        ok = std::fwrite(&e, sizeof e, 1, f) == 1;
+        ++merged.edge_count;
+      }
+      if (f && std::fclose(f) != 0) ok = false;
+      if (!ok) {
+        error_ = "cannot write the aggregation run " + merged.path + ": " + std::strerror(errno);
+        return false;
+      }
+      collisions_ += merger.collisions();
+    }
+    std::vector<Run> kept;
+    for (Run& r : runs_) {
+      if (!r.path.empty() && r.level == level) ::unlink(r.path.c_str());
+      else kept.push_back(std::move(r));
+    }
+    kept.push_back(std::move(merged));
+    runs_.swap(kept);
+  }
 }
 
 bool Aggregator::finish() {

@@ -60,6 +60,7 @@ struct Run {
   std::string path;              // spill file: nodes then edges
   std::uint64_t node_count = 0;
   std::uint64_t edge_count = 0;
+  int level = 0;                 // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 
 class Aggregator {
@@ -90,6 +91,8 @@ class Aggregator {
   void grow_edges();
   bool over_budget() const;
   bool spill();
+  bool compact_runs();
+  std::string next_run_path();
   void take_sorted(std::vector<NodeEntry>& nodes, std::vector<EdgeEntry>& edges);
 
   std::vector<NodeEntry> nodes_;
@@ -102,6 +105,7 @@ class Aggregator {
   std::uint32_t game_id_ = 0;
   std::uint64_t collisions_ = 0;
   std::size_t spill_count_ = 0;
+  std::size_t run_serial_ = 0;  // names the run files
   std::vector<Run> runs_;
   std::string error_;
 };
