@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
       config.write_games = false;
       std::clock_t cpu0 = std::clock();
       auto t0 = std::chrono::steady_clock::now();
-      gb::cql::RunSummary s = gb::cql::run_query(program, config, [](std::string_view) {}, nullptr);
+      gb::cql::RunSummary s = gb::cql::run_query(
+          program, config, [](std::string_view) {}, nullptr);
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double cpu = double(std::clock() - cpu0) / CLOCKS_PER_SEC;
       if (!s.fatal.empty()) {

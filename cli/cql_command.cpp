@@ -64,9 +64,9 @@ bool injections(const CqlOptions& o, std::string& text, std::string& error) {
     const char* option;
     const char* filter;
   };
-  const Inj list[] = {{&o.player, "--player", "player "},  {&o.white, "--white", "player white "},
+  const Inj list[] = {{&o.player, "--player", "player "},     {&o.white, "--white", "player white "},
                       {&o.black, "--black", "player black "}, {&o.event, "--event", "event "},
-                      {&o.site, "--site", "site "},        {&o.fen, "--fen", "fen "}};
+                      {&o.site, "--site", "site "},           {&o.fen, "--fen", "fen "}};
   for (const Inj& i : list) {
     if (i.value->empty()) continue;
     if (!quoted(i.option, *i.value, q)) return false;
@@ -79,7 +79,8 @@ bool injections(const CqlOptions& o, std::string& text, std::string& error) {
     }
     text += "result \"" + o.result + "\"\n";
   }
-  if (auto y = to_range(o.year)) text += std::to_string(y->lo) + " <= year <= " + std::to_string(y->hi) + "\n";
+  if (auto y = to_range(o.year))
+    text += std::to_string(y->lo) + " <= year <= " + std::to_string(y->hi) + "\n";
   if (o.wtm) text += "wtm\n";
   if (o.btm) text += "btm\n";
   return true;
@@ -148,7 +149,8 @@ void run(const CqlOptions& o, int& exit_status) {
     return;
   }
   if (h.result) {
-    std::fprintf(stderr, "graphbook cql: the cql header's 'result' parameter is not supported; use --result\n");
+    std::fprintf(stderr,
+                 "graphbook cql: the cql header's 'result' parameter is not supported; use --result\n");
     exit_status = 2;
     return;
   }
@@ -205,7 +207,8 @@ void run(const CqlOptions& o, int& exit_status) {
 
 void add_cql_command(CLI::App& app, int& exit_status) {
   auto o = std::make_shared<CqlOptions>();
-  CLI::App* cmd = app.add_subcommand("cql", "Find games with a Chess Query Language (CQL) query, CQLi 1.0.8 semantics");
+  CLI::App* cmd =
+      app.add_subcommand("cql", "Find games with a Chess Query Language (CQL) query, CQLi 1.0.8 semantics");
   cmd->add_option("query", o->query_file, "Query file (.cql; the extension may be left out)");
   cmd->add_option("--cql", o->cql_text, "Query text (repeatable; put before the query file's text)")
       ->allow_extra_args(false);
@@ -220,12 +223,14 @@ void add_cql_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--matchcount", o->matchcount, "Only games with this many matching positions: N or MIN MAX")
       ->expected(1, 2);
   cmd->add_flag("--sortmatchcount", o->sort_matchcount, "Sort games by their number of matching positions");
-  cmd->add_option("--matchstring", o->matchstring, "Comment for matching positions (default CQL; \"\" for none)");
+  cmd->add_option("--matchstring", o->matchstring,
+                  "Comment for matching positions (default CQL; \"\" for none)");
   cmd->add_flag("--quiet", o->quiet, "No match comments");
   cmd->add_flag("--silent", o->silent, "No comments from CQL at all (header, match, sort, comment filters)");
   cmd->add_flag("--noheader", o->noheader, "No 'Game number N' comment");
   cmd->add_flag("--parse", o->parse_only, "Print the parsed query tree and exit");
-  cmd->add_option("--threads", o->threads, "Worker threads (output does not depend on it)")->check(CLI::Range(1, 256));
+  cmd->add_option("--threads", o->threads, "Worker threads (output does not depend on it)")
+      ->check(CLI::Range(1, 256));
   cmd->add_flag("-s,--singlethreaded", o->single_threaded, "One thread");
   cmd->add_flag("--json", o->json, "Print the run summary as JSON (on standard error)");
   cmd->add_option("--player", o->player, "Inject: player \"NAME\" (either colour)");

@@ -192,10 +192,20 @@ std::string squares_text(Bitboard b) {
 void print(const Node& n, int indent, std::ostringstream& out) {
   out << std::string(indent * 2, ' ') << op_name(n.op);
   switch (n.op) {
-    case Op::Number: case Op::Elo: out << ' ' << n.number; break;
+    case Op::Number:
+    case Op::Elo: out << ' ' << n.number; break;
     case Op::Result: out << ' ' << n.text; break;
-    case Op::String: case Op::Tag: case Op::TagValue: case Op::TagContains: case Op::CurrentTransform:
-      out << " \"" << (n.op == Op::TagValue || n.op == Op::TagContains ? (n.number == 1 ? "White" : n.number == -1 ? "Black" : n.text) : n.text) << '"';
+    case Op::String:
+    case Op::Tag:
+    case Op::TagValue:
+    case Op::TagContains:
+    case Op::CurrentTransform:
+      out << " \""
+          << (n.op == Op::TagValue || n.op == Op::TagContains ? (n.number == 1    ? "White"
+                                                                 : n.number == -1 ? "Black"
+                                                                                  : n.text)
+                                                              : n.text)
+          << '"';
       break;
     case Op::Designator: {
       out << ' ';
@@ -210,8 +220,10 @@ void print(const Node& n, int indent, std::ostringstream& out) {
       break;
     }
     case Op::Var: out << " #" << n.number << (n.text.empty() ? "" : " " + n.text); break;
-    case Op::Direction: case Op::Ray: {
-      static const char* names[] = {"up", "down", "left", "right", "northeast", "northwest", "southeast", "southwest"};
+    case Op::Direction:
+    case Op::Ray: {
+      static const char* names[] = {"up",        "down",      "left",      "right",
+                                    "northeast", "northwest", "southeast", "southwest"};
       for (int d = 0; d < 8; ++d)
         if (n.directions >> d & 1) out << ' ' << names[d];
       if (n.op == Op::Direction) out << " range " << n.number << ".." << n.number2;
@@ -227,7 +239,8 @@ void print(const Node& n, int indent, std::ostringstream& out) {
     case Op::Move: {
       static const char* modes[] = {"", " previous", " legal", " pseudolegal"};
       static const char* results[] = {"", " from", " to", " capture", " count"};
-      out << modes[int(n.move.mode)] << (n.move.reverse ? " reverse" : "") << " result" << results[int(n.move.result)];
+      out << modes[int(n.move.mode)] << (n.move.reverse ? " reverse" : "") << " result"
+          << results[int(n.move.result)];
       break;
     }
     default: break;

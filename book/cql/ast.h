@@ -17,24 +17,136 @@ std::string_view to_string(Type t);
 
 enum class Op : std::uint16_t {
   // literals and variables
-  True, False, Number, String, Designator, Var, PieceAsSet, Assign, Unbind, IsBound,
+  True,
+  False,
+  Number,
+  String,
+  Designator,
+  Var,
+  PieceAsSet,
+  Assign,
+  Unbind,
+  IsBound,
   // operators
-  Negate, Not, Cardinality, Complement, Add, Concat, Sub, Mul, Div, Mod, Union, Intersect, PositionIntersect,
-  InSet, InString, Compare, NotEqual, And, Or, Block, WithPosition, Slice, Index,
+  Negate,
+  Not,
+  Cardinality,
+  Complement,
+  Add,
+  Concat,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Union,
+  Intersect,
+  PositionIntersect,
+  InSet,
+  InString,
+  Compare,
+  NotEqual,
+  And,
+  Or,
+  Block,
+  WithPosition,
+  Slice,
+  Index,
   // board
-  Attacks, AttackedBy, Check, Mate, Stalemate, Wtm, Btm, SideToMove, Power, ColorType, PieceType, File, Rank,
-  MakeSquare, MakeSquareString, Light, Dark, Direction, Between, Ray, Xray, Pin, ConnectedPawns, IsolatedPawns,
-  DoubledPawns, PassedPawns, PromotedPieces, FenMatch, CurrentFen, StandardFen, ZobristKey, HalfmoveClock,
-  MoveNumber, Ply, Move, LegalPosition,
+  Attacks,
+  AttackedBy,
+  Check,
+  Mate,
+  Stalemate,
+  Wtm,
+  Btm,
+  SideToMove,
+  Power,
+  ColorType,
+  PieceType,
+  File,
+  Rank,
+  MakeSquare,
+  MakeSquareString,
+  Light,
+  Dark,
+  Direction,
+  Between,
+  Ray,
+  Xray,
+  Pin,
+  ConnectedPawns,
+  IsolatedPawns,
+  DoubledPawns,
+  PassedPawns,
+  PromotedPieces,
+  FenMatch,
+  CurrentFen,
+  StandardFen,
+  ZobristKey,
+  HalfmoveClock,
+  MoveNumber,
+  Ply,
+  Move,
+  LegalPosition,
   // control
-  If, While, Loop, SquareIter, PieceIter, PieceAssign, PieceId, Str, Comment, Message, Assert, Abs, Sqrt, Max, Min,
-  Int, Lowercase, Uppercase, IndexOf, Transform, CurrentTransform,
+  If,
+  While,
+  Loop,
+  SquareIter,
+  PieceIter,
+  PieceAssign,
+  PieceId,
+  Str,
+  Comment,
+  Message,
+  Assert,
+  Abs,
+  Sqrt,
+  Max,
+  Min,
+  Int,
+  Lowercase,
+  Uppercase,
+  IndexOf,
+  Transform,
+  CurrentTransform,
   // metadata
-  Result, TagValue, TagContains, Year, Elo, Tag, SetTag, RemoveTag, GameNumber,
+  Result,
+  TagValue,
+  TagContains,
+  Year,
+  Elo,
+  Tag,
+  SetTag,
+  RemoveTag,
+  GameNumber,
   // game tree
-  Initial, Terminal, Parent, Child, Mainline, Variation, Depth, PositionById, PositionId, CurrentPosition,
-  InitialPosition, Find, Sort, Distance, Lca, Echo, VirtualMainline, OriginalComment, HasAnnotation, RemoveComment, Line,
-  RegexMatch, RegexGroup, RegexGroupIndex, Replace, Imagine,
+  Initial,
+  Terminal,
+  Parent,
+  Child,
+  Mainline,
+  Variation,
+  Depth,
+  PositionById,
+  PositionId,
+  CurrentPosition,
+  InitialPosition,
+  Find,
+  Sort,
+  Distance,
+  Lca,
+  Echo,
+  VirtualMainline,
+  OriginalComment,
+  HasAnnotation,
+  RemoveComment,
+  Line,
+  RegexMatch,
+  RegexGroup,
+  RegexGroupIndex,
+  Replace,
+  Imagine,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };
@@ -66,7 +178,11 @@ struct MoveSpec {
 enum class LineState : std::int32_t { Filter, Split, Accept };
 // Node::number bits of a line filter's parameters.
 enum LineFlag : std::int64_t {
-  kLineFirstMatch = 1, kLineNestBan = 2, kLineSingleColor = 4, kLinePrimary = 8, kLineSecondary = 16,
+  kLineFirstMatch = 1,
+  kLineNestBan = 2,
+  kLineSingleColor = 4,
+  kLinePrimary = 8,
+  kLineSecondary = 16,
   kLineHasRange = 32,
 };
 
@@ -78,14 +194,14 @@ struct Node {
   Type type = Type::Boolean;
   int line = 0, column = 0;
   std::vector<NodePtr> args;
-  std::int64_t number = 0;      // literals, var slot, compare op, sort index, flags
-  std::int64_t number2 = 0;     // ranges, assign op, ...
+  std::int64_t number = 0;   // literals, var slot, compare op, sort index, flags
+  std::int64_t number2 = 0;  // ranges, assign op, ...
   std::int64_t number3 = 0;
-  std::string text;             // strings, tag names, descriptions
-  std::uint16_t piece_mask = 0; // designators
-  Bitboard squares = 0;         // designators, fen patterns
-  std::uint8_t directions = 0;  // direction filters, ray
-  bool flag = false;            // op-specific (count, all, quiet, min, ...)
+  std::string text;              // strings, tag names, descriptions
+  std::uint16_t piece_mask = 0;  // designators
+  Bitboard squares = 0;          // designators, fen patterns
+  std::uint8_t directions = 0;   // direction filters, ray
+  bool flag = false;             // op-specific (count, all, quiet, min, ...)
   bool flag2 = false;
   bool parenthesized = false;
   MoveSpec move;

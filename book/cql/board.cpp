@@ -170,7 +170,8 @@ std::string fen_with_last_double_push(const Position& pos, Move last, const Posi
   return f.substr(0, p3 + 1) + std::string{char('a' + file_of(ep)), char('1' + rank_of(ep))} + f.substr(p4);
 }
 
-std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side, const Position& like) {
+std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side,
+                                            const Position& like) {
   static const char letters[] = " PNBRQK  pnbrqk";
   std::string fen;
   for (int r = 7; r >= 0; --r) {
@@ -258,7 +259,8 @@ void generate_pseudolegal(const Position& pos, MoveList& list) {
 namespace {
 
 // The placement field of pos with the piece on `to` moved back to `from`.
-std::string placement_with(const Position& pos, Square from, Square to, Piece moved, Piece left = Piece::None) {
+std::string placement_with(const Position& pos, Square from, Square to, Piece moved,
+                           Piece left = Piece::None) {
   std::string out;
   for (int r = 7; r >= 0; --r) {
     int empty = 0;
@@ -294,7 +296,8 @@ std::vector<ReverseMove> reverse_moves(const Position& pos) {
     ReverseMove rm{from, to, capture == 2, promotion, std::nullopt};
     if (capture != 2) rm.before = Position::from_fen(placement_with(pos, from, to, moved) + side);
     if (!rm.before && capture) {
-      rm.before = Position::from_fen(placement_with(pos, from, to, moved, make_piece(~mover, PieceType::Knight)) + side);
+      rm.before = Position::from_fen(
+          placement_with(pos, from, to, moved, make_piece(~mover, PieceType::Knight)) + side);
       if (rm.before) rm.capture = true;
     }
     out.push_back(std::move(rm));
@@ -310,7 +313,8 @@ std::vector<ReverseMove> reverse_moves(const Position& pos) {
       if (empty & square_bb(one)) {
         add(one, to, p, 0, PieceType::None);
         Square two = Square(one + back);
-        if (relative_rank(mover, rank_of(to)) == RANK_4 && (empty & square_bb(two))) add(two, to, p, 0, PieceType::None);
+        if (relative_rank(mover, rank_of(to)) == RANK_4 && (empty & square_bb(two)))
+          add(two, to, p, 0, PieceType::None);
       }
       for (Bitboard f = pawn_attacks(~mover, to) & empty; f;) add(pop_lsb(f), to, p, 2, PieceType::None);
       continue;
@@ -350,9 +354,7 @@ MoveInfo describe_move(const Position& before, Move m, bool null_move, bool prim
       mi.en_passant = true;
       mi.capture = Square(m.to() - pawn_push(us));
       break;
-    case Move::Kind::Promotion:
-      mi.promotion = m.promotion();
-      [[fallthrough]];
+    case Move::Kind::Promotion: mi.promotion = m.promotion(); [[fallthrough]];
     case Move::Kind::Normal:
       if (!before.empty(m.to())) mi.capture = m.to();
       break;

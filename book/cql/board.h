@@ -55,7 +55,8 @@ bool legal_position(const Position& pos);
 // A position with this placement and side to move (castling rights kept
 // where king and rook still stand, no en passant, counters of `like`);
 // nullopt when the chess core cannot hold it (king count, side not to move in check).
-std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side, const Position& like);
+std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side,
+                                            const Position& like);
 
 // Every pseudo-legal move (may leave the own king in check); castling only when legal.
 void generate_pseudolegal(const Position& pos, MoveList& list);

@@ -76,7 +76,8 @@ struct Evaluator::Impl {
       auto re = std::make_shared<std::regex>(pattern, std::regex::ECMAScript | std::regex::multiline);
       return regexes.emplace(pattern, re).first->second.get();
     } catch (const std::regex_error& e) {
-      if (!out->assert_failure) out->assert_failure = "malformed regular expression \"" + pattern + "\": " + e.what();
+      if (!out->assert_failure)
+        out->assert_failure = "malformed regular expression \"" + pattern + "\": " + e.what();
       return nullptr;
     }
   }
@@ -91,7 +92,8 @@ struct Evaluator::Impl {
     int node;
     const Position* pos;
     bool imaginary;
-    At(Impl& ev, int n, const Position* p, bool imag) : e(ev), node(ev.node), pos(ev.pos), imaginary(ev.imaginary) {
+    At(Impl& ev, int n, const Position* p, bool imag)
+        : e(ev), node(ev.node), pos(ev.pos), imaginary(ev.imaginary) {
       e.node = n;
       e.pos = p;
       e.imaginary = imag;
@@ -150,7 +152,8 @@ struct Evaluator::Impl {
 
   bool compare(const Value& l, const Value& r, CompareOp op, bool& ok) const {
     ok = true;
-    if (l.kind == Value::Kind::Set && r.kind == Value::Kind::Set && op == CompareOp::Eq) return l.set == r.set;
+    if (l.kind == Value::Kind::Set && r.kind == Value::Kind::Set && op == CompareOp::Eq)
+      return l.set == r.set;
     if (l.kind == Value::Kind::String && r.kind == Value::Kind::String) {
       int c = l.text.compare(r.text);
       switch (op) {
@@ -189,8 +192,10 @@ struct Evaluator::Impl {
   const std::string* tag(std::string_view name) const { return game->tag(name); }
 
   std::optional<std::int64_t> elo_of(Color c) const {
-    static const char* white[] = {"WhiteElo", "WhiteRating", "WhiteRapid", "WhiteICCF", "WhiteUSCF", "WhiteDWZ", "WhiteBCF"};
-    static const char* black[] = {"BlackElo", "BlackRating", "BlackRapid", "BlackICCF", "BlackUSCF", "BlackDWZ", "BlackBCF"};
+    static const char* white[] = {"WhiteElo",  "WhiteRating", "WhiteRapid", "WhiteICCF",
+                                  "WhiteUSCF", "WhiteDWZ",    "WhiteBCF"};
+    static const char* black[] = {"BlackElo",  "BlackRating", "BlackRapid", "BlackICCF",
+                                  "BlackUSCF", "BlackDWZ",    "BlackBCF"};
     for (int i = 0; i < 7; ++i) {
       const std::string* v = tag(c == Color::White ? white[i] : black[i]);
       if (!v || v->empty()) continue;
@@ -207,8 +212,9 @@ struct Evaluator::Impl {
   }
 
   std::string fen_text(bool normalized) const {
-    std::string f = fen_with_last_double_push(*pos, imaginary ? Move() : current().move,
-                                              imaginary || node == 0 ? nullptr : &game->nodes[std::size_t(current().parent)].position);
+    std::string f = fen_with_last_double_push(
+        *pos, imaginary ? Move() : current().move,
+        imaginary || node == 0 ? nullptr : &game->nodes[std::size_t(current().parent)].position);
     if (!normalized) return f;
     // Replace the two counters with 0 1.
     std::size_t sp = f.size();
@@ -225,7 +231,8 @@ struct Evaluator::Impl {
   Value eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set, Bitboard capture_set);
 };
 
-Value Evaluator::Impl::eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set, Bitboard capture_set) {
+Value Evaluator::Impl::eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set,
+                                         Bitboard capture_set) {
   const MoveSpec& m = n.move;
   std::int64_t count = 0, considered = 0;
   Bitboard result = 0;
@@ -351,14 +358,17 @@ Value Evaluator::Impl::eval_line(const Node& n) {
   std::vector<int> path, best_path;
   auto record = [&](int len, int end) {
     if (has_range && (len < n.number2 || len > n.number3)) return;
-    bool better = best_len < 0 || (shortest ? len < best_len : len > best_len) || (len == best_len && end < best_end);
+    bool better =
+        best_len < 0 || (shortest ? len < best_len : len > best_len) || (len == best_len && end < best_end);
     if (!better) return;
     best_len = len;
     best_end = end;
     best_path = path;
   };
-  std::function<void(int, const std::vector<int>&, int)> walk = [&](int p, const std::vector<int>& ready, int len) {
-    if ((flags & kLineSingleColor) && game->nodes[std::size_t(p)].position.side_to_move() != start_color) return;
+  std::function<void(int, const std::vector<int>&, int)> walk = [&](int p, const std::vector<int>& ready,
+                                                                    int len) {
+    if ((flags & kLineSingleColor) && game->nodes[std::size_t(p)].position.side_to_move() != start_color)
+      return;
     path.push_back(p);
     std::vector<int> next = successors(p, len == 0);
     if (next.empty()) next.push_back(-1);
@@ -403,8 +413,10 @@ Value Evaluator::Impl::eval_assign(const Node& n) {
   if (var.is_none()) return Value::boolean(false);
   switch (AssignOp(n.number2)) {
     case AssignOp::Add:
-      if (var.kind == Value::Kind::String) var.text += rhs.text;
-      else var.number += rhs.number;
+      if (var.kind == Value::Kind::String)
+        var.text += rhs.text;
+      else
+        var.number += rhs.number;
       break;
     case AssignOp::Sub: var.number -= rhs.number; break;
     case AssignOp::Mul: var.number *= rhs.number; break;
@@ -481,7 +493,8 @@ Value Evaluator::Impl::eval_move(const Node& n) {
   int set_node = node;
   const Position* set_pos = pos;
   if (m.mode == MoveSpec::Mode::Previous) {
-    if (imaginary || node == 0) return m.result == MoveSpec::Result::Count ? Value::numeric(0) : Value::none();
+    if (imaginary || node == 0)
+      return m.result == MoveSpec::Result::Count ? Value::numeric(0) : Value::none();
     set_node = current().parent;
     set_pos = &game->nodes[std::size_t(set_node)].position;
   }
@@ -552,8 +565,10 @@ Value Evaluator::Impl::eval_move(const Node& n) {
     if (m.speculative >= 0) {
       Position after = m.mode == MoveSpec::Mode::Played || m.mode == MoveSpec::Mode::Previous ? *pos : *pos;
       UndoInfo undo;
-      if (mi.null_move) after.do_null_move(undo);
-      else after.do_move(mi.move, undo);
+      if (mi.null_move)
+        after.do_null_move(undo);
+      else
+        after.do_move(mi.move, undo);
       At at(*this, node, &after, true);
       if (!matches(*n.args[std::size_t(m.speculative)])) {
         all_matched = false;
@@ -563,7 +578,8 @@ Value Evaluator::Impl::eval_move(const Node& n) {
     ++count;
     if (m.adopted >= 0 && m.mode == MoveSpec::Mode::Played && !imaginary) {
       for (int c : current().children)
-        if (game->nodes[std::size_t(c)].move == mi.move && game->nodes[std::size_t(c)].null_move == mi.null_move) {
+        if (game->nodes[std::size_t(c)].move == mi.move &&
+            game->nodes[std::size_t(c)].null_move == mi.null_move) {
           At at(*this, c, &game->nodes[std::size_t(c)].position, false);
           eval(*n.args[std::size_t(m.adopted)]);
           break;
@@ -606,9 +622,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       return Value::squares(0);
     }
     case Op::Assign: return eval_assign(n);
-    case Op::Unbind:
-      vars[std::size_t(n.number)] = Value::none();
-      return Value::boolean(true);
+    case Op::Unbind: vars[std::size_t(n.number)] = Value::none(); return Value::boolean(true);
     case Op::IsBound: {
       bool bound = n.number >= 0 && !vars[std::size_t(n.number)].is_none();
       return Value::boolean(n.flag ? !bound : bound);
@@ -630,7 +644,11 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (v.is_none()) return v;
       return Value::squares(~v.set);
     }
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: {
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Mod: {
       Value l = eval(*n.args[0]);
       if (l.is_none()) return l;
       Value r = eval(*n.args[1]);
@@ -652,7 +670,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       l.text += r.text;
       return l;
     }
-    case Op::Union: case Op::Intersect: {
+    case Op::Union:
+    case Op::Intersect: {
       Value l = eval(*n.args[0]);
       if (l.is_none()) return l;
       Value r = eval(*n.args[1]);
@@ -715,7 +734,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       At at(*this, int(p.number), &game->nodes[std::size_t(p.number)].position, false);
       return eval(*n.args[1]);
     }
-    case Op::Slice: case Op::Index: {
+    case Op::Slice:
+    case Op::Index: {
       Value s = eval(*n.args[0]);
       if (s.kind != Value::Kind::String) return Value::none();
       std::size_t k = 1;
@@ -747,12 +767,14 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       for (std::int64_t i = lo; i < hi; ++i) r += cps[std::size_t(i)];
       return Value::string(r);
     }
-    case Op::Attacks: case Op::AttackedBy: {
+    case Op::Attacks:
+    case Op::AttackedBy: {
       Value l = eval(*n.args[0]);
       if (l.is_none()) return l;
       Value r = eval(*n.args[1]);
       if (r.is_none()) return r;
-      return Value::squares(n.op == Op::Attacks ? attackers_in(*pos, l.set, r.set) : attacked_in(*pos, l.set, r.set));
+      return Value::squares(n.op == Op::Attacks ? attackers_in(*pos, l.set, r.set)
+                                                : attacked_in(*pos, l.set, r.set));
     }
     case Op::Check: return Value::boolean(pos->in_check());
     case Op::Mate: return Value::boolean(pos->in_check() && count_legal(*pos) == 0);
@@ -761,7 +783,10 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::Btm: return Value::boolean(pos->side_to_move() == Color::Black);
     case Op::SideToMove: return Value::numeric(pos->side_to_move() == Color::White ? 1 : -1);
     case Op::Power: return Value::numeric(power(*pos, eval_set(*n.args[0])));
-    case Op::ColorType: case Op::PieceType: case Op::File: case Op::Rank: {
+    case Op::ColorType:
+    case Op::PieceType:
+    case Op::File:
+    case Op::Rank: {
       Bitboard s = eval_set(*n.args[0]);
       if (!s || more_than_one(s)) return Value::none();
       Square sq = lsb(s);
@@ -801,7 +826,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       }
       return Value::squares(out);
     }
-    case Op::Ray: case Op::Xray: {
+    case Op::Ray:
+    case Op::Xray: {
       std::vector<Bitboard> sets;
       for (const auto& a : n.args) sets.push_back(eval_set(*a));
       if (n.op == Op::Ray) return Value::squares(ray_ends(*pos, sets, n.directions));
@@ -827,7 +853,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::PromotedPieces: return Value::squares(current().promoted & pos->pieces());
     case Op::FenMatch: {
       for (int sq = 0; sq < 64; ++sq)
-        if (!(n.fen_pattern[std::size_t(sq)] >> int(pos->piece_on(Square(sq))) & 1)) return Value::boolean(false);
+        if (!(n.fen_pattern[std::size_t(sq)] >> int(pos->piece_on(Square(sq))) & 1))
+          return Value::boolean(false);
       return Value::boolean(true);
     }
     case Op::CurrentFen: return Value::string(fen_text(true));
@@ -862,7 +889,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       }
       return Value::boolean(true);
     }
-    case Op::SquareIter: case Op::PieceIter: {
+    case Op::SquareIter:
+    case Op::PieceIter: {
       Bitboard s = eval_set(*n.args[0]);
       if (n.op == Op::PieceIter) s &= pos->pieces();
       Value& var = vars[std::size_t(n.number)];
@@ -872,8 +900,10 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       for (Bitboard b = s; b;) {
         Square sq = pop_lsb(b);
         var = n.op == Op::PieceIter ? Value::piece(current().piece_ids[sq]) : Value::squares(square_bb(sq));
-        if (matches(*n.args[1])) matched |= square_bb(sq);
-        else all = false;
+        if (matches(*n.args[1]))
+          matched |= square_bb(sq);
+        else
+          all = false;
       }
       var = saved;
       if (n.flag) return Value::boolean(all);
@@ -916,7 +946,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (matches(*n.args[0])) return Value::boolean(true);
       if (!out->assert_failure)
         out->assert_failure = "assertion failed at line " + std::to_string(n.line) + ", game " +
-                              std::to_string(game->number) + ", position " + std::to_string(node) + ": " + pos->fen();
+                              std::to_string(game->number) + ", position " + std::to_string(node) + ": " +
+                              pos->fen();
       return Value::boolean(false);
     }
     case Op::Abs: {
@@ -932,7 +963,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       while ((r + 1) * (r + 1) <= v.number) ++r;
       return Value::numeric(r);
     }
-    case Op::Max: case Op::Min: {
+    case Op::Max:
+    case Op::Min: {
       std::optional<std::int64_t> best;
       for (const auto& a : n.args) {
         Value v = eval(*a);
@@ -950,14 +982,17 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (i < v.text.size() && (v.text[i] == '-' || v.text[i] == '+')) neg = v.text[i++] == '-';
       if (i >= v.text.size() || !std::isdigit(static_cast<unsigned char>(v.text[i]))) return Value::none();
       std::int64_t r = 0;
-      while (i < v.text.size() && std::isdigit(static_cast<unsigned char>(v.text[i]))) r = r * 10 + (v.text[i++] - '0');
+      while (i < v.text.size() && std::isdigit(static_cast<unsigned char>(v.text[i])))
+        r = r * 10 + (v.text[i++] - '0');
       return Value::numeric(neg ? -r : r);
     }
-    case Op::Lowercase: case Op::Uppercase: {
+    case Op::Lowercase:
+    case Op::Uppercase: {
       Value v = eval(*n.args[0]);
       if (v.is_none()) return v;
       for (char& c : v.text)
-        c = char(n.op == Op::Lowercase ? std::tolower(static_cast<unsigned char>(c)) : std::toupper(static_cast<unsigned char>(c)));
+        c = char(n.op == Op::Lowercase ? std::tolower(static_cast<unsigned char>(c))
+                                       : std::toupper(static_cast<unsigned char>(c)));
       return v;
     }
     case Op::IndexOf: {
@@ -970,7 +1005,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::Transform: return eval_transform(n);
     case Op::CurrentTransform: return Value::string(n.text);
     case Op::Result: return Value::boolean(game->result == n.text);
-    case Op::TagValue: case Op::TagContains: {
+    case Op::TagValue:
+    case Op::TagContains: {
       std::optional<std::string> value;
       if (n.number == 2) {
         const std::string *w = tag("White"), *b = tag("Black");
@@ -1017,9 +1053,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       out->tag_edits.emplace_back(name.text, value.text);
       return Value::boolean(true);
     }
-    case Op::RemoveTag:
-      out->tag_edits.emplace_back(n.text, std::nullopt);
-      return Value::boolean(true);
+    case Op::RemoveTag: out->tag_edits.emplace_back(n.text, std::nullopt); return Value::boolean(true);
     case Op::GameNumber: return Value::numeric(game->number);
     case Op::Initial: return Value::boolean(node == 0);
     case Op::Terminal: {
@@ -1044,7 +1078,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::Depth: return Value::numeric(current().depth);
     case Op::PositionById: {
       Value v = eval(*n.args[0]);
-      if (v.is_none() || v.number < 0 || v.number >= std::int64_t(game->nodes.size()) || !visible(int(v.number)))
+      if (v.is_none() || v.number < 0 || v.number >= std::int64_t(game->nodes.size()) ||
+          !visible(int(v.number)))
         return Value::none();
       return Value::position(int(v.number));
     }
@@ -1057,8 +1092,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (!v.matches()) return v;
       std::size_t k = std::size_t(n.number);
       const SortKey& key = program.sorts[k];
-      SortValue sv = v.kind == Value::Kind::String ? SortValue(v.text)
-                                                   : SortValue(*numeric(v));
+      SortValue sv = v.kind == Value::Kind::String ? SortValue(v.text) : SortValue(*numeric(v));
       auto& best = out->sort_values[k];
       if (!best || (key.minimize ? sv < *best : sv > *best)) best = sv;
       return v;
@@ -1083,7 +1117,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
         }
       }
       std::optional<Position> imagined = position_from_board(board, side, *pos);
-      if (!imagined) return Value::none();  // not a position the chess core can hold (e.g. a king in check off turn)
+      if (!imagined)
+        return Value::none();  // not a position the chess core can hold (e.g. a king in check off turn)
       At at(*this, node, &*imagined, true);
       return eval(*n.args.back());
     }
@@ -1099,10 +1134,12 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       groups.assign(m.size(), std::nullopt);
       for (std::size_t i = 0; i < m.size(); ++i)
         if (m[i].matched)
-          groups[i] = std::make_pair(m[i].str(), utf8_length(subject.text.substr(0, std::size_t(m.position(i)))));
+          groups[i] =
+              std::make_pair(m[i].str(), utf8_length(subject.text.substr(0, std::size_t(m.position(i)))));
       return Value::string(m[0].str());
     }
-    case Op::RegexGroup: case Op::RegexGroupIndex: {
+    case Op::RegexGroup:
+    case Op::RegexGroupIndex: {
       std::size_t i = std::size_t(n.number);
       if (i >= groups.size() || !groups[i]) return Value::none();
       return n.op == Op::RegexGroup ? Value::string(groups[i]->first) : Value::numeric(groups[i]->second);
@@ -1116,7 +1153,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       const std::regex* re = regex(a[1].text);
       if (!re) return Value::none();
       std::vector<std::smatch> matches_found;
-      for (auto it = std::sregex_iterator(a[0].text.begin(), a[0].text.end(), *re); it != std::sregex_iterator(); ++it)
+      for (auto it = std::sregex_iterator(a[0].text.begin(), a[0].text.end(), *re);
+           it != std::sregex_iterator(); ++it)
         matches_found.push_back(*it);
       std::int64_t k = a.size() > 3 ? a[3].number : 0, total = std::int64_t(matches_found.size());
       std::int64_t first = 0, last = total;  // replace matches [first, last)
@@ -1173,16 +1211,17 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       const auto& nags = current().nags;
       return Value::boolean(std::find(nags.begin(), nags.end(), int(n.number)) != nags.end());
     }
-    case Op::RemoveComment:
-      out->removed_comments.push_back(node);
-      return Value::boolean(true);
-    case Op::Distance: case Op::Lca: {
+    case Op::RemoveComment: out->removed_comments.push_back(node); return Value::boolean(true);
+    case Op::Distance:
+    case Op::Lca: {
       Value a = eval(*n.args[0]), b = eval(*n.args[1]);
       if (a.is_none() || b.is_none()) return Value::none();
       int x = int(a.number), y = int(b.number), dist = 0;
       while (x != y) {
-        if (x > y) x = game->nodes[std::size_t(x)].parent;
-        else y = game->nodes[std::size_t(y)].parent;
+        if (x > y)
+          x = game->nodes[std::size_t(x)].parent;
+        else
+          y = game->nodes[std::size_t(y)].parent;
         ++dist;
       }
       if (n.op == Op::Lca) return Value::position(x);

@@ -29,8 +29,8 @@ struct GameResult {
   std::vector<std::optional<SortValue>> sort_values;  // best value per sort key; nullopt when never set
   // settag / removetag edits in order: (tag, value) or (tag, nullopt) to remove.
   std::vector<std::pair<std::string, std::optional<std::string>>> tag_edits;
-  std::vector<int> removed_comments;        // positions whose original comments removecomment dropped
-  std::string messages;                     // output of message filters, one per line
+  std::vector<int> removed_comments;          // positions whose original comments removecomment dropped
+  std::string messages;                       // output of message filters, one per line
   std::optional<std::string> assert_failure;  // set when an assert failed: the run must stop
 
   bool matched() const { return !matched_positions.empty(); }

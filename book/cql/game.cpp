@@ -97,7 +97,9 @@ void GameBuilder::reset() {
   pending_before_.clear();
 }
 
-void GameBuilder::add_tag(std::string name, std::string value) { tags_.emplace_back(std::move(name), std::move(value)); }
+void GameBuilder::add_tag(std::string name, std::string value) {
+  tags_.emplace_back(std::move(name), std::move(value));
+}
 
 bool GameBuilder::add_san(std::string_view san, std::string& error) {
   const Position& pos = nodes_[current_].position;
@@ -129,8 +131,10 @@ void GameBuilder::add_move(Move m, bool null_move) {
 }
 
 void GameBuilder::add_comment(std::string text) {
-  if (after_move_ || (current_ == 0 && stack_.empty())) nodes_[current_].comments.push_back(std::move(text));
-  else pending_before_.push_back(std::move(text));
+  if (after_move_ || (current_ == 0 && stack_.empty()))
+    nodes_[current_].comments.push_back(std::move(text));
+  else
+    pending_before_.push_back(std::move(text));
 }
 
 void GameBuilder::add_nag(int nag) { nodes_[current_].nags.push_back(nag); }
@@ -181,7 +185,8 @@ Game GameBuilder::finish(std::int64_t number) {
       g.nodes.push_back(std::move(n));
     }
   }
-  for (int i = int(g.nodes.size()) - 1; i > 0; --i) g.nodes[g.nodes[i].parent].subtree_size += g.nodes[i].subtree_size;
+  for (int i = int(g.nodes.size()) - 1; i > 0; --i)
+    g.nodes[g.nodes[i].parent].subtree_size += g.nodes[i].subtree_size;
   g.tags = std::move(tags_);
   g.result = result_;
   g.number = number;

@@ -25,8 +25,8 @@ struct GameNode {
   int parent = -1;
   std::vector<int> children;  // primary first
   int subtree_size = 1;
-  int depth = 0;  // variation depth: secondary moves on the way from the root
-  int ply = 0;    // plies from the root
+  int depth = 0;                             // variation depth: secondary moves on the way from the root
+  int ply = 0;                               // plies from the root
   std::array<std::uint8_t, 64> piece_ids{};  // piece identity on each square, 0 when empty
   Bitboard promoted = 0;                     // squares holding promoted pieces
   std::vector<std::string> comments_before;  // original comments written before the move
@@ -73,10 +73,10 @@ class GameBuilder {
   std::vector<GameNode> nodes_;
   std::vector<std::pair<std::string, std::string>> tags_;
   std::string result_ = "*";
-  int current_ = 0;           // the node the next move is played from
-  std::vector<int> stack_;    // current_ saved at each open variation
+  int current_ = 0;                          // the node the next move is played from
+  std::vector<int> stack_;                   // current_ saved at each open variation
   std::vector<std::string> pending_before_;  // comments waiting for the next move
-  bool after_move_ = false;   // a comment now belongs to current_
+  bool after_move_ = false;                  // a comment now belongs to current_
 };
 
 // Adds one node for move m (legal in nodes[parent].position) to a tree that is

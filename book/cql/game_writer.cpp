@@ -69,9 +69,12 @@ struct Writer {
     int number = p.position.fullmove_number();
     bool white = p.position.side_to_move() == Color::White;
     std::string san = c.null_move ? "--" : to_san(p.position, c.move);
-    if (white) text.token(std::to_string(number) + ". " + san);
-    else if (need_number) text.token(std::to_string(number) + "... " + san);
-    else text.token(san);
+    if (white)
+      text.token(std::to_string(number) + ". " + san);
+    else if (need_number)
+      text.token(std::to_string(number) + "... " + san);
+    else
+      text.token(san);
     for (int nag : c.nags) text.token("$" + std::to_string(nag));
     need_number = false;
     if (has_comments(child)) {
@@ -107,7 +110,8 @@ std::string sort_value_text(const SortValue& v) {
 
 }  // namespace
 
-std::string write_pgn(const Game& game, const GameResult& result, const Program& program, const WriteOptions& options) {
+std::string write_pgn(const Game& game, const GameResult& result, const Program& program,
+                      const WriteOptions& options) {
   // Tags with the edits applied.
   std::vector<std::pair<std::string, std::string>> tags = game.tags;
   for (const auto& [name, value] : result.tag_edits) {

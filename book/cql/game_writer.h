@@ -19,6 +19,7 @@ struct WriteOptions {
 };
 
 // The sort comments' text: "description: value" per key with a value.
-std::string write_pgn(const Game& game, const GameResult& result, const Program& program, const WriteOptions& options);
+std::string write_pgn(const Game& game, const GameResult& result, const Program& program,
+                      const WriteOptions& options);
 
 }  // namespace gb::cql

@@ -81,7 +81,10 @@ struct DesignatorReader {
       if (!n) return 0;
       out |= b;
       j += n;
-      if (at(j) == ',') { ++j; continue; }
+      if (at(j) == ',') {
+        ++j;
+        continue;
+      }
       if (at(j) == ']') return j + 1 - i;
       return 0;
     }
@@ -103,7 +106,7 @@ struct DesignatorReader {
   std::size_t designator(std::size_t i, std::uint16_t& mask, Bitboard& squares) const {
     mask = 0;
     squares = ~Bitboard(0);
-    if (at(i) == '.' ) return 1;
+    if (at(i) == '.') return 1;
     if (at(i) == '[' && at(i + 1) == ']') {
       squares = 0;
       return 2;
@@ -122,8 +125,8 @@ struct DesignatorReader {
 };
 
 const char* const kPuncts[] = {"-->", "<--", "==", "!=", "<=", ">=", "=?", "+=", "-=", "*=", "/=", "%=", "|=",
-                               "&=", "~~", "<",  ">",  "=",  "~",  "&",  "|",  "#",  "+",  "-",  "*",  "/",
-                               "%",  ":",  "(",  ")",  "{",  "}",  "[",  "]",  "`",  ",",  "?"};
+                               "&=",  "~~",  "<",  ">",  "=",  "~",  "&",  "|",  "#",  "+",  "-",  "*",  "/",
+                               "%",   ":",   "(",  ")",  "{",  "}",  "[",  "]",  "`",  ",",  "?"};
 
 }  // namespace
 
@@ -218,7 +221,8 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
         // \n: the text of capture group n; \-n: its start index.
         std::size_t j = i + (d == '-' ? 2 : 1);
         std::int64_t v = 0;
-        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && v < 1000) v = v * 10 + (text[j++] - '0');
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && v < 1000)
+          v = v * 10 + (text[j++] - '0');
         t.text = d == '-' ? "group-index" : "group";
         t.number = v;
         i = j;
@@ -233,7 +237,8 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
       if ((c == 'o' || c == 'O') && text.substr(i).size() >= 3 && text[i + 1] == '-' &&
           (text[i + 2] == 'o' || text[i + 2] == 'O')) {
         std::size_t n = 3;
-        if (text.substr(i).size() >= 5 && text[i + 3] == '-' && (text[i + 4] == 'o' || text[i + 4] == 'O')) n = 5;
+        if (text.substr(i).size() >= 5 && text[i + 3] == '-' && (text[i + 4] == 'o' || text[i + 4] == 'O'))
+          n = 5;
         t.kind = TokenKind::Word;
         t.text = n == 5 ? "o-o-o" : "o-o";
         i += n;
@@ -254,7 +259,8 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
       std::uint16_t mask;
       Bitboard squares;
       std::size_t n = reader.designator(i, mask, squares);
-      bool designator = n > 0 && (i + n >= text.size() || !is_ident_char(text[i + n]) || text[i + n - 1] == ']');
+      bool designator =
+          n > 0 && (i + n >= text.size() || !is_ident_char(text[i + n]) || text[i + n - 1] == ']');
       // A longer word wins over a designator prefix: "and" is not "a" + "nd".
       if (designator && c != '[' && c != '.' && n < word.size()) designator = false;
       if (designator) {

@@ -17,8 +17,8 @@ namespace gb::cql {
 
 enum class TokenKind {
   End,
-  Word,        // a keyword or a function name (text)
-  Variable,    // $name
+  Word,      // a keyword or a function name (text)
+  Variable,  // $name
   Number,
   String,      // text without the quotes
   Designator,  // piece_mask and squares

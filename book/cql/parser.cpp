@@ -88,7 +88,9 @@ class Parser {
     e.line = t.line;
     e.column = t.column;
     e.offset = t.offset;
-    e.length = t.kind == TokenKind::End ? 1 : int(std::max<std::size_t>(1, t.text.size() + (t.kind == TokenKind::String ? 2 : 0)));
+    e.length = t.kind == TokenKind::End
+                   ? 1
+                   : int(std::max<std::size_t>(1, t.text.size() + (t.kind == TokenKind::String ? 2 : 0)));
     e.message = std::move(message);
     e.expected = std::move(expected);
     throw Failure{e};
@@ -132,8 +134,9 @@ class Parser {
   NodePtr require(NodePtr n, Type t, const Token& where, const char* what) {
     if (t == Type::Set) n = as_set(std::move(n));
     if (n->type != t)
-      fail_at(where, std::string(what) + " needs a " + std::string(to_string(t)) + ", this is a " +
-                         std::string(to_string(n->type)),
+      fail_at(where,
+              std::string(what) + " needs a " + std::string(to_string(t)) + ", this is a " +
+                  std::string(to_string(n->type)),
               "a " + std::string(to_string(t)) + " filter");
     return n;
   }
@@ -275,7 +278,8 @@ class Parser {
         return binary(Op::PositionIntersect, Type::Set, op, std::move(left), std::move(r));
       }
       NodePtr r = parse_typed(rhs_level, Type::Set, p.c_str());
-      return binary(p == "&" ? Op::Intersect : Op::Union, Type::Set, op, as_set(std::move(left)), std::move(r));
+      return binary(p == "&" ? Op::Intersect : Op::Union, Type::Set, op, as_set(std::move(left)),
+                    std::move(r));
     }
     if (p == "+" && left->type == Type::String) {
       NodePtr r = parse_typed(rhs_level, Type::String, "string '+'");
@@ -296,12 +300,16 @@ class Parser {
     else if (lt == rt && (lt == Type::String || lt == Type::Position))
       ok = true;
     if (!ok)
-      fail_at(rstart, "cannot compare a " + std::string(to_string(lt)) + " with a " + std::string(to_string(rt)),
+      fail_at(rstart,
+              "cannot compare a " + std::string(to_string(lt)) + " with a " + std::string(to_string(rt)),
               "a filter of a comparable type");
     if (p == "!=") return binary(Op::NotEqual, Type::Boolean, op, std::move(left), std::move(r));
     auto n = binary(Op::Compare, lt, op, std::move(left), std::move(r));
-    n->number = p == "==" ? int(CompareOp::Eq) : p == "<" ? int(CompareOp::Lt) : p == "<=" ? int(CompareOp::Le)
-                : p == ">" ? int(CompareOp::Gt) : int(CompareOp::Ge);
+    n->number = p == "=="   ? int(CompareOp::Eq)
+                : p == "<"  ? int(CompareOp::Lt)
+                : p == "<=" ? int(CompareOp::Le)
+                : p == ">"  ? int(CompareOp::Gt)
+                            : int(CompareOp::Ge);
     return n;
   }
 
@@ -354,7 +362,8 @@ class Parser {
   // filter body, not to the range: "find 1 10 -3" is range 1, body 10 - 3.
   bool continues_expression() const {
     if (tok().kind != TokenKind::Punct) return false;
-    static const std::set<std::string> ops = {"-", "+", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", ":", "&", "|"};
+    static const std::set<std::string> ops = {
+        "-", "+", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", ":", "&", "|"};
     if (!ops.count(tok().text)) return false;
     // "-" directly followed by a number is a negative literal only for the first value.
     return true;
@@ -370,8 +379,10 @@ class Parser {
     Range r{*lo, *lo};
     if (tok().kind == TokenKind::Number) {
       std::size_t second = pos_++;
-      if (continues_expression()) pos_ = second;
-      else r.hi = toks_[second].number;
+      if (continues_expression())
+        pos_ = second;
+      else
+        r.hi = toks_[second].number;
     }
     if (r.hi < r.lo) std::swap(r.lo, r.hi);
     return r;
@@ -404,15 +415,18 @@ class Parser {
     if (tok().kind == TokenKind::Punct) {
       const std::string p = tok().text;
       static const std::map<std::string, AssignOp> ops = {
-          {"=", AssignOp::Set},  {"=?", AssignOp::SetIfNonEmpty}, {"+=", AssignOp::Add}, {"-=", AssignOp::Sub},
-          {"*=", AssignOp::Mul}, {"/=", AssignOp::Div},           {"%=", AssignOp::Mod}, {"|=", AssignOp::Or},
+          {"=", AssignOp::Set},  {"=?", AssignOp::SetIfNonEmpty},
+          {"+=", AssignOp::Add}, {"-=", AssignOp::Sub},
+          {"*=", AssignOp::Mul}, {"/=", AssignOp::Div},
+          {"%=", AssignOp::Mod}, {"|=", AssignOp::Or},
           {"&=", AssignOp::And}};
       auto it = ops.find(p);
       if (it != ops.end()) {
         const Token op = toks_[pos_++];
         AssignOp aop = it->second;
         NodePtr rhs = aop == AssignOp::Set ? parse_expr(kFull, true) : parse_expr(14, true);
-        if (rhs->type == Type::Boolean) fail_at(op, "a variable cannot hold a Boolean", "a non-Boolean filter");
+        if (rhs->type == Type::Boolean)
+          fail_at(op, "a variable cannot hold a Boolean", "a non-Boolean filter");
         if (aop == AssignOp::SetIfNonEmpty || aop == AssignOp::Or || aop == AssignOp::And)
           rhs = require(std::move(rhs), Type::Set, op, p.c_str());
         if (aop == AssignOp::Sub || aop == AssignOp::Mul || aop == AssignOp::Div || aop == AssignOp::Mod)
@@ -423,7 +437,8 @@ class Parser {
           slot = declare(t.text, rhs->type);
         } else {
           Type vt = vars_[slot].type;
-          if (vt == Type::Piece && aop == AssignOp::Set && rhs->type != Type::Piece) rhs = as_set(std::move(rhs));
+          if (vt == Type::Piece && aop == AssignOp::Set && rhs->type != Type::Piece)
+            rhs = as_set(std::move(rhs));
           if (vt == Type::Set) rhs = as_set(std::move(rhs));
           if (rhs->type != vt && !(aop == AssignOp::Add && vt == Type::String && rhs->type == Type::String))
             fail_at(op, "variable " + t.text + " is a " + std::string(to_string(vt)) + ", this value is a " +
@@ -473,7 +488,8 @@ class Parser {
 
   NodePtr parse_call(const std::string& name, const Token& at) {
     const Function f = functions_.at(name);
-    if (expanding_.count(name)) fail_at(at, "function " + name + " calls itself; CQL functions cannot recurse");
+    if (expanding_.count(name))
+      fail_at(at, "function " + name + " calls itself; CQL functions cannot recurse");
     expect_punct("(");
     std::vector<NodePtr> args;
     while (!accept_punct(")")) {
@@ -492,9 +508,10 @@ class Parser {
         continue;
       }
       if (a->type == Type::Boolean) {
-        // A Boolean argument cannot be a variable: evaluate it in place of each use? Keep it simple: as 1/0 is
-        // not CQL; reject clearly.
-        fail_at(at, "argument " + std::to_string(i + 1) + " of " + name + " is a Boolean filter; only values can be passed");
+        // A Boolean argument cannot be a variable: evaluate it in place of each use? Keep it simple: as 1/0
+        // is not CQL; reject clearly.
+        fail_at(at, "argument " + std::to_string(i + 1) + " of " + name +
+                        " is a Boolean filter; only values can be passed");
       }
       int slot = declare(f.params[i], a->type);
       auto assign = node(Op::Assign, Type::Boolean, at);
@@ -541,23 +558,32 @@ class Parser {
       if (at_end()) fail("missing ')' closing the cql header", "')'");
       const Token t = toks_[pos_++];
       const std::string& w = t.text;
-      if (w == "variations") h.variations = true;
-      else if (w == "quiet") h.quiet = true;
-      else if (w == "silent") h.silent = true;
-      else if (w == "input") h.input = raw_word_after();
-      else if (w == "output") h.output = raw_word_after();
-      else if (w == "matchstring") h.matchstring = expect_string();
+      if (w == "variations")
+        h.variations = true;
+      else if (w == "quiet")
+        h.quiet = true;
+      else if (w == "silent")
+        h.silent = true;
+      else if (w == "input")
+        h.input = raw_word_after();
+      else if (w == "output")
+        h.output = raw_word_after();
+      else if (w == "matchstring")
+        h.matchstring = expect_string();
       else if (w == "gamenumber" || w == "matchcount" || (w == "sort" && accept_word("matchcount"))) {
         auto r = parse_range();
         if (!r) fail("unexpected " + describe(tok()), "a range (one or two numbers)");
-        if (w == "gamenumber") h.gamenumber = r;
-        else h.matchcount = r;
+        if (w == "gamenumber")
+          h.gamenumber = r;
+        else
+          h.matchcount = r;
         if (w == "sort") h.sort_matchcount = true;
       } else if (w == "result") {
         h.result = parse_result_text();
       } else {
         fail_at(t, "unknown cql header parameter " + describe(t),
-                "variations, input, output, gamenumber, matchcount, sort matchcount, matchstring, result, quiet or silent");
+                "variations, input, output, gamenumber, matchcount, sort matchcount, matchstring, result, "
+                "quiet or silent");
       }
     }
   }
@@ -565,13 +591,12 @@ class Parser {
   std::string parse_result_text() {
     if (tok().kind == TokenKind::String) {
       std::string s = toks_[pos_++].text;
-      if (s != "1-0" && s != "0-1" && s != "1/2-1/2" && s != "*") fail_at(toks_[pos_ - 1], "not a game result", "1-0, 0-1, 1/2-1/2 or *");
+      if (s != "1-0" && s != "0-1" && s != "1/2-1/2" && s != "*")
+        fail_at(toks_[pos_ - 1], "not a game result", "1-0, 0-1, 1/2-1/2 or *");
       return s;
     }
     if (accept_punct("*")) return "*";
-    auto num = [&](int v) {
-      return tok().kind == TokenKind::Number && tok().number == v;
-    };
+    auto num = [&](int v) { return tok().kind == TokenKind::Number && tok().number == v; };
     if (num(1) && peek_punct(1, "-") && tok(2).kind == TokenKind::Number && tok(2).number == 0) {
       pos_ += 3;
       return "1-0";
@@ -580,8 +605,8 @@ class Parser {
       pos_ += 3;
       return "0-1";
     }
-    if (num(1) && peek_punct(1, "/") && tok(2).kind == TokenKind::Number && tok(2).number == 2 && peek_punct(3, "-") &&
-        tok(4).kind == TokenKind::Number && tok(4).number == 1 && peek_punct(5, "/") &&
+    if (num(1) && peek_punct(1, "/") && tok(2).kind == TokenKind::Number && tok(2).number == 2 &&
+        peek_punct(3, "-") && tok(4).kind == TokenKind::Number && tok(4).number == 1 && peek_punct(5, "/") &&
         tok(6).kind == TokenKind::Number && tok(6).number == 2) {
       pos_ += 7;
       return "1/2-1/2";
@@ -661,7 +686,8 @@ class Parser {
     for (;;) {
       const Token p = tok();
       if (p.kind == TokenKind::Punct && p.text == ":") {
-        if (m.mode == MoveSpec::Mode::Previous) fail_at(p, "'move previous' cannot be speculative; use 'parent :'");
+        if (m.mode == MoveSpec::Mode::Previous)
+          fail_at(p, "'move previous' cannot be speculative; use 'parent :'");
         ++pos_;
         m.speculative = int(n->args.size());
         n->args.push_back(parse_expr(5));
@@ -673,8 +699,9 @@ class Parser {
         if (have_mode) fail_at(p, "at most one of previous, legal, pseudolegal");
         have_mode = true;
         ++pos_;
-        m.mode = w == "legal" ? MoveSpec::Mode::Legal : w == "pseudolegal" ? MoveSpec::Mode::Pseudolegal
-                                                                          : MoveSpec::Mode::Previous;
+        m.mode = w == "legal"         ? MoveSpec::Mode::Legal
+                 : w == "pseudolegal" ? MoveSpec::Mode::Pseudolegal
+                                      : MoveSpec::Mode::Previous;
       } else if (w == "reverse") {
         once(p, w);
         ++pos_;
@@ -682,8 +709,10 @@ class Parser {
       } else if (w == "from" || w == "to" || w == "capture") {
         once(p, w);
         ++pos_;
-        if (first) m.result = w == "from" ? MoveSpec::Result::From : w == "to" ? MoveSpec::Result::To
-                                                                               : MoveSpec::Result::Capture;
+        if (first)
+          m.result = w == "from" ? MoveSpec::Result::From
+                     : w == "to" ? MoveSpec::Result::To
+                                 : MoveSpec::Result::Capture;
         int idx = int(n->args.size());
         n->args.push_back(parse_typed(5, Type::Set, w.c_str()));
         (w == "from" ? m.from : w == "to" ? m.to : m.capture) = idx;
@@ -694,8 +723,8 @@ class Parser {
           fail("unexpected " + describe(tok()), "a piece type designator such as Q or [BNR]");
         std::uint16_t mask = toks_[pos_++].piece_mask;
         m.promote = std::uint16_t((mask | mask >> 8 | mask << 8) & kAllPieceBits);
-      } else if (w == "enpassant" || w == "castle" || w == "o-o" || w == "o-o-o" || w == "null" || w == "primary" ||
-                 w == "secondary" || w == "count" || w == "all") {
+      } else if (w == "enpassant" || w == "castle" || w == "o-o" || w == "o-o-o" || w == "null" ||
+                 w == "primary" || w == "secondary" || w == "count" || w == "all") {
         once(p, w);
         if ((w == "castle" || w == "o-o" || w == "o-o-o") &&
             (seen.count("castle") + seen.count("o-o") + seen.count("o-o-o") > 1))
@@ -724,7 +753,8 @@ class Parser {
       n->args.push_back(parse_str_like(c, c.text == "comment" ? Op::Comment : Op::Message));
     }
     if (m.primary && m.secondary) fail_at(t, "move cannot be both primary and secondary");
-    if ((m.primary || m.secondary) && (m.mode == MoveSpec::Mode::Legal || m.mode == MoveSpec::Mode::Pseudolegal))
+    if ((m.primary || m.secondary) &&
+        (m.mode == MoveSpec::Mode::Legal || m.mode == MoveSpec::Mode::Pseudolegal))
       fail_at(t, "primary/secondary cannot be combined with legal or pseudolegal");
     if (m.reverse && m.mode != MoveSpec::Mode::Legal && m.mode != MoveSpec::Mode::Pseudolegal)
       fail_at(t, "reverse needs legal or pseudolegal");
@@ -749,10 +779,14 @@ class Parser {
     for (;;) {
       const Token p = tok();
       std::int64_t* slot = nullptr;
-      if (is_word("from")) slot = &n->number;
-      else if (is_word("through")) slot = &n->number2;
-      else if (is_word("to")) slot = &n->number3;
-      else break;
+      if (is_word("from"))
+        slot = &n->number;
+      else if (is_word("through"))
+        slot = &n->number2;
+      else if (is_word("to"))
+        slot = &n->number3;
+      else
+        break;
       if (*slot >= 0) fail_at(p, "pin parameter '" + p.text + "' given twice");
       ++pos_;
       if (first) result = p.text == "from" ? 1 : p.text == "to" ? 2 : 0;
@@ -769,7 +803,8 @@ class Parser {
     transforms_of(t.text, variants);
     bool count = accept_word("count");
     bool restrict_shift = accept_word("restrict");
-    if (restrict_shift && t.text.rfind("shift", 0) != 0) fail_at(toks_[pos_ - 1], "restrict is only for shift transforms");
+    if (restrict_shift && t.text.rfind("shift", 0) != 0)
+      fail_at(toks_[pos_ - 1], "restrict is only for shift transforms");
     auto range = parse_range();
     NodePtr body = parse_expr(kFull, false);
     auto n = node(Op::Transform, Type::Boolean, t);
@@ -788,8 +823,10 @@ class Parser {
       if (!seen.insert(key).second) continue;
       n->args.push_back(std::move(copy));
     }
-    if (count || range) n->type = Type::Numeric;
-    else if (body->type == Type::Set || body->type == Type::Numeric) n->type = body->type;
+    if (count || range)
+      n->type = Type::Numeric;
+    else if (body->type == Type::Set || body->type == Type::Numeric)
+      n->type = body->type;
     return n;
   }
 
@@ -800,7 +837,9 @@ class Parser {
     for (char c : text) {
       if (c == ' ') break;
       if (c == '/') {
-        if (file != 8) fail_at(toks_[pos_ - 1], "fen placement: rank " + std::to_string(rank + 1) + " does not have 8 squares");
+        if (file != 8)
+          fail_at(toks_[pos_ - 1],
+                  "fen placement: rank " + std::to_string(rank + 1) + " does not have 8 squares");
         --rank;
         file = 0;
         if (rank < 0) fail_at(toks_[pos_ - 1], "fen placement has more than 8 ranks");
@@ -816,12 +855,18 @@ class Parser {
       std::uint16_t bits;
       static const std::string letters = "PNBRQKpnbrqk";
       auto i = letters.find(c);
-      if (i != std::string::npos) bits = std::uint16_t(1u << ((i < 6 ? 1 : 9) + int(i % 6)));
-      else if (c == 'A') bits = kWhitePieceBits;
-      else if (c == 'a') bits = kBlackPieceBits;
-      else if (c == '_') bits = kEmptyBit;
-      else if (c == '.') bits = 0xFFFF;
-      else fail_at(toks_[pos_ - 1], std::string("fen placement: unexpected character '") + c + "'");
+      if (i != std::string::npos)
+        bits = std::uint16_t(1u << ((i < 6 ? 1 : 9) + int(i % 6)));
+      else if (c == 'A')
+        bits = kWhitePieceBits;
+      else if (c == 'a')
+        bits = kBlackPieceBits;
+      else if (c == '_')
+        bits = kEmptyBit;
+      else if (c == '.')
+        bits = 0xFFFF;
+      else
+        fail_at(toks_[pos_ - 1], std::string("fen placement: unexpected character '") + c + "'");
       if (file > 7) fail_at(toks_[pos_ - 1], "fen placement: a rank has more than 8 squares");
       n->fen_pattern[rank * 8 + file++] = bits;
     }
@@ -838,8 +883,10 @@ class Parser {
       ++pos_;
       NodePtr set = parse_typed(10, Type::Set, "piece");
       int slot = lookup(var.text);
-      if (slot < 0) slot = declare(var.text, Type::Piece);
-      else if (vars_[slot].type != Type::Piece) fail_at(var, "variable " + var.text + " is not a piece variable");
+      if (slot < 0)
+        slot = declare(var.text, Type::Piece);
+      else if (vars_[slot].type != Type::Piece)
+        fail_at(var, "variable " + var.text + " is not a piece variable");
       auto n = node(Op::PieceAssign, Type::Boolean, t);
       n->number = slot;
       n->args.push_back(std::move(set));
@@ -862,7 +909,8 @@ class Parser {
   NodePtr parse_str_like(const Token& t, Op op) {
     auto n = node(op, op == Op::Str ? Type::String : Type::Boolean, t);
     if (is_punct("(")) {
-      n->args = parenthesised_args(t.text.c_str(), op == Op::Comment || op == Op::Message ? 0 : 1, 1000, true);
+      n->args =
+          parenthesised_args(t.text.c_str(), op == Op::Comment || op == Op::Message ? 0 : 1, 1000, true);
     } else {
       n->args.push_back(parse_expr(kFull, true));
     }
@@ -936,7 +984,8 @@ class Parser {
       const Token& k = toks_[i];
       if (k.kind == TokenKind::End) return false;
       if (k.kind == TokenKind::Punct) {
-        if (k.text == "(" || k.text == "{" || k.text == "[") ++depth;
+        if (k.text == "(" || k.text == "{" || k.text == "[")
+          ++depth;
         else if (k.text == ")" || k.text == "}" || k.text == "]") {
           if (--depth == 0) return false;
         } else if (depth == 1 && (k.text == "-->" || k.text == "<--"))
@@ -947,22 +996,30 @@ class Parser {
   }
 
   void parse_quantifier(LineItem& item) {
-    if (accept_punct("?")) item.min = 0;
-    else if (accept_punct("*")) item.min = 0, item.max = -1;
-    else if (accept_punct("+")) item.max = -1;
-    else if (is_punct("{") && (peek_punct(1, "?") || peek_punct(1, "*") || peek_punct(1, "+") || peek_punct(1, ",") ||
-                               tok(1).kind == TokenKind::Number)) {
+    if (accept_punct("?"))
+      item.min = 0;
+    else if (accept_punct("*"))
+      item.min = 0, item.max = -1;
+    else if (accept_punct("+"))
+      item.max = -1;
+    else if (is_punct("{") && (peek_punct(1, "?") || peek_punct(1, "*") || peek_punct(1, "+") ||
+                               peek_punct(1, ",") || tok(1).kind == TokenKind::Number)) {
       ++pos_;
-      if (accept_punct("?")) item.min = 0;
-      else if (accept_punct("*")) item.min = 0, item.max = -1;
-      else if (accept_punct("+")) item.max = -1;
+      if (accept_punct("?"))
+        item.min = 0;
+      else if (accept_punct("*"))
+        item.min = 0, item.max = -1;
+      else if (accept_punct("+"))
+        item.max = -1;
       else {
         std::int64_t lo = 0, hi = -1;
         bool comma = false;
         if (tok().kind == TokenKind::Number) lo = toks_[pos_++].number;
         if (accept_punct(",")) comma = true;
-        if (tok().kind == TokenKind::Number) hi = toks_[pos_++].number;
-        else if (!comma) hi = lo;
+        if (tok().kind == TokenKind::Number)
+          hi = toks_[pos_++].number;
+        else if (!comma)
+          hi = lo;
         if (lo > 9999 || hi > 9999) fail("a repetition bound must be at most 9999");
         if (hi >= 0 && hi < lo) fail("a repetition's upper bound is below its lower bound");
         item.min = int(lo);
@@ -1035,7 +1092,8 @@ class Parser {
   Fragment build_item(std::vector<std::int32_t>& nfa, const LineItem& item) {
     std::optional<Fragment> f;
     auto append = [&](Fragment g) {
-      if (!f) f = g;
+      if (!f)
+        f = g;
       else {
         patch(nfa, f->outs, g.start);
         f->outs = g.outs;
@@ -1054,8 +1112,10 @@ class Parser {
       for (int i = item.min; i < item.max; ++i) {
         Fragment body = build_once(nfa, item);
         int split = add_state(nfa, LineState::Split, body.start, -1);
-        if (!opt) opt = Fragment{split, {}};
-        else patch(nfa, opt->outs, split);
+        if (!opt)
+          opt = Fragment{split, {}};
+        else
+          patch(nfa, opt->outs, split);
         exits.push_back({split, 2});
         opt->outs = body.outs;
       }
@@ -1074,18 +1134,26 @@ class Parser {
   NodePtr parse_line(const Token& t) {
     auto n = node(Op::Line, Type::Numeric, t);
     for (;;) {
-      if (accept_word("firstmatch")) n->number |= kLineFirstMatch;
-      else if (accept_word("nestban")) n->number |= kLineNestBan;
-      else if (accept_word("singlecolor")) n->number |= kLineSingleColor;
-      else if (accept_word("primary")) n->number |= kLinePrimary;
-      else if (accept_word("secondary")) n->number |= kLineSecondary;
-      else if (accept_word("lastposition")) n->flag2 = true;
+      if (accept_word("firstmatch"))
+        n->number |= kLineFirstMatch;
+      else if (accept_word("nestban"))
+        n->number |= kLineNestBan;
+      else if (accept_word("singlecolor"))
+        n->number |= kLineSingleColor;
+      else if (accept_word("primary"))
+        n->number |= kLinePrimary;
+      else if (accept_word("secondary"))
+        n->number |= kLineSecondary;
+      else if (accept_word("lastposition"))
+        n->flag2 = true;
       else if (accept_word("quiet") || accept_word("nolinearize") || accept_word("nonatomic") ||
                accept_word("keepallbest") || accept_word("verbose")) {
-      } else if (accept_word("title")) expect_string();
+      } else if (accept_word("title"))
+        expect_string();
       else if (is_word("focus") || is_word("max") || is_word("piecepath"))
         fail("line parameter '" + tok().text + "' is not implemented yet");
-      else break;
+      else
+        break;
     }
     if (auto r = parse_range()) {
       n->number |= kLineHasRange;
@@ -1093,9 +1161,12 @@ class Parser {
       n->number3 = r->hi;
     }
     std::string arrow;
-    if (is_punct("-->")) arrow = "-->";
-    else if (is_punct("<--")) arrow = "<--";
-    else fail("unexpected " + describe(tok()), "'-->' or '<--' starting the line's constituents");
+    if (is_punct("-->"))
+      arrow = "-->";
+    else if (is_punct("<--"))
+      arrow = "<--";
+    else
+      fail("unexpected " + describe(tok()), "'-->' or '<--' starting the line's constituents");
     n->flag = arrow == "<--";
     if (n->flag && (n->number & kLineNestBan)) fail_at(t, "nestban does not work on backward lines");
     std::vector<LineItem> items = parse_line_items(*n, arrow, false);
@@ -1136,7 +1207,8 @@ class Parser {
         break;
       }
     }
-    if (n->nfa.empty()) fail("unexpected " + describe(tok()), "an imagine specifier: piece, swap or sidetomove");
+    if (n->nfa.empty())
+      fail("unexpected " + describe(tok()), "an imagine specifier: piece, swap or sidetomove");
     expect_punct(":");
     n->args.push_back(parse_expr(kFull));
     n->type = n->args.back()->type;
@@ -1146,9 +1218,11 @@ class Parser {
   NodePtr parse_echo(const Token& t) {
     accept_word("quiet");
     expect_punct("(");
-    if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable for the source position");
+    if (tok().kind != TokenKind::Variable)
+      fail("unexpected " + describe(tok()), "a variable for the source position");
     const Token source = toks_[pos_++];
-    if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable for the target position");
+    if (tok().kind != TokenKind::Variable)
+      fail("unexpected " + describe(tok()), "a variable for the target position");
     const Token target = toks_[pos_++];
     expect_punct(")");
     bool in_all = false;
@@ -1170,12 +1244,14 @@ class Parser {
   NodePtr parse_original_comment(const Token& t) {
     if (tok().kind != TokenKind::String) return node(Op::OriginalComment, Type::String, t);
     std::string s = toks_[pos_++].text;
-    static const std::map<std::string, int> symbols = {{"!", 1},  {"?", 2},  {"!!", 3}, {"??", 4},  {"!?", 5},
-                                                       {"?!", 6}, {"=", 10}, {"+/=", 14}, {"=/+", 15}, {"+/-", 16},
-                                                       {"-/+", 17}, {"+-", 18}, {"-+", 19}};
+    static const std::map<std::string, int> symbols = {
+        {"!", 1},    {"?", 2},    {"!!", 3},   {"??", 4},   {"!?", 5},  {"?!", 6}, {"=", 10},
+        {"+/=", 14}, {"=/+", 15}, {"+/-", 16}, {"-/+", 17}, {"+-", 18}, {"-+", 19}};
     int nag = -1;
-    if (s.size() > 1 && s[0] == '$' && s.find_first_not_of("0123456789", 1) == std::string::npos) nag = std::atoi(s.c_str() + 1);
-    else if (auto it = symbols.find(s); it != symbols.end()) nag = it->second;
+    if (s.size() > 1 && s[0] == '$' && s.find_first_not_of("0123456789", 1) == std::string::npos)
+      nag = std::atoi(s.c_str() + 1);
+    else if (auto it = symbols.find(s); it != symbols.end())
+      nag = it->second;
     if (nag >= 0) {
       auto n = node(Op::HasAnnotation, Type::Boolean, t);
       n->number = nag;
@@ -1192,16 +1268,21 @@ class Parser {
   NodePtr parse_sort(const Token& t) {
     SortKey key;
     for (;;) {
-      if (accept_word("quiet")) key.quiet = true;
-      else if (accept_word("min")) key.minimize = true;
-      else if (accept_word("max")) key.minimize = false;
-      else break;
+      if (accept_word("quiet"))
+        key.quiet = true;
+      else if (accept_word("min"))
+        key.minimize = true;
+      else if (accept_word("max"))
+        key.minimize = false;
+      else
+        break;
     }
     if (tok().kind == TokenKind::String) key.description = toks_[pos_++].text;
     const Token& body_start = tok();
     NodePtr body = parse_expr(kFull);
     if (body->type != Type::Numeric && body->type != Type::String && body->type != Type::Set)
-      fail_at(body_start, "sort needs a Numeric, String or Set filter, this is a " + std::string(to_string(body->type)));
+      fail_at(body_start,
+              "sort needs a Numeric, String or Set filter, this is a " + std::string(to_string(body->type)));
     key.type = body->type == Type::String ? Type::String : Type::Numeric;
     if (key.description.empty()) key.description = "sort " + std::string(to_string(body->type));
     int index = -1;
@@ -1304,7 +1385,8 @@ class Parser {
     }
     if (w == "not") return unary(Op::Not, Type::Boolean, t, parse_expr(17));
     if (w == "power") return unary(Op::Power, Type::Numeric, t, parse_typed(10, Type::Set, "power"));
-    if (w == "colortype") return unary(Op::ColorType, Type::Numeric, t, parse_typed(10, Type::Set, "colortype"));
+    if (w == "colortype")
+      return unary(Op::ColorType, Type::Numeric, t, parse_typed(10, Type::Set, "colortype"));
     if (w == "type") return unary(Op::PieceType, Type::Numeric, t, parse_typed(10, Type::Set, "type"));
     if (w == "file") return unary(Op::File, Type::Numeric, t, parse_typed(10, Type::Set, "file"));
     if (w == "rank") return unary(Op::Rank, Type::Numeric, t, parse_typed(10, Type::Set, "rank"));
@@ -1313,9 +1395,12 @@ class Parser {
     if (w == "abs") return unary(Op::Abs, Type::Numeric, t, parse_typed(14, Type::Numeric, "abs"));
     if (w == "sqrt") return unary(Op::Sqrt, Type::Numeric, t, parse_typed(14, Type::Numeric, "sqrt"));
     if (w == "int") return unary(Op::Int, Type::Numeric, t, parse_typed(13, Type::String, "int"));
-    if (w == "lowercase") return unary(Op::Lowercase, Type::String, t, parse_typed(10, Type::String, "lowercase"));
-    if (w == "uppercase") return unary(Op::Uppercase, Type::String, t, parse_typed(10, Type::String, "uppercase"));
-    if (w == "position") return unary(Op::PositionById, Type::Position, t, parse_typed(14, Type::Numeric, "position"));
+    if (w == "lowercase")
+      return unary(Op::Lowercase, Type::String, t, parse_typed(10, Type::String, "lowercase"));
+    if (w == "uppercase")
+      return unary(Op::Uppercase, Type::String, t, parse_typed(10, Type::String, "uppercase"));
+    if (w == "position")
+      return unary(Op::PositionById, Type::Position, t, parse_typed(14, Type::Numeric, "position"));
     if (w == "pieceid") {
       const Token& s = tok();
       NodePtr a = parse_expr(10, true);
@@ -1331,7 +1416,8 @@ class Parser {
       return n;
     }
     if (auto d = direction_word(w)) return parse_direction(t, *d);
-    if (w == "attackedby" || w == "attacks") fail_at(t, "'" + w + "' needs a Set on its left", "a filter before it");
+    if (w == "attackedby" || w == "attacks")
+      fail_at(t, "'" + w + "' needs a Set on its left", "a filter before it");
     if (w == "between") {
       auto args = parenthesised_args("between", 2, 2);
       for (auto& a : args) a = require(std::move(a), Type::Set, t, "between");
@@ -1447,8 +1533,10 @@ class Parser {
     }
     if (w == "elo") {
       auto n = node(Op::Elo, Type::Numeric, t);
-      if (accept_word("white")) n->number = 1;
-      else if (accept_word("black")) n->number = -1;
+      if (accept_word("white"))
+        n->number = 1;
+      else if (accept_word("black"))
+        n->number = -1;
       return n;
     }
     if (w == "tag") {
@@ -1488,7 +1576,8 @@ class Parser {
         bb->args.push_back(std::move(b));
         return bb;
       }
-      auto n = node(w == "distance" ? Op::Distance : Op::Lca, w == "distance" ? Type::Numeric : Type::Position, t);
+      auto n =
+          node(w == "distance" ? Op::Distance : Op::Lca, w == "distance" ? Type::Numeric : Type::Position, t);
       n->args = std::move(args);
       return n;
     }
@@ -1516,10 +1605,10 @@ class Parser {
       n->flag = w == "isunbound";
       return n;
     }
-    if (w == "persistent" || w == "dictionary" || w == "consecutivemoves" ||
-        w == "readfile" || w == "writefile" || w == "ascii" || w == "key" || w == "string" || w == "saveposition" ||
-        w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" ||
-        w == "cqlend" || w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
+    if (w == "persistent" || w == "dictionary" || w == "consecutivemoves" || w == "readfile" ||
+        w == "writefile" || w == "ascii" || w == "key" || w == "string" || w == "saveposition" ||
+        w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" || w == "cqlend" ||
+        w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);
     if (w == "function") fail_at(t, "a function may only be defined at the top level");
@@ -1561,7 +1650,8 @@ class Parser {
       n->parenthesized = true;
       return n;
     }
-    if (p == "[") fail_at(t, "'[' does not start a valid piece designator here", "a designator like [Aa] or [a1,h8]");
+    if (p == "[")
+      fail_at(t, "'[' does not start a valid piece designator here", "a designator like [Aa] or [a1,h8]");
     fail_at(t, "unexpected " + describe(t), "a filter");
   }
 

@@ -48,8 +48,8 @@ struct GameCounter : pgn::VisitorBase {
   pgn::Control begin_movetext(const Position&) { return pgn::Control::Skip; }
 };
 
-BatchResult evaluate_batch(const Batch& batch, const Program& program, const RunConfig& config, Evaluator& evaluator,
-                           const std::string& name) {
+BatchResult evaluate_batch(const Batch& batch, const Program& program, const RunConfig& config,
+                           Evaluator& evaluator, const std::string& name) {
   BatchResult r;
   pgn::PgnReader reader(pgn::ByteSource::from_memory(batch.text, name), cql_read_options());
   reader.set_start(batch.first_line, batch.games_before);
@@ -200,8 +200,10 @@ RunSummary run_query(const Program& program, const RunConfig& config,
   bool eof = false;
   while (!eof && !stop) {
     std::size_t n = source.read(block.data(), block.size());
-    if (n == 0) eof = true;
-    else pending.append(block.data(), n);
+    if (n == 0)
+      eof = true;
+    else
+      pending.append(block.data(), n);
     // Cut complete batches at game boundaries; keep the last (maybe partial) game.
     std::size_t start = 0;
     while (!stop) {

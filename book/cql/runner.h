@@ -35,11 +35,11 @@ struct RunConfig {
 };
 
 struct RunSummary {
-  std::uint64_t games_read = 0;       // kept by the PGN reader and in the game-number range
-  std::uint64_t games_written = 0;    // matched (within matchcount) and written
+  std::uint64_t games_read = 0;     // kept by the PGN reader and in the game-number range
+  std::uint64_t games_written = 0;  // matched (within matchcount) and written
   std::uint64_t positions_matched = 0;
-  pgn::ReadSummary read;              // the reader's counts and errors
-  std::string fatal;                  // an input or assert failure that stopped the run
+  pgn::ReadSummary read;  // the reader's counts and errors
+  std::string fatal;      // an input or assert failure that stopped the run
 };
 
 // Calls write for each output game's PGN text, in order. Messages of message

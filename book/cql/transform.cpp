@@ -100,7 +100,9 @@ bool transforms_of(std::string_view keyword, std::vector<Transform>& out) {
     t.dy = dy;
     if (dx > 0) t.name = "right^" + std::to_string(dx);
     if (dx < 0) t.name = "left^" + std::to_string(-dx);
-    if (dy) t.name += std::string(t.name.empty() ? "" : " ") + (dy > 0 ? "up^" : "down^") + std::to_string(std::abs(dy));
+    if (dy)
+      t.name +=
+          std::string(t.name.empty() ? "" : " ") + (dy > 0 ? "up^" : "down^") + std::to_string(std::abs(dy));
     out.push_back(t);
   };
   if (keyword == "flip") {
@@ -157,17 +159,17 @@ bool apply_transform(Node& n, const Transform& t) {
       for (int sq = 0; sq < 64; ++sq)
         if (n.squares >> sq & 1) {
           int m = map_square(sq, t);
-          if (m < 0) lost = true;
-          else out |= square_bb(Square(m));
+          if (m < 0)
+            lost = true;
+          else
+            out |= square_bb(Square(m));
         }
       if (out == 0 || (lost && t.restrict_shift)) return false;
       n.squares = out;
       break;
     }
     case Op::Direction:
-    case Op::Ray:
-      n.directions = map_directions(n.directions, t);
-      break;
+    case Op::Ray: n.directions = map_directions(n.directions, t); break;
     case Op::Wtm:
       if (t.color) n.op = Op::Btm;
       break;
@@ -179,8 +181,10 @@ bool apply_transform(Node& n, const Transform& t) {
       break;
     case Op::Result:
       if (t.color) {
-        if (n.text == "1-0") n.text = "0-1";
-        else if (n.text == "0-1") n.text = "1-0";
+        if (n.text == "1-0")
+          n.text = "0-1";
+        else if (n.text == "0-1")
+          n.text = "1-0";
       }
       break;
     case Op::Elo:
@@ -207,8 +211,7 @@ bool apply_transform(Node& n, const Transform& t) {
     case Op::CurrentTransform:
       if (!t.name.empty()) n.text = n.text.empty() ? t.name : t.name + " " + n.text;
       break;
-    default:
-      break;
+    default: break;
   }
   for (auto& a : n.args)
     if (!apply_transform(*a, t)) return false;

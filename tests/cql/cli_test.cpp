@@ -1,12 +1,12 @@
 // graphbook cql end to end: the real binary on real files.
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "book/pgn/reader.h"
 #include "test_data.h"
@@ -28,7 +28,8 @@ std::string slurp(const std::string& path) {
 // Runs graphbook with the arguments (already shell-quoted where needed).
 Run graphbook(const std::string& args) {
   static int counter = 0;
-  std::string base = "/tmp/graphbook_cql_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  std::string base =
+      "/tmp/graphbook_cql_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
   std::string cmd = gb::test::graphbook_binary() + " " + args + " >" + base + ".out 2>" + base + ".err";
   int raw = std::system(cmd.c_str());
   Run r;
@@ -105,12 +106,15 @@ TEST_CASE("cql adds the game number, match and comment-filter comments", "[cql][
 }
 
 TEST_CASE("cql selects games by number, limits and match count", "[cql][cli]") {
-  Counts some = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " -g 3 7 --cql initial").out));
+  Counts some =
+      count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " -g 3 7 --cql initial").out));
   CHECK(some.games == 5);
-  Counts limited = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --limit 4 --cql check --threads 2").out));
+  Counts limited = count(gb::pgn::ByteSource::from_memory(
+      graphbook("cql -i " + kTwic + " --limit 4 --cql check --threads 2").out));
   CHECK(limited.games == 4);
   // Games with at least 30 checks: fewer than games with at least one.
-  Counts many = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --matchcount 30 1000 --cql check").out));
+  Counts many = count(gb::pgn::ByteSource::from_memory(
+      graphbook("cql -i " + kTwic + " --matchcount 30 1000 --cql check").out));
   Counts any = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --cql check").out));
   CHECK(many.games > 0);
   CHECK(many.games < any.games);
@@ -123,18 +127,22 @@ TEST_CASE("cql filter injections restrict the query", "[cql][cli]") {
   int white = 0;
   for (std::string line; std::getline(in, line);)
     if (line.rfind("[White \"", 0) == 0 && line.find("Carlsen") != std::string::npos) ++white;
-  Counts got = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + carlsen + " --white Carlsen --cql initial").out));
+  Counts got = count(gb::pgn::ByteSource::from_memory(
+      graphbook("cql -i " + carlsen + " --white Carlsen --cql initial").out));
   CHECK(white > 500);
   CHECK(got.games == white);
-  Counts btm = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --btm --cql mate").out));
-  Counts btm_query = count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --cql 'btm mate'").out));
+  Counts btm =
+      count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --btm --cql mate").out));
+  Counts btm_query =
+      count(gb::pgn::ByteSource::from_memory(graphbook("cql -i " + kTwic + " --cql 'btm mate'").out));
   CHECK(btm.games == btm_query.games);
 }
 
 TEST_CASE("cql reports a bad query with its place and exits 2", "[cql][cli]") {
   Run r = graphbook("cql -i " + kTwic + " --cql " + quoted("mate\ncheck frob"));
   CHECK(r.status == 2);
-  CHECK(r.err.find("--cql:2:7: error: unknown filter 'frob'\n  check frob\n        ^~~~\n") != std::string::npos);
+  CHECK(r.err.find("--cql:2:7: error: unknown filter 'frob'\n  check frob\n        ^~~~\n") !=
+        std::string::npos);
   Run missing = graphbook("cql -i /nonexistent.pgn --cql mate");
   CHECK(missing.status == 2);
   CHECK(missing.err.find("/nonexistent.pgn") != std::string::npos);
@@ -183,13 +191,16 @@ TEST_CASE("cql --variations searches variation positions, --mainline does not", 
 }
 
 TEST_CASE("cql settag edits the written tags (PlyCount from the mainline length)", "[cql][cli]") {
-  Run r = graphbook("cql -i " + kTwic + " -g 1 3 --cql " + quoted("cql(silent) terminal mainline settag(\"PlyCount\" str ply) removetag \"Round\""));
+  Run r = graphbook("cql -i " + kTwic + " -g 1 3 --cql " +
+                    quoted("cql(silent) terminal mainline settag(\"PlyCount\" str ply) removetag \"Round\""));
   REQUIRE(r.status == 0);
   // The plies of games 1-3 from the data's python-chess oracle file.
   std::istringstream oracle(slurp(kTwic + ".oracle.tsv"));
   std::vector<std::string> plies;
   for (std::string line; std::getline(oracle, line) && plies.size() < 3;)
-    if (!line.empty() && line[0] != '#') plies.push_back(line.substr(line.find('\t') + 1, line.find('\t', line.find('\t') + 1) - line.find('\t') - 1));
+    if (!line.empty() && line[0] != '#')
+      plies.push_back(
+          line.substr(line.find('\t') + 1, line.find('\t', line.find('\t') + 1) - line.find('\t') - 1));
   std::size_t at = 0;
   for (const std::string& p : plies) {
     at = r.out.find("[PlyCount \"", at);

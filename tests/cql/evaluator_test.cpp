@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "book/cql/evaluator.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gb;
 using namespace gb::cql;
@@ -78,7 +78,8 @@ TEST_CASE("Comparisons yield their left operand and chain; != is Boolean", "[cql
   CHECK(eval_text(g, 0, "2 < 3") == "2");
   CHECK(eval_text(g, 0, "1 < 2 < 3") == "1");
   CHECK(eval_text(g, 0, "1 < 3 < 2") == "");
-  CHECK(eval_text(g, 0, "[Aa] == 32") == "[a1,b1,c1,d1,e1,f1,g1,h1,a2,b2,c2,d2,e2,f2,g2,h2,a7,b7,c7,d7,e7,f7,g7,h7,a8,b8,c8,d8,e8,f8,g8,h8]");
+  CHECK(eval_text(g, 0, "[Aa] == 32") ==
+        "[a1,b1,c1,d1,e1,f1,g1,h1,a2,b2,c2,d2,e2,f2,g2,h2,a7,b7,c7,d7,e7,f7,g7,h7,a8,b8,c8,d8,e8,f8,g8,h8]");
   CHECK(eval_text(g, 0, "parent != parent") == "true");  // None on both sides
   CHECK(eval_text(g, 0, "1 != 1") == "false");
   CHECK(eval_text(g, 0, "\"abc\" < \"abd\"") == "abc");
@@ -120,8 +121,8 @@ TEST_CASE("Strings: concatenation, length, slicing, in, indexof, int, case", "[c
   CHECK(eval_text(g, 0, "\"A\" + \\n") == "A\n");
   // The slicing table of section 9.
   const std::pair<const char*, const char*> slices[] = {
-      {"[4]", "e"}, {"[1:]", "bcde"}, {"[:3]", "abc"}, {"[-5]", "a"}, {"[-4:-1]", "bcd"},
-      {"[-10:10]", "abcde"}, {"[1:1]", ""}, {"[10:20]", ""}};
+      {"[4]", "e"},       {"[1:]", "bcde"},      {"[:3]", "abc"}, {"[-5]", "a"},
+      {"[-4:-1]", "bcd"}, {"[-10:10]", "abcde"}, {"[1:1]", ""},   {"[10:20]", ""}};
   for (auto [s, want] : slices) {
     INFO(s);
     CHECK(eval_text(g, 0, std::string("$x = \"abcde\" $x") + s) == want);
@@ -138,7 +139,8 @@ TEST_CASE("Strings: concatenation, length, slicing, in, indexof, int, case", "[c
   CHECK_FALSE(matches(g, 0, "$x = \"abcde\" $x[-6]"));
 }
 
-TEST_CASE("Variables: assignment matches unless the value is None; =? needs a non-empty set", "[cql][variables]") {
+TEST_CASE("Variables: assignment matches unless the value is None; =? needs a non-empty set",
+          "[cql][variables]") {
   Game g = game_from({});
   CHECK(matches(g, 0, "$x = []"));
   CHECK_FALSE(matches(g, 0, "$x =? []"));
@@ -162,7 +164,8 @@ TEST_CASE("Iteration, while and functions", "[cql][control]") {
 
 TEST_CASE("Board filters on the start position", "[cql][board]") {
   Game g = game_from({});
-  CHECK(eval_text(g, 0, ". attackedby A") == "[b1,c1,d1,e1,f1,g1,a2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3]");
+  CHECK(eval_text(g, 0, ". attackedby A") ==
+        "[b1,c1,d1,e1,f1,g1,a2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3]");
   CHECK(eval_text(g, 0, "A attacks f3") == "[g1,e2,g2]");
   CHECK(eval_text(g, 0, "power A") == "39");
   CHECK(eval_text(g, 0, "colortype e8") == "-6");
@@ -214,8 +217,7 @@ TEST_CASE("Transforms: corners, shifts with elision and restrict, count", "[cql]
   Game g = game_from({});
   CHECK(eval_text(g, 0, "flip a1") == "[a1,h1,a8,h8]");
   CHECK(eval_text(g, 0, "shiftvertical a1") == "[a1,a2,a3,a4,a5,a6,a7,a8]");
-  CHECK(eval_text(g, 0, "shiftvertical [a1,h7]") ==
-        "[a1,h1,a2,h2,a3,h3,a4,h4,a5,h5,a6,h6,a7,h7,a8,h8]");
+  CHECK(eval_text(g, 0, "shiftvertical [a1,h7]") == "[a1,h1,a2,h2,a3,h3,a4,h4,a5,h5,a6,h6,a7,h7,a8,h8]");
   CHECK(eval_text(g, 0, "shiftvertical restrict [a1,h7]") == "[a1,a2,h7,h8]");
   CHECK(eval_text(g, 0, "flip count {a1 a7}") == "8");
   CHECK(eval_text(g, 0, "shift flip count {a1 a7}") == "8");  // section 31: 8 in CQLi
@@ -253,11 +255,14 @@ TEST_CASE("Piece identity follows a piece as it moves", "[cql][pieces]") {
 
 TEST_CASE("Random queries that parse evaluate without crashing", "[cql][robustness]") {
   Game g = game_from({"e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "f6"});
-  const char* pieces[] = {"mate", "check", "(", ")", "{", "}", "move", "legal", "from", "to", "capture", "count",
-                          "previous", ":", "$x", "=", "+", "-", "*", "1", "2", "a1", ".", "_", "A", "k", "find",
-                          "all", "<--", "flipcolor", "shift", "#", "~", "|", "&", "in", "not", "and", "or", "parent",
-                          "child", "position", "power", "up", "ray", "pin", "between", "==", "<", ">", "terminal",
-                          "initial", "str", "sort", "\"x\"", "line", "-->", "echo", "($s", "$t)", "ply"};
+  const char* pieces[] = {
+      "mate",  "check",   "(",         ")",        "{",     "}",        "move",    "legal", "from",
+      "to",    "capture", "count",     "previous", ":",     "$x",       "=",       "+",     "-",
+      "*",     "1",       "2",         "a1",       ".",     "_",        "A",       "k",     "find",
+      "all",   "<--",     "flipcolor", "shift",    "#",     "~",        "|",       "&",     "in",
+      "not",   "and",     "or",        "parent",   "child", "position", "power",   "up",    "ray",
+      "pin",   "between", "==",        "<",        ">",     "terminal", "initial", "str",   "sort",
+      "\"x\"", "line",    "-->",       "echo",     "($s",   "$t)",      "ply"};
   std::uint32_t seed = 777;
   int parsed = 0;
   for (int round = 0; round < 20000; ++round) {

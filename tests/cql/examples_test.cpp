@@ -3,7 +3,6 @@
 // (the data's oracle files), counts of tags with grep-like scans, or the
 // games replayed with the PGN reader and the chess core alone.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <functional>
 #include <map>
@@ -73,8 +72,10 @@ const std::vector<Replayed>& replay(const std::string& file) {
         g.positions.push_back(p);
         for (const auto& ply : r.mainline) {
           UndoInfo u;
-          if (ply.move) p.do_move(ply.move, u);
-          else p.do_null_move(u);
+          if (ply.move)
+            p.do_move(ply.move, u);
+          else
+            p.do_null_move(u);
           g.moves.push_back(ply.move);
           g.positions.push_back(p);
         }
@@ -90,8 +91,8 @@ Matches expect(const std::string& file, const std::function<bool(const Replayed&
   Matches out;
   for (const Replayed& g : replay(file))
     if (g.number <= max_games)
-    for (int i = 0; i < int(g.positions.size()); ++i)
-      if (at(g, i)) out[g.number].push_back(i);
+      for (int i = 0; i < int(g.positions.size()); ++i)
+        if (at(g, i)) out[g.number].push_back(i);
   return out;
 }
 
@@ -131,8 +132,8 @@ std::string first_difference(const Matches& got, const Matches& want, const std:
     for (int i = 0; i < int(g.positions.size()); ++i) {
       bool in_x = std::count(x.begin(), x.end(), i), in_y = std::count(y.begin(), y.end(), i);
       if (in_x != in_y)
-        return "game " + std::to_string(g.number) + " ply " + std::to_string(i) + (in_x ? " only cql: " : " only expected: ") +
-               g.positions[std::size_t(i)].fen();
+        return "game " + std::to_string(g.number) + " ply " + std::to_string(i) +
+               (in_x ? " only cql: " : " only expected: ") + g.positions[std::size_t(i)].fen();
     }
   }
   return "";
@@ -162,7 +163,8 @@ TEST_CASE("Example 'mate' matches the games python-chess ends in checkmate", "[c
   CHECK(got == expect(kTwic, [](const Replayed& g, int i) { return is_mate(g.positions[std::size_t(i)]); }));
 }
 
-TEST_CASE("Examples 'btm mate', 'mate or stalemate', 'check not mate' match the chess core's reading", "[cql][examples]") {
+TEST_CASE("Examples 'btm mate', 'mate or stalemate', 'check not mate' match the chess core's reading",
+          "[cql][examples]") {
   auto pos = [](const Replayed& g, int i) -> const Position& { return g.positions[std::size_t(i)]; };
   CHECK(run_cql("btm mate", kTwic) == expect(kTwic, [&](const Replayed& g, int i) {
           return pos(g, i).side_to_move() == Color::Black && is_mate(pos(g, i));
@@ -219,7 +221,8 @@ TEST_CASE("Material examples: mate while far ahead, in either colour", "[cql][ex
 }
 
 TEST_CASE("Mating pattern examples: double-check mate, mate answering a check", "[cql][examples]") {
-  CHECK(run_cql("mate flipcolor { wtm a attacks K > 1 }", kTwic) == expect(kTwic, [](const Replayed& g, int i) {
+  CHECK(run_cql("mate flipcolor { wtm a attacks K > 1 }", kTwic) ==
+        expect(kTwic, [](const Replayed& g, int i) {
           const Position& p = g.positions[std::size_t(i)];
           return is_mate(p) && more_than_one(p.checkers());
         }));
@@ -299,7 +302,8 @@ TEST_CASE("Example pawn forks: one pawn attacking two or more pieces", "[cql][ex
 }
 
 TEST_CASE("Geometry example: a completely full file", "[cql][examples]") {
-  CHECK(run_cql("shifthorizontal up 0 7 a1 & [Aa] == 8", kTwic) == expect(kTwic, [](const Replayed& g, int i) {
+  CHECK(run_cql("shifthorizontal up 0 7 a1 & [Aa] == 8", kTwic) ==
+        expect(kTwic, [](const Replayed& g, int i) {
           const Position& p = g.positions[std::size_t(i)];
           for (int f = 0; f < 8; ++f)
             if (popcount(p.pieces() & file_bb(File(f))) == 8) return true;
@@ -308,7 +312,8 @@ TEST_CASE("Geometry example: a completely full file", "[cql][examples]") {
 }
 
 TEST_CASE("Castling examples: both castlings, none at all, castling with check", "[cql][examples]") {
-  CHECK(run_cql("initial find move o-o find move o-o-o", kTwic) == expect(kTwic, [](const Replayed& g, int i) {
+  CHECK(run_cql("initial find move o-o find move o-o-o", kTwic) ==
+        expect(kTwic, [](const Replayed& g, int i) {
           if (i != 0) return false;
           bool k = false, q = false;
           for (int j = 0; j < int(g.moves.size()); ++j) {
@@ -341,14 +346,16 @@ TEST_CASE("Promotion examples: underpromotion, promoted queens on both sides", "
     Bitboard promoted = 0;
     for (int i = 0; i < int(g.positions.size()); ++i) {
       const Position& p = g.positions[std::size_t(i)];
-      if ((promoted & p.pieces(Color::White, PieceType::Queen)) && (promoted & p.pieces(Color::Black, PieceType::Queen)))
+      if ((promoted & p.pieces(Color::White, PieceType::Queen)) &&
+          (promoted & p.pieces(Color::Black, PieceType::Queen)))
         both[g.number].push_back(i);
       if (i == int(g.moves.size())) break;
       Move m = g.moves[std::size_t(i)];
       if (!m) continue;
       bool was = promoted & square_bb(m.from());
       promoted &= ~square_bb(m.from()) & ~square_bb(m.to());
-      if (m.kind() == Move::Kind::EnPassant) promoted &= ~square_bb(Square(m.to() - pawn_push(p.side_to_move())));
+      if (m.kind() == Move::Kind::EnPassant)
+        promoted &= ~square_bb(Square(m.to() - pawn_push(p.side_to_move())));
       if (m.kind() == Move::Kind::Castling) continue;
       if (was || m.kind() == Move::Kind::Promotion) promoted |= square_bb(m.to());
     }
@@ -370,10 +377,12 @@ TEST_CASE("Hypothetical move examples: missed mate in one, many mating moves", "
     return n;
   };
   CHECK(run_cql("not mate parent : move legal : mate", kTwic) == expect(kTwic, [&](const Replayed& g, int i) {
-          return i > 0 && !is_mate(g.positions[std::size_t(i)]) && mating_moves(g.positions[std::size_t(i - 1)]) > 0;
+          return i > 0 && !is_mate(g.positions[std::size_t(i)]) &&
+                 mating_moves(g.positions[std::size_t(i - 1)]) > 0;
         }));
-  CHECK(run_cql("move count legal : mate > 1", kTwic) ==
-        expect(kTwic, [&](const Replayed& g, int i) { return mating_moves(g.positions[std::size_t(i)]) > 1; }));
+  CHECK(run_cql("move count legal : mate > 1", kTwic) == expect(kTwic, [&](const Replayed& g, int i) {
+          return mating_moves(g.positions[std::size_t(i)]) > 1;
+        }));
 }
 
 TEST_CASE("Whole-game example: a rook that visited all four corners", "[cql][examples]") {
@@ -387,9 +396,12 @@ TEST_CASE("Whole-game example: a rook that visited all four corners", "[cql][exa
       Move m = g.moves[std::size_t(i)];
       const Position& p = g.positions[std::size_t(i)];
       if (!m) continue;
-      if (m.kind() == Move::Kind::Castling && m.to() == at) at = Position::castle_rook_to(p.side_to_move(), m.to() > m.from());
-      else if (m.from() == at) at = m.to();
-      else if (m.to() == at) at = SQ_NONE;  // captured
+      if (m.kind() == Move::Kind::Castling && m.to() == at)
+        at = Position::castle_rook_to(p.side_to_move(), m.to() > m.from());
+      else if (m.from() == at)
+        at = m.to();
+      else if (m.to() == at)
+        at = SQ_NONE;  // captured
       if (at != SQ_NONE) visited |= square_bb(at);
     }
     const Bitboard corners = square_bb(SQ_A1) | square_bb(SQ_H1) | square_bb(SQ_A8) | square_bb(SQ_H8);
@@ -403,7 +415,8 @@ TEST_CASE("Metadata example: a win by the player rated at least 400 points lower
   for (const Replayed& g : replay(kTwic)) {
     int w = std::atoi(g.tag("WhiteElo").c_str()), b = std::atoi(g.tag("BlackElo").c_str());
     if (!w || !b) continue;
-    if ((g.outcome == pgn::Outcome::WhiteWins && w + 400 <= b) || (g.outcome == pgn::Outcome::BlackWins && b + 400 <= w))
+    if ((g.outcome == pgn::Outcome::WhiteWins && w + 400 <= b) ||
+        (g.outcome == pgn::Outcome::BlackWins && b + 400 <= w))
       want[g.number].push_back(0);
   }
   CHECK(run_cql("initial flipcolor { result \"1-0\" elo white + 400 <= elo black }", kTwic) == want);
@@ -416,11 +429,14 @@ TEST_CASE("Sort example: long decisive games are written longest first", "[cql][
   config.input = kTwic;
   config.threads = 2;
   std::vector<std::int64_t> written_moves;
-  cql::RunSummary s = cql::run_query(program, config, [&](std::string_view pgn) {
-    auto at = pgn.find("{Total moves: ");
-    REQUIRE(at != std::string_view::npos);
-    written_moves.push_back(std::atoll(std::string(pgn.substr(at + 14, 6)).c_str()));
-  }, nullptr);
+  cql::RunSummary s = cql::run_query(
+      program, config,
+      [&](std::string_view pgn) {
+        auto at = pgn.find("{Total moves: ");
+        REQUIRE(at != std::string_view::npos);
+        written_moves.push_back(std::atoll(std::string(pgn.substr(at + 14, 6)).c_str()));
+      },
+      nullptr);
   std::size_t want = 0;
   for (const Replayed& g : replay(kTwic))
     if ((g.outcome == pgn::Outcome::WhiteWins || g.outcome == pgn::Outcome::BlackWins) &&
@@ -433,35 +449,44 @@ TEST_CASE("Sort example: long decisive games are written longest first", "[cql][
 
 TEST_CASE("Echo example: two en passant captures within 10 plies", "[cql][examples][echo][slow]") {
   auto en_passant_into = [](const Replayed& g, int i) {
-    return i > 0 && g.moves[std::size_t(i - 1)] && g.moves[std::size_t(i - 1)].kind() == Move::Kind::EnPassant;
+    return i > 0 && g.moves[std::size_t(i - 1)] &&
+           g.moves[std::size_t(i - 1)].kind() == Move::Kind::EnPassant;
   };
   const std::string tcec = gb::test::data_path("pgn/medium/tcec-standard-nocomments.pgn.zst");
-  Matches want = expect(tcec, [&](const Replayed& g, int i) {
-    if (!en_passant_into(g, i)) return false;
-    for (int j = i + 1; j <= i + 10 && j < int(g.positions.size()); ++j)
-      if (en_passant_into(g, j)) return true;
-    return false;
-  }, 3000);
+  Matches want = expect(
+      tcec,
+      [&](const Replayed& g, int i) {
+        if (!en_passant_into(g, i)) return false;
+        for (int j = i + 1; j <= i + 10 && j < int(g.positions.size()); ++j)
+          if (en_passant_into(g, j)) return true;
+        return false;
+      },
+      3000);
   CHECK(!want.empty());
-  CHECK_SAME(run_cql("move previous enpassant echo ($first $second) { move previous enpassant $first < $second "
-                     "distance($first $second) <= 10 }",
-                     tcec, 3000),
-             want, tcec);
+  CHECK_SAME(
+      run_cql("move previous enpassant echo ($first $second) { move previous enpassant $first < $second "
+              "distance($first $second) <= 10 }",
+              tcec, 3000),
+      want, tcec);
 }
 
 TEST_CASE("Echo example: two positions identical except for the side to move", "[cql][examples][echo]") {
   const std::string file = kTwic;
   auto placement = [](const Position& p) { return p.fen().substr(0, p.fen().find(' ')); };
-  Matches want = expect(file, [&](const Replayed& g, int i) {
-    const Position& a = g.positions[std::size_t(i)];
-    for (int j = 0; j < int(g.positions.size()); ++j) {
-      const Position& b = g.positions[std::size_t(j)];
-      if (j != i && placement(a) == placement(b) && a.side_to_move() != b.side_to_move()) return true;
-    }
-    return false;
-  }, 400);
+  Matches want = expect(
+      file,
+      [&](const Replayed& g, int i) {
+        const Position& a = g.positions[std::size_t(i)];
+        for (int j = 0; j < int(g.positions.size()); ++j) {
+          const Position& b = g.positions[std::size_t(j)];
+          if (j != i && placement(a) == placement(b) && a.side_to_move() != b.side_to_move()) return true;
+        }
+        return false;
+      },
+      400);
   CHECK(!want.empty());
-  CHECK_SAME(run_cql("echo ($source $target) { $source & $target == . sidetomove != $source:sidetomove }", file, 400),
+  CHECK_SAME(run_cql("echo ($source $target) { $source & $target == . sidetomove != $source:sidetomove }",
+                     file, 400),
              want, file);
 }
 
@@ -474,7 +499,8 @@ bool is_capture(const Replayed& g, int i) {
 }
 }  // namespace
 
-TEST_CASE("Line example: check, resolved by capturing the checking piece, then mate", "[cql][examples][line]") {
+TEST_CASE("Line example: check, resolved by capturing the checking piece, then mate",
+          "[cql][examples][line]") {
   // "capture (flipcolor A attacks k)": the captured piece was giving check (read before the move).
   Matches want = expect(kTwic, [](const Replayed& g, int i) {
     if (i + 2 >= int(g.positions.size())) return false;
@@ -483,7 +509,8 @@ TEST_CASE("Line example: check, resolved by capturing the checking piece, then m
            is_mate(g.positions[std::size_t(i + 2)]);
   });
   CHECK(!want.empty());
-  CHECK_SAME(run_cql("line --> check --> move previous capture (flipcolor A attacks k) --> mate", kTwic), want, kTwic);
+  CHECK_SAME(run_cql("line --> check --> move previous capture (flipcolor A attacks k) --> mate", kTwic),
+             want, kTwic);
 }
 
 TEST_CASE("Line example: one side gave ten or more checks in a row", "[cql][examples][line]") {
@@ -496,7 +523,8 @@ TEST_CASE("Line example: one side gave ten or more checks in a row", "[cql][exam
   CHECK_SAME(run_cql("line singlecolor --> check {10,}", kTwic), want, kTwic);
 }
 
-TEST_CASE("Line example: runs of five or more captures, reported once with nestban", "[cql][examples][line]") {
+TEST_CASE("Line example: runs of five or more captures, reported once with nestban",
+          "[cql][examples][line]") {
   Matches want = expect(kTwic, [](const Replayed& g, int i) {
     if (i > 0 && is_capture(g, i - 1)) return false;
     int run = 0;
@@ -513,17 +541,21 @@ TEST_CASE("Line linearizes moves: 1.e4 e5 is found move after move", "[cql][exam
   });
   CHECK(!want.empty());
   CHECK_SAME(run_cql("initial line --> move to e4 --> move to e5", kTwic), want, kTwic);
-  CHECK(run_cql("initial line lastposition --> move to e4 --> move to e5 --> move to f4 --> move to f4", kTwic) !=
-        run_cql("initial line --> move to e4 --> move to e5 --> move to f3", kTwic));
+  CHECK(run_cql("initial line lastposition --> move to e4 --> move to e5 --> move to f4 --> move to f4",
+                kTwic) != run_cql("initial line --> move to e4 --> move to e5 --> move to f3", kTwic));
 }
 
 TEST_CASE("Reverse move generation finds every move actually played but castling", "[cql][move]") {
   // An en passant capture is found as a diagonal pawn capture on the same squares.
-  Matches want = expect(kTwic, [](const Replayed& g, int i) {
-    if (i == 0) return false;
-    Move m = g.moves[std::size_t(i - 1)];
-    return m && m.kind() != Move::Kind::Castling;
-  }, 300);
-  CHECK_SAME(run_cql("$f = move from . previous $t = move to . previous move legal reverse from $f to $t", kTwic, 300),
+  Matches want = expect(
+      kTwic,
+      [](const Replayed& g, int i) {
+        if (i == 0) return false;
+        Move m = g.moves[std::size_t(i - 1)];
+        return m && m.kind() != Move::Kind::Castling;
+      },
+      300);
+  CHECK_SAME(run_cql("$f = move from . previous $t = move to . previous move legal reverse from $f to $t",
+                     kTwic, 300),
              want, kTwic);
 }

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "book/cql/parser.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gb::cql;
 
@@ -58,10 +58,10 @@ TEST_CASE("Precedence vitiation widens a left operand of the wrong type", "[cql]
 }
 
 TEST_CASE("Attacks binds tighter than cardinality and comparison", "[cql][parser]") {
-  CHECK(tree("square $sq in . { #A attacks $sq > a attacks $sq }").find("compare > : Numeric\n"
-                                                                       "    # : Numeric\n"
-                                                                       "      attacks : Set\n") !=
-        std::string::npos);
+  CHECK(tree("square $sq in . { #A attacks $sq > a attacks $sq }")
+            .find("compare > : Numeric\n"
+                  "    # : Numeric\n"
+                  "      attacks : Set\n") != std::string::npos);
 }
 
 TEST_CASE("Comparisons chain right to left and yield their left operand's type", "[cql][parser]") {
@@ -80,7 +80,8 @@ TEST_CASE("With-position is right associative", "[cql][parser]") {
 }
 
 TEST_CASE("A range is grabbed greedily: find 1 10 -3 is find [1] of 10 - 3", "[cql][parser]") {
-  CHECK(tree("find 1 10 -3") == "find : Numeric\n  - : Numeric\n    number 10 : Numeric\n    number 3 : Numeric\n");
+  CHECK(tree("find 1 10 -3") ==
+        "find : Numeric\n  - : Numeric\n    number 10 : Numeric\n    number 3 : Numeric\n");
 }
 
 TEST_CASE("The move filter's type depends on its first parameter and count", "[cql][parser]") {
@@ -93,7 +94,8 @@ TEST_CASE("The move filter's type depends on its first parameter and count", "[c
 }
 
 TEST_CASE("Comments, braces and the cql header are accepted", "[cql][parser]") {
-  Program p = must_parse("cql(variations quiet matchcount 2 5) // a comment\n/* block\n comment */ { mate } ( check )");
+  Program p = must_parse(
+      "cql(variations quiet matchcount 2 5) // a comment\n/* block\n comment */ { mate } ( check )");
   CHECK(p.header.variations);
   CHECK(p.header.quiet);
   REQUIRE(p.header.matchcount);
@@ -145,7 +147,8 @@ TEST_CASE("Type errors name the operand type that was expected", "[cql][parser]"
 
 TEST_CASE("Functions are inlined, take arguments by reference and cannot recurse", "[cql][parser]") {
   must_parse("function XOR($a $b) { ($a & ~$b) | ($b & ~$a) } XOR(. attackedby A . attackedby a)");
-  CHECK(must_fail("function f() { f() } f()").message == "function f calls itself; CQL functions cannot recurse");
+  CHECK(must_fail("function f() { f() } f()").message ==
+        "function f calls itself; CQL functions cannot recurse");
   CHECK(must_fail("function f($a) { $a } f(1 2)").message == "function f takes 1 arguments, given 2");
 }
 
@@ -158,9 +161,11 @@ TEST_CASE("Sort keys with the same description are one key", "[cql][parser]") {
 TEST_CASE("The parser never crashes on garbage or deep nesting", "[cql][parser][robustness]") {
   CHECK(must_fail(std::string(5000, '(') + "mate" + std::string(5000, ')')).message ==
         "the query nests too deeply (more than 400 levels)");
-  const char* pieces[] = {"mate", "(", ")", "{", "}", "[", "]", "move", "from", "to", ":", "$x", "=", "+", "-",
-                          "\"s\"", "1", "a1", "line", "-->", "<--", "find", "flipcolor", "#", "~", "in", "not",
-                          "piece", "square", "all", "if", "then", "else", "function", "f", "echo", "sort", "?", ","};
+  const char* pieces[] = {"mate", "(",        ")",    "{",     "}",      "[",    "]",         "move",
+                          "from", "to",       ":",    "$x",    "=",      "+",    "-",         "\"s\"",
+                          "1",    "a1",       "line", "-->",   "<--",    "find", "flipcolor", "#",
+                          "~",    "in",       "not",  "piece", "square", "all",  "if",        "then",
+                          "else", "function", "f",    "echo",  "sort",   "?",    ","};
   std::uint32_t seed = 12345;
   for (int round = 0; round < 3000; ++round) {
     std::string q;
