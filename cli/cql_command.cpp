@@ -183,6 +183,7 @@ void run(const CqlOptions& o, int& exit_status) {
       program, config, [&](std::string_view pgn) { std::fwrite(pgn.data(), 1, pgn.size(), out); }, stderr);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (out != stdout) std::fclose(out);
+  for (const std::string& v : s.persistent) std::fprintf(stderr, "%s\n", v.c_str());
   std::size_t shown = 0;
   for (const auto& e : s.read.stored_errors) {
     if (++shown > 20) break;

@@ -228,6 +228,26 @@ struct Evaluator::Impl {
   Value eval_find(const Node& n);
   Value eval_assign(const Node& n);
   Value eval_line(const Node& n);
+
+  // Ordinary variables start every game unbound; persistent ones are set to
+  // 0, [] or "" before the first game and then kept.
+  bool started = false;
+  void reset_variables() {
+    const auto& info = program.variables;
+    if (!started) {
+      vars.assign(info.size(), Value::none());
+      for (std::size_t i = 0; i < info.size(); ++i) {
+        if (!info[i].persistent) continue;
+        if (info[i].type == Type::Numeric) vars[i] = Value::numeric(0);
+        if (info[i].type == Type::Set) vars[i] = Value::squares(0);
+        if (info[i].type == Type::String) vars[i] = Value::string("");
+      }
+      started = true;
+      return;
+    }
+    for (std::size_t i = 0; i < info.size(); ++i)
+      if (!info[i].persistent) vars[i] = Value::none();
+  }
   Value eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set, Bitboard capture_set);
 };
 
@@ -1240,7 +1260,7 @@ GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
   e.game = &game;
   e.options = options;
   e.out = &result;
-  e.vars.assign(e.program.variables.size(), Value::none());
+  e.reset_variables();
   e.line_bans.clear();
   for (int id = 0; id < int(game.nodes.size()); ++id) {
     if (!e.visible(id)) continue;
@@ -1254,6 +1274,15 @@ GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
   return result;
 }
 
+std::vector<std::string> Evaluator::persistent_values() const {
+  std::vector<std::string> out;
+  const auto& info = impl_->program.variables;
+  for (std::size_t i = 0; i < info.size() && impl_->started; ++i)
+    if (info[i].persistent && !info[i].quiet)
+      out.push_back(info[i].name + " = " + portray(impl_->vars[i], nullptr));
+  return out;
+}
+
 Value Evaluator::evaluate_at(const Game& game, int position_id, const EvalOptions& options) {
   Impl& e = *impl_;
   GameResult scratch;
@@ -1261,7 +1290,8 @@ Value Evaluator::evaluate_at(const Game& game, int position_id, const EvalOption
   e.game = &game;
   e.options = options;
   e.out = &scratch;
-  e.vars.assign(e.program.variables.size(), Value::none());
+  e.started = false;
+  e.reset_variables();
   e.node = position_id;
   e.pos = &game.nodes[std::size_t(position_id)].position;
   e.imaginary = false;

@@ -45,6 +45,9 @@ class Evaluator {
   explicit Evaluator(const Program& program);
   GameResult run(const Game& game, const EvalOptions& options);
 
+  // The persistent variables that are not quiet, as "name = value", in declaration order.
+  std::vector<std::string> persistent_values() const;
+
   // Evaluates the top-level filters in order at one position of a game and
   // returns the last one's value (None when an earlier one fails); for tests.
   Value evaluate_at(const Game& game, int position_id, const EvalOptions& options = {});

@@ -409,7 +409,27 @@ class Parser {
     return n;
   }
 
-  NodePtr parse_variable() {
+  // persistent [quiet] $x = / op= value: a variable that survives from game to game.
+  NodePtr parse_persistent(const Token& at) {
+    bool quiet = accept_word("quiet");
+    if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable");
+    const Token var = tok();
+    int slot = lookup(var.text);
+    bool fresh = slot < 0;
+    NodePtr n = parse_variable(/*declare_on_compound=*/true);
+    if (n->op != Op::Assign) fail_at(at, "persistent needs an assignment, e.g. persistent $n += 1");
+    slot = int(n->number);
+    if (!fresh && !vars_[std::size_t(slot)].persistent)
+      fail_at(var, "variable " + var.text + " is already an ordinary variable");
+    VariableInfo& v = vars_[std::size_t(slot)];
+    if (v.type != Type::Numeric && v.type != Type::Set && v.type != Type::String)
+      fail_at(var, "a persistent variable must be Numeric, Set or String");
+    v.persistent = true;
+    v.quiet = v.quiet || quiet;
+    return n;
+  }
+
+  NodePtr parse_variable(bool declare_on_compound = false) {
     const Token t = toks_[pos_++];
     int slot = lookup(t.text);
     if (tok().kind == TokenKind::Punct) {
@@ -432,7 +452,7 @@ class Parser {
         if (aop == AssignOp::Sub || aop == AssignOp::Mul || aop == AssignOp::Div || aop == AssignOp::Mod)
           rhs = require(std::move(rhs), Type::Numeric, op, p.c_str());
         if (slot < 0) {
-          if (aop != AssignOp::Set && aop != AssignOp::SetIfNonEmpty)
+          if (aop != AssignOp::Set && aop != AssignOp::SetIfNonEmpty && !declare_on_compound)
             fail_at(t, "variable " + t.text + " is not declared", "an assignment with '='");
           slot = declare(t.text, rhs->type);
         } else {
@@ -1583,6 +1603,7 @@ class Parser {
     }
     if (w == "find") return parse_find(t);
     if (w == "echo") return parse_echo(t);
+    if (w == "persistent") return parse_persistent(t);
     if (w == "imagine") return parse_imagine(t);
     if (w == "line") return parse_line(t);
     if (w == "originalcomment" || w == "hascomment") return parse_original_comment(t);
@@ -1605,10 +1626,10 @@ class Parser {
       n->flag = w == "isunbound";
       return n;
     }
-    if (w == "persistent" || w == "dictionary" || w == "consecutivemoves" || w == "readfile" ||
-        w == "writefile" || w == "ascii" || w == "key" || w == "string" || w == "saveposition" ||
-        w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" || w == "cqlend" ||
-        w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
+    if (w == "dictionary" || w == "consecutivemoves" || w == "readfile" || w == "writefile" || w == "ascii" ||
+        w == "key" || w == "string" || w == "saveposition" || w == "currentmutation" ||
+        w == "reachableposition" || w == "cqlbegin" || w == "cqlend" || w == "import" || w == "commandpipe" ||
+        w == "variant" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);
     if (w == "function") fail_at(t, "a function may only be defined at the top level");

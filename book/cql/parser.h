@@ -46,6 +46,8 @@ struct Header {
 struct VariableInfo {
   std::string name;
   Type type;
+  bool persistent = false;  // kept from game to game, printed at the end unless quiet
+  bool quiet = false;
 };
 
 struct SortKey {
@@ -60,6 +62,12 @@ struct Program {
   Header header;
   std::vector<VariableInfo> variables;
   std::vector<SortKey> sorts;
+
+  bool has_persistent() const {
+    for (const auto& v : variables)
+      if (v.persistent) return true;
+    return false;
+  }
 };
 
 // Parses a whole query. On error nothing is returned but the error.

@@ -102,7 +102,7 @@ RunSummary run_query(const Program& program, const RunConfig& config,
   }
   const std::string name = config.input == "-" ? "<stdin>" : config.input;
   const bool sorting = !program.sorts.empty() || config.sort_matchcount;
-  const int threads = std::max(1, config.threads);
+  const int threads = program.has_persistent() ? 1 : std::max(1, config.threads);
 
   std::vector<OutputGame> held;  // when sorting, every output game until the end
   bool stop = false;
@@ -243,6 +243,7 @@ RunSummary run_query(const Program& program, const RunConfig& config,
     work_ready.notify_all();
     for (auto& t : pool) t.join();
   }
+  summary.persistent = inline_evaluator.persistent_values();
   if (sorting) {
     std::stable_sort(held.begin(), held.end(), [&](const OutputGame& a, const OutputGame& b) {
       return output_before(a, b, program, config.sort_matchcount);

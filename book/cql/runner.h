@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "book/cql/evaluator.h"
 #include "book/cql/game_writer.h"
@@ -38,10 +39,14 @@ struct RunSummary {
   std::uint64_t games_read = 0;     // kept by the PGN reader and in the game-number range
   std::uint64_t games_written = 0;  // matched (within matchcount) and written
   std::uint64_t positions_matched = 0;
-  pgn::ReadSummary read;  // the reader's counts and errors
-  std::string fatal;      // an input or assert failure that stopped the run
+  pgn::ReadSummary read;                // the reader's counts and errors
+  std::string fatal;                    // an input or assert failure that stopped the run
+  std::vector<std::string> persistent;  // final "name = value" of persistent variables
 };
 
+// A query with persistent variables runs on one thread, so that their
+// accumulation is deterministic.
+//
 // Calls write for each output game's PGN text, in order. Messages of message
 // filters go to messages (in game order).
 RunSummary run_query(const Program& program, const RunConfig& config,

@@ -306,3 +306,16 @@ TEST_CASE("A comment right after a move filter lands after the move", "[cql][com
   CHECK(r.comments[0] == std::make_pair(3, std::string("knight out")));
   CHECK(r.comments[1] == std::make_pair(2, std::string("before")));
 }
+
+TEST_CASE("Persistent variables survive from game to game", "[cql][variables]") {
+  Game a = game_from({"e4", "e5"});
+  Game b = game_from({"d4"});
+  auto parsed = parse("persistent $positions += 1 persistent quiet $hidden = 1 check or true");
+  Program p = std::move(std::get<Program>(parsed));
+  Evaluator e(p);
+  e.run(a, {});
+  e.run(b, {});
+  CHECK(e.persistent_values() == std::vector<std::string>{"$positions = 5"});
+  auto bad = parse("$x = 1 persistent $x += 1");
+  CHECK(std::get<ParseError>(bad).message == "variable $x is already an ordinary variable");
+}
