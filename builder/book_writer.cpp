@@ -16,11 +16,14 @@ namespace {
 Status write_nodes(store::Book& book, store::WriteTxn& txn, RunMerger& merger, bool append, std::uint32_t min_games,
                    CommitResult& result) {
   NodeEntry e;
+  store::Error error;
+  auto cursor = store::Cursor::open(txn, book.dbs().nodes, &error);  // one cursor: no set-up per put
+  if (!cursor) return error;
   while (merger.next_node(e)) {
     NodeKey key(e.key);
     if (append) {
       if (e.record.counters.games < min_games) continue;
-      if (auto s = txn.put(book.dbs().nodes, key.view(), as_bytes(e.record), MDB_APPEND)) return s;
+      if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
       ++result.nodes_written;
       continue;
     }
@@ -47,11 +50,14 @@ Status write_nodes(store::Book& book, store::WriteTxn& txn, RunMerger& merger, b
 Status write_edges(store::Book& book, store::WriteTxn& txn, RunMerger& merger, bool append, std::uint32_t min_games,
                    CommitResult& result) {
   EdgeEntry e;
+  store::Error error;
+  auto cursor = store::Cursor::open(txn, book.dbs().edges, &error);
+  if (!cursor) return error;
   while (merger.next_edge(e)) {
     EdgeKey key(e.key, e.move);
     if (append) {
       if (e.record.counters.games < min_games) continue;
-      if (auto s = txn.put(book.dbs().edges, key.view(), as_bytes(e.record), MDB_APPEND)) return s;
+      if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
       ++result.edges_written;
       continue;
     }

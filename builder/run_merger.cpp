@@ -1,5 +1,6 @@
 #include "builder/run_merger.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -54,6 +55,7 @@ template class RunStream<NodeEntry>;
 template class RunStream<EdgeEntry>;
 
 bool RunMerger::open(std::string* error) {
+  heaps_ready_ = false;
   nodes_.clear();
   edges_.clear();
   collisions_ = 0;
@@ -68,40 +70,69 @@ bool RunMerger::open(std::string* error) {
   return true;
 }
 
-bool RunMerger::next_node(NodeEntry& out) {
-  RunStream<NodeEntry>* best = nullptr;
-  for (auto& s : nodes_)
-    if (s->peek() && (!best || s->peek()->key < best->peek()->key)) best = s.get();
-  if (!best) return false;
-  out = *best->peek();
-  best->advance();
-  for (auto& s : nodes_) {
-    while (s->peek() && s->peek()->key == out.key) {
-      if (s->peek()->record.position_hash == out.record.position_hash)
-        out.record.merge(s->peek()->record);
-      else
-        ++collisions_;
-      s->advance();
-    }
+namespace {
+
+// A k-way merge step over streams: pops the smallest head and folds in every
+// equal head. The streams form a binary min-heap on their heads (exhausted
+// streams are dropped), so a step costs O(log k), not O(k): the final merge of
+// a build reads dozens of runs.
+template <class T, class Less, class Same, class Fold>
+bool merge_step(std::vector<RunStream<T>*>& heap, T& out, Less less, Same same, Fold fold) {
+  auto heap_less = [&](RunStream<T>* a, RunStream<T>* b) { return less(*b->peek(), *a->peek()); };
+  if (heap.empty()) return false;
+  auto pop_advance = [&] {
+    std::pop_heap(heap.begin(), heap.end(), heap_less);
+    RunStream<T>* s = heap.back();
+    s->advance();
+    if (s->peek()) std::push_heap(heap.begin(), heap.end(), heap_less);
+    else heap.pop_back();
+  };
+  out = *heap.front()->peek();
+  pop_advance();
+  while (!heap.empty() && same(*heap.front()->peek(), out)) {
+    fold(out, *heap.front()->peek());
+    pop_advance();
   }
   return true;
 }
 
-bool RunMerger::next_edge(EdgeEntry& out) {
-  auto less = [](const EdgeEntry& a, const EdgeEntry& b) { return a.key != b.key ? a.key < b.key : a.move < b.move; };
-  RunStream<EdgeEntry>* best = nullptr;
-  for (auto& s : edges_)
-    if (s->peek() && (!best || less(*s->peek(), *best->peek()))) best = s.get();
-  if (!best) return false;
-  out = *best->peek();
-  best->advance();
-  for (auto& s : edges_) {
-    while (s->peek() && s->peek()->key == out.key && s->peek()->move == out.move) {
-      out.record.merge(s->peek()->record);
-      s->advance();
-    }
+template <class T, class Less>
+void make_heap_of(std::vector<std::unique_ptr<RunStream<T>>>& streams, std::vector<RunStream<T>*>& heap, Less less) {
+  heap.clear();
+  for (auto& s : streams)
+    if (s->peek()) heap.push_back(s.get());
+  std::make_heap(heap.begin(), heap.end(), [&](RunStream<T>* a, RunStream<T>* b) { return less(*b->peek(), *a->peek()); });
+}
+
+bool node_less(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
+bool edge_less(const EdgeEntry& a, const EdgeEntry& b) { return a.key != b.key ? a.key < b.key : a.move < b.move; }
+
+}  // namespace
+
+bool RunMerger::next_node(NodeEntry& out) {
+  if (!heaps_ready_) {
+    make_heap_of(nodes_, node_heap_, node_less);
+    make_heap_of(edges_, edge_heap_, edge_less);
+    heaps_ready_ = true;
   }
-  return true;
+  return merge_step(
+      node_heap_, out, node_less, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
+      [this](NodeEntry& acc, const NodeEntry& e) {
+        if (e.record.position_hash == acc.record.position_hash) acc.record.merge(e.record);
+        else ++collisions_;
+      });
+}
+
+bool RunMerger::next_edge(EdgeEntry& out) {
+  if (!heaps_ready_) {
+    make_heap_of(nodes_, node_heap_, node_less);
+    make_heap_of(edges_, edge_heap_, edge_less);
+    heaps_ready_ = true;
+  }
+  return merge_step(
+      edge_heap_, out, edge_less,
+      [](const EdgeEntry& a, const EdgeEntry& b) { return a.key == b.key && a.move == b.move; },
+      [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); });
 }
 
 }  // namespace gb::builder

@@ -52,6 +52,9 @@ class RunMerger {
   std::vector<const Run*> runs_;
   std::vector<std::unique_ptr<RunStream<NodeEntry>>> nodes_;
   std::vector<std::unique_ptr<RunStream<EdgeEntry>>> edges_;
+  std::vector<RunStream<NodeEntry>*> node_heap_;  // streams with a head, as a min-heap
+  std::vector<RunStream<EdgeEntry>*> edge_heap_;
+  bool heaps_ready_ = false;
   std::uint64_t collisions_ = 0;
 };
 
