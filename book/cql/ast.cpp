@@ -171,6 +171,11 @@ const char* op_name(Op op) {
     case Op::RegexGroupIndex: return "group-index";
     case Op::Replace: return "replace";
     case Op::Imagine: return "imagine";
+    case Op::DictGet: return "dictionary[]";
+    case Op::DictAssign: return "dictionary[]=";
+    case Op::DictUnbind: return "unbind dictionary";
+    case Op::DictSize: return "#dictionary";
+    case Op::DictIter: return "key";
   }
   return "?";
 }

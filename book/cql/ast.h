@@ -147,6 +147,11 @@ enum class Op : std::uint16_t {
   RegexGroupIndex,
   Replace,
   Imagine,
+  DictGet,
+  DictAssign,
+  DictUnbind,
+  DictSize,
+  DictIter,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };

@@ -229,6 +229,19 @@ struct Evaluator::Impl {
   Value eval_assign(const Node& n);
   Value eval_line(const Node& n);
 
+  // Dictionaries by variable slot: encoded key -> (key, value); never reset.
+  std::map<std::int64_t, std::map<std::string, std::pair<Value, Value>>> dicts;
+  static std::string dict_key(const Value& k) {
+    switch (k.kind) {
+      case Value::Kind::Numeric: return "n" + std::to_string(k.number);
+      case Value::Kind::Set: return "s" + std::to_string(k.set);
+      default: return "t" + k.text;
+    }
+  }
+  static Value default_of(Type t) {
+    return t == Type::Numeric ? Value::numeric(0) : t == Type::Set ? Value::squares(0) : Value::string("");
+  }
+
   // Ordinary variables start every game unbound; persistent ones are set to
   // 0, [] or "" before the first game and then kept.
   bool started = false;
@@ -1034,7 +1047,10 @@ Value Evaluator::Impl::dispatch(const Node& n) {
         value = (w ? *w : "") + "\n" + (b ? *b : "");
       } else {
         std::string name = n.number == 1 ? "White" : n.number == -1 ? "Black" : n.text;
-        if (const std::string* t = tag(name)) value = *t;
+        if (const std::string* t = tag(name))
+          value = *t;
+        else if (name == "Date")
+          if (const std::string* u = tag("UTCDate")) value = *u;  // date: Date, else UTCDate
       }
       if (n.op == Op::TagValue) return value ? Value::string(*value) : Value::none();
       return Value::boolean(value && value->find(n.args[0]->text) != std::string::npos);
@@ -1118,6 +1134,77 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       return v;
     }
     case Op::Line: return eval_line(n);
+    case Op::DictGet: {
+      Value k = eval(*n.args[0]);
+      if (k.is_none()) return k;
+      auto& d = dicts[n.number];
+      auto it = d.find(dict_key(k));
+      return it == d.end() ? Value::none() : it->second.second;
+    }
+    case Op::DictAssign: {
+      Value k = eval(*n.args[0]);
+      if (k.is_none()) return Value::boolean(false);
+      Value v = eval(*n.args[1]);
+      if (v.is_none()) return Value::boolean(false);
+      auto& d = dicts[n.number];
+      std::string key = dict_key(k);
+      AssignOp op = AssignOp(n.number2);
+      if (op == AssignOp::Set || op == AssignOp::SetIfNonEmpty) {
+        if (op == AssignOp::SetIfNonEmpty && !v.set) return Value::boolean(false);
+        d[key] = {k, v};
+        return Value::boolean(true);
+      }
+      auto it = d.find(key);
+      if (it == d.end())
+        it =
+            d.emplace(key, std::make_pair(k, default_of(program.variables[std::size_t(n.number)].value_type)))
+                .first;
+      Value& cur = it->second.second;
+      switch (op) {
+        case AssignOp::Add:
+          if (cur.kind == Value::Kind::String)
+            cur.text += v.text;
+          else
+            cur.number += v.number;
+          break;
+        case AssignOp::Sub: cur.number -= v.number; break;
+        case AssignOp::Mul: cur.number *= v.number; break;
+        case AssignOp::Div:
+          if (!v.number) return Value::boolean(false);
+          cur.number /= v.number;
+          break;
+        case AssignOp::Mod:
+          if (!v.number) return Value::boolean(false);
+          cur.number %= v.number;
+          break;
+        case AssignOp::Or: cur.set |= v.set; break;
+        case AssignOp::And: cur.set &= v.set; break;
+        default: break;
+      }
+      return Value::boolean(true);
+    }
+    case Op::DictUnbind: {
+      auto& d = dicts[n.number];
+      if (n.args.empty()) {
+        d.clear();
+        return Value::boolean(true);
+      }
+      Value k = eval(*n.args[0]);
+      if (!k.is_none()) d.erase(dict_key(k));
+      return Value::boolean(true);
+    }
+    case Op::DictSize: return Value::numeric(std::int64_t(dicts[n.number].size()));
+    case Op::DictIter: {
+      std::vector<Value> keys;
+      for (const auto& [code, kv] : dicts[n.number2]) keys.push_back(kv.first);
+      Value& var = vars[std::size_t(n.number)];
+      for (const Value& k : keys) {
+        var = k;
+        eval(*n.args[0]);
+      }
+      var = Value::none();
+      return Value::boolean(true);
+    }
     case Op::Imagine: {
       std::array<Piece, 64> board;
       for (int sq = 0; sq < 64; ++sq) board[std::size_t(sq)] = pos->piece_on(Square(sq));

@@ -429,9 +429,92 @@ class Parser {
     return n;
   }
 
+  Type dictionary_type() {
+    if (accept_word("str") || accept_word("string")) return Type::String;
+    if (accept_word("int")) return Type::Numeric;
+    if (accept_word("set")) return Type::Set;
+    fail("unexpected " + describe(tok()), "a dictionary type: str, int or set");
+  }
+
+  // dictionary [quiet] [(strategy)] [KEY --> VALUE] $name
+  NodePtr parse_dictionary(const Token& t) {
+    bool quiet = accept_word("quiet");
+    if (accept_punct("(")) {
+      while (!accept_punct(")")) {
+        if (at_end()) fail("missing ')'", "')'");
+        ++pos_;  // merge strategies only matter for several threads; dictionaries run on one
+      }
+    }
+    Type key = Type::String, value = Type::String;
+    if (tok().kind == TokenKind::Word) {
+      key = dictionary_type();
+      expect_punct("-->");
+      value = dictionary_type();
+    }
+    if (tok().kind != TokenKind::Variable)
+      fail("unexpected " + describe(tok()), "the dictionary's name ($name)");
+    const Token var = toks_[pos_++];
+    if (lookup(var.text) >= 0) fail_at(var, "variable " + var.text + " is already declared");
+    int slot = declare(var.text, Type::Dictionary);
+    vars_[std::size_t(slot)].key_type = key;
+    vars_[std::size_t(slot)].value_type = value;
+    vars_[std::size_t(slot)].quiet = quiet;
+    return node(Op::True, Type::Boolean, t);
+  }
+
+  NodePtr parse_key_iteration(const Token& t) {
+    if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable for the key");
+    const Token var = toks_[pos_++];
+    if (!accept_word("in")) fail("unexpected " + describe(tok()), "'in'");
+    if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a dictionary");
+    int dict = lookup(tok().text);
+    if (dict < 0 || vars_[std::size_t(dict)].type != Type::Dictionary)
+      fail(tok().text + " is not a dictionary", "a dictionary");
+    ++pos_;
+    scopes_.emplace_back();
+    auto n = node(Op::DictIter, Type::Boolean, t);
+    n->number = declare(var.text, vars_[std::size_t(dict)].key_type);
+    n->number2 = dict;
+    n->args.push_back(parse_expr(kFull));
+    scopes_.pop_back();
+    return n;
+  }
+
+  NodePtr parse_dictionary_access(int slot, const Token& t) {
+    const VariableInfo info = vars_[std::size_t(slot)];
+    ++pos_;  // [
+    NodePtr key = parse_typed(kFull, info.key_type, "a dictionary key");
+    expect_punct("]");
+    static const std::map<std::string, AssignOp> ops = {
+        {"=", AssignOp::Set},  {"=?", AssignOp::SetIfNonEmpty}, {"+=", AssignOp::Add}, {"-=", AssignOp::Sub},
+        {"*=", AssignOp::Mul}, {"/=", AssignOp::Div},           {"%=", AssignOp::Mod}, {"|=", AssignOp::Or},
+        {"&=", AssignOp::And}};
+    if (tok().kind == TokenKind::Punct && ops.count(tok().text)) {
+      const Token op = toks_[pos_++];
+      AssignOp aop = ops.at(op.text);
+      NodePtr rhs = parse_typed(aop == AssignOp::Set ? kFull : 14, info.value_type, "a dictionary value");
+      if (aop == AssignOp::SetIfNonEmpty && info.value_type != Type::Set)
+        fail_at(op, "'=?' needs a Set dictionary");
+      auto n = node(Op::DictAssign, Type::Boolean, op);
+      n->number = slot;
+      n->number2 = int(aop);
+      n->args.push_back(std::move(key));
+      n->args.push_back(std::move(rhs));
+      return n;
+    }
+    auto n = node(Op::DictGet, info.value_type, t);
+    n->number = slot;
+    n->args.push_back(std::move(key));
+    return n;
+  }
+
   NodePtr parse_variable(bool declare_on_compound = false) {
     const Token t = toks_[pos_++];
     int slot = lookup(t.text);
+    if (slot >= 0 && vars_[std::size_t(slot)].type == Type::Dictionary) {
+      if (is_punct("[")) return parse_dictionary_access(slot, t);
+      return var_node(slot, t);
+    }
     if (tok().kind == TokenKind::Punct) {
       const std::string p = tok().text;
       static const std::map<std::string, AssignOp> ops = {
@@ -1604,6 +1687,8 @@ class Parser {
     if (w == "find") return parse_find(t);
     if (w == "echo") return parse_echo(t);
     if (w == "persistent") return parse_persistent(t);
+    if (w == "dictionary") return parse_dictionary(t);
+    if (w == "key" || w == "string") return parse_key_iteration(t);
     if (w == "imagine") return parse_imagine(t);
     if (w == "line") return parse_line(t);
     if (w == "originalcomment" || w == "hascomment") return parse_original_comment(t);
@@ -1613,6 +1698,15 @@ class Parser {
       int slot = lookup(tok().text);
       if (slot < 0) fail("variable " + tok().text + " is not declared", "a declared variable");
       ++pos_;
+      if (vars_[std::size_t(slot)].type == Type::Dictionary) {
+        auto n = node(Op::DictUnbind, Type::Boolean, t);
+        n->number = slot;
+        if (accept_punct("[")) {
+          n->args.push_back(parse_typed(kFull, vars_[std::size_t(slot)].key_type, "a dictionary key"));
+          expect_punct("]");
+        }
+        return n;
+      }
       auto n = node(Op::Unbind, Type::Boolean, t);
       n->number = slot;
       return n;
@@ -1626,10 +1720,9 @@ class Parser {
       n->flag = w == "isunbound";
       return n;
     }
-    if (w == "dictionary" || w == "consecutivemoves" || w == "readfile" || w == "writefile" || w == "ascii" ||
-        w == "key" || w == "string" || w == "saveposition" || w == "currentmutation" ||
-        w == "reachableposition" || w == "cqlbegin" || w == "cqlend" || w == "import" || w == "commandpipe" ||
-        w == "variant" || w == "hhdb")
+    if (w == "consecutivemoves" || w == "readfile" || w == "writefile" || w == "ascii" ||
+        w == "saveposition" || w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" ||
+        w == "cqlend" || w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);
     if (w == "function") fail_at(t, "a function may only be defined at the top level");
@@ -1657,6 +1750,11 @@ class Parser {
       ++pos_;
       const Token& s = tok();
       NodePtr a = parse_expr(13);
+      if (a->type == Type::Dictionary) {
+        auto n = node(Op::DictSize, Type::Numeric, t);
+        n->number = a->number;
+        return n;
+      }
       if (a->type != Type::Set && a->type != Type::String)
         fail_at(s, "'#' needs a Set or a String, this is a " + std::string(to_string(a->type)));
       return unary(Op::Cardinality, Type::Numeric, t, std::move(a));

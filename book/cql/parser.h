@@ -48,6 +48,7 @@ struct VariableInfo {
   Type type;
   bool persistent = false;  // kept from game to game, printed at the end unless quiet
   bool quiet = false;
+  Type key_type = Type::String, value_type = Type::String;  // dictionaries (always persistent)
 };
 
 struct SortKey {
@@ -65,7 +66,7 @@ struct Program {
 
   bool has_persistent() const {
     for (const auto& v : variables)
-      if (v.persistent) return true;
+      if (v.persistent || v.type == Type::Dictionary) return true;
     return false;
   }
 };

@@ -319,3 +319,19 @@ TEST_CASE("Persistent variables survive from game to game", "[cql][variables]") 
   auto bad = parse("$x = 1 persistent $x += 1");
   CHECK(std::get<ParseError>(bad).message == "variable $x is already an ordinary variable");
 }
+
+TEST_CASE("Dictionaries: read, write, autovivify on compound assignment, iterate", "[cql][variables]") {
+  Game g = game_from({});
+  CHECK(eval_text(g, 0, "dictionary $D $D[\"a\"] = \"x\" $D[\"a\"]") == "x");
+  CHECK_FALSE(matches(g, 0, "dictionary $D $D[\"missing\"]"));
+  CHECK(eval_text(g, 0, "dictionary str --> int $C $C[\"k\"] += 2 $C[\"k\"] += 3 $C[\"k\"]") == "5");
+  CHECK(eval_text(g, 0, "dictionary int --> set $S $S[1] = a1 $S[2] = h8 #$S") == "2");
+  CHECK(eval_text(g, 0,
+                  "dictionary int --> int $S $S[1] = 5 $S[2] = 7 $t = 0 key $k in $S { $t += $S[$k] } $t") ==
+        "12");
+  CHECK(eval_text(g, 0, "dictionary $D $D[\"a\"] = \"x\" unbind $D[\"a\"] #$D") == "0");
+  // Dictionaries are persistent: a count over two games.
+  auto parsed = parse("dictionary str --> int $first initial $first[str(move from . legal)] += 1");
+  Program p = std::move(std::get<Program>(parsed));
+  CHECK(p.has_persistent());
+}
