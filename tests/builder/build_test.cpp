@@ -207,7 +207,7 @@ TEST_CASE("An incremental build gives the same book as one build of all games", 
   CHECK(inc.stats().games == 2245);  // README: 2,245 games (the 11 without moves count at the start position)
 }
 
-TEST_CASE("Bad games are skipped and reported with file, line and game number; the build goes on", "[builder]") {
+TEST_CASE("Bad games are skipped and reported with file, line and game number, and the build goes on", "[builder]") {
   TempDir dir;
   std::string pgn = dir.write("bad.pgn", kWithBadGame);
   Output o = graphbook({"build", dir.file("b.book"), pgn, "--json"});
