@@ -3,7 +3,7 @@
 // into trees and evaluated; matching games are counted, not written.
 //
 //   bench_cql [file.pgn.zst]     (default: the shared tcec-standard file)
-// Last lines: RATE cql_<query>_<threads>t <games/s>
+// Each figure is the best of three runs. Last lines: RATE cql_<query>_<threads>t <games/s>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
