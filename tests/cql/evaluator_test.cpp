@@ -335,3 +335,21 @@ TEST_CASE("Dictionaries: read, write, autovivify on compound assignment, iterate
   Program p = std::move(std::get<Program>(parsed));
   CHECK(p.has_persistent());
 }
+
+TEST_CASE("Traps of section 30 behave as the reference says", "[cql][traps]") {
+  Game g = game_from({"e4", "d5", "exd5"});
+  // 2: an empty set is in every set; a captured piece's variable is the empty set.
+  CHECK(eval_text(g, 0, "[] in a1") == "true");
+  CHECK(eval_text(g, 0, "piece $p = Pe2 position 3 : $p in a-h8") == "false");  // on d5
+  CHECK(eval_text(g, 0, "piece $p = pd7 position 3 : $p in a-h8") == "true");   // captured: []
+  CHECK(eval_text(g, 0, "piece $p = pd7 position 3 : $p & a-h8") == "[]");
+  // 5: $D[a2] is the dictionary and then a separate designator; spaces make it a subscript.
+  CHECK(eval_text(g, 0, "dictionary set --> int $D $D [ a2 ] = 3 $D[ a2 ]") == "3");
+  CHECK(parse("dictionary set --> int $D $D[a2]").index() == 0);
+  // 21: != is true when a side is None.
+  CHECK(eval_text(g, 0, "parent != position 0") == "true");
+  // 28: integer division.
+  CHECK(eval_text(g, 0, "10 / 3") == "3");
+  // 3: =? with an empty set leaves the variable and fails.
+  CHECK(eval_text(g, 0, "$x = a1 if not ($x =? []) then $x") == "true");
+}
