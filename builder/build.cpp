@@ -28,7 +28,7 @@ namespace gb::builder {
 
 namespace {
 
-constexpr std::size_t kBlockSize = std::size_t(16) << 20;
+constexpr std::size_t kBlockSize = std::size_t(4) << 20;  // parsed on all threads at once
 
 std::optional<std::uint64_t> file_size(const std::string& path) {
   struct stat st;
@@ -119,6 +119,7 @@ std::vector<PartResult> parse_block(Workers& w, std::string_view text, const std
 bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash, Progress& progress) {
   std::string buffer;
   std::vector<char> chunk(std::size_t(1) << 20);
+  buffer.reserve(kBlockSize + chunk.size());
   std::uint64_t line = 1, games_before = 0;
   bool eof = false;
   while (!eof || !buffer.empty()) {
