@@ -176,6 +176,7 @@ const char* op_name(Op op) {
     case Op::DictUnbind: return "unbind dictionary";
     case Op::DictSize: return "#dictionary";
     case Op::DictIter: return "key";
+    case Op::ConsecutiveMoves: return "consecutivemoves";
   }
   return "?";
 }

@@ -152,6 +152,7 @@ enum class Op : std::uint16_t {
   DictUnbind,
   DictSize,
   DictIter,
+  ConsecutiveMoves,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };

@@ -1134,6 +1134,47 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       return v;
     }
     case Op::Line: return eval_line(n);
+    case Op::ConsecutiveMoves: {
+      Value a = eval(*n.args[0]), b = eval(*n.args[1]);
+      if (a.kind != Value::Kind::Position || b.kind != Value::Kind::Position) return Value::none();
+      int x = int(a.number), y = int(b.number);
+      int lca_x = x, lca_y = y;
+      while (lca_x != lca_y) {
+        if (lca_x > lca_y)
+          lca_x = game->nodes[std::size_t(lca_x)].parent;
+        else
+          lca_y = game->nodes[std::size_t(lca_y)].parent;
+      }
+      if (lca_x == x || lca_x == y) return Value::none();
+      // Moves from the LCA down to each position, as (from, to, piece) codes.
+      auto line_to = [&](int id) {
+        std::vector<std::uint32_t> moves;
+        for (; id != lca_x; id = game->nodes[std::size_t(id)].parent) {
+          const GameNode& c = game->nodes[std::size_t(id)];
+          const Position& before = game->nodes[std::size_t(c.parent)].position;
+          std::uint32_t code = c.null_move
+                                   ? 0xFFFFu
+                                   : std::uint32_t(c.move.from()) << 16 | std::uint32_t(c.move.to()) << 8 |
+                                         std::uint32_t(before.piece_on(c.move.from()));
+          moves.push_back(code);
+        }
+        std::reverse(moves.begin(), moves.end());
+        return moves;
+      };
+      std::vector<std::uint32_t> p = line_to(x), q = line_to(y);
+      // Longest common run (contiguous).
+      std::vector<int> prev(q.size() + 1, 0), cur(q.size() + 1, 0);
+      int best = 0;
+      for (std::size_t i = 1; i <= p.size(); ++i) {
+        for (std::size_t j = 1; j <= q.size(); ++j) {
+          cur[j] = p[i - 1] == q[j - 1] ? prev[j - 1] + 1 : 0;
+          best = std::max(best, cur[j]);
+        }
+        std::swap(prev, cur);
+      }
+      if (n.flag && (best < n.number || best > n.number2)) return Value::none();
+      return Value::numeric(best);
+    }
     case Op::DictGet: {
       Value k = eval(*n.args[0]);
       if (k.is_none()) return k;

@@ -1720,9 +1720,21 @@ class Parser {
       n->flag = w == "isunbound";
       return n;
     }
-    if (w == "consecutivemoves" || w == "readfile" || w == "writefile" || w == "ascii" ||
-        w == "saveposition" || w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" ||
-        w == "cqlend" || w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
+    if (w == "consecutivemoves") {
+      accept_word("quiet");
+      auto n = node(Op::ConsecutiveMoves, Type::Numeric, t);
+      if (auto r = parse_range()) {
+        n->flag = true;
+        n->number = r->lo;
+        n->number2 = r->hi;
+      }
+      auto args = parenthesised_args("consecutivemoves", 2, 2);
+      for (auto& a : args) n->args.push_back(require(std::move(a), Type::Position, t, "consecutivemoves"));
+      return n;
+    }
+    if (w == "readfile" || w == "writefile" || w == "ascii" || w == "saveposition" ||
+        w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" || w == "cqlend" ||
+        w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);
     if (w == "function") fail_at(t, "a function may only be defined at the top level");

@@ -353,3 +353,28 @@ TEST_CASE("Traps of section 30 behave as the reference says", "[cql][traps]") {
   // 3: =? with an empty set leaves the variable and fails.
   CHECK(eval_text(g, 0, "$x = a1 if not ($x =? []) then $x") == "true");
 }
+
+TEST_CASE("consecutivemoves counts the longest run of moves two lines share", "[cql][tree]") {
+  // 1.e4 (1.d4 Nf6 2.e4 e5) Nf6 2.d4 e5: the lines e4 Nf6 d4 e5 and d4 Nf6 e4 e5 share runs of one move.
+  GameBuilder b;
+  std::string error;
+  REQUIRE(b.begin("", error));
+  REQUIRE(b.add_san("e4", error));
+  REQUIRE(b.begin_variation());
+  for (const char* m : {"d4", "Nf6", "Nc3", "e5"}) REQUIRE(b.add_san(m, error));
+  b.end_variation();
+  for (const char* m : {"Nf6", "Nc3", "e5"}) REQUIRE(b.add_san(m, error));
+  Game g = b.finish(1);
+  // IDs: 0 start, 1 e4, 2 Nf6, 3 Nc3, 4 e5, 5 d4, 6 Nf6, 7 Nc3, 8 e5.
+  REQUIRE(g.nodes.size() == 9);
+  auto with_variations = [&](const std::string& q) {
+    auto parsed = parse(q);
+    Program p = std::move(std::get<Program>(parsed));
+    Evaluator e(p);
+    return portray(e.evaluate_at(g, 0, EvalOptions{true}), &g);
+  };
+  CHECK(with_variations("consecutivemoves(position 4 position 8)") == "3");  // Nf6 Nc3 e5
+  CHECK(with_variations("consecutivemoves 4 9 (position 4 position 8)") == "");
+  CHECK(with_variations("consecutivemoves(position 0 position 8)") == "");  // one is the LCA
+  CHECK(eval_text(g, 0, "position 8") == "");                               // variations are off by default
+}
