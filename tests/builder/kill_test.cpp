@@ -78,4 +78,6 @@ TEST_CASE("A build killed with SIGKILL at any moment leaves the book as before o
   build[2] = dir.file("k50.book");
   REQUIRE(gb::test::run(build).status == 0);
   CHECK(counts(build[2]) == after);
+  // ... and removed the run files the killed builds left beside their books.
+  CHECK(std::system(("ls '" + dir.path + "' | grep -q graphbook-run-").c_str()) != 0);
 }
