@@ -177,6 +177,7 @@ const char* op_name(Op op) {
     case Op::DictSize: return "#dictionary";
     case Op::DictIter: return "key";
     case Op::ConsecutiveMoves: return "consecutivemoves";
+    case Op::Ascii: return "ascii";
   }
   return "?";
 }

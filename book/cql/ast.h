@@ -153,6 +153,7 @@ enum class Op : std::uint16_t {
   DictSize,
   DictIter,
   ConsecutiveMoves,
+  Ascii,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };

@@ -242,6 +242,8 @@ struct Evaluator::Impl {
     return t == Type::Numeric ? Value::numeric(0) : t == Type::Set ? Value::squares(0) : Value::string("");
   }
 
+  std::vector<std::vector<std::pair<int, std::string>>> sort_comments;  // per sort key, of the best value
+
   // Ordinary variables start every game unbound; persistent ones are set to
   // 0, [] or "" before the first game and then kept.
   bool started = false;
@@ -972,7 +974,14 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::Message: {
       std::string s;
       for (const auto& a : n.args) s += to_text(*a);
-      out->messages += "game " + std::to_string(game->number) + ": " + s + "\n";
+      if (n.flag) {  // message quiet: the text alone
+        out->messages += s + "\n";
+      } else {
+        const Position& p = game->nodes[std::size_t(node)].position;
+        out->messages += "game " + std::to_string(game->number) + ", move " +
+                         std::to_string(p.fullmove_number()) +
+                         (p.side_to_move() == Color::White ? "(wtm)" : "(btm)") + ": " + s + "\n";
+      }
       return Value::boolean(true);
     }
     case Op::Assert: {
@@ -1124,16 +1133,34 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::InitialPosition: return Value::position(0);
     case Op::Find: return eval_find(n);
     case Op::Sort: {
+      // Smart Comments: only the comments of the evaluation that gave the best
+      // value survive; they are set aside here and added after the game.
+      std::size_t mark = out->comments.size();
       Value v = eval(*n.args[0]);
       if (!v.matches()) return v;
       std::size_t k = std::size_t(n.number);
       const SortKey& key = program.sorts[k];
       SortValue sv = v.kind == Value::Kind::String ? SortValue(v.text) : SortValue(*numeric(v));
       auto& best = out->sort_values[k];
-      if (!best || (key.minimize ? sv < *best : sv > *best)) best = sv;
+      if (sort_comments.size() <= k) sort_comments.resize(k + 1);
+      if (!best || (key.minimize ? sv < *best : sv > *best)) {
+        best = sv;
+        sort_comments[k].assign(out->comments.begin() + std::ptrdiff_t(mark), out->comments.end());
+      }
+      out->comments.resize(mark);
       return v;
     }
     case Op::Line: return eval_line(n);
+    case Op::Ascii: {
+      Value v = eval(*n.args[0]);
+      if (v.is_none()) return v;
+      if (v.kind == Value::Kind::String) {
+        if (v.text.size() != 1 || static_cast<unsigned char>(v.text[0]) > 127) return Value::none();
+        return Value::numeric(static_cast<unsigned char>(v.text[0]));
+      }
+      if (v.number < 0 || v.number > 127) return Value::none();
+      return Value::string(std::string(1, char(v.number)));
+    }
     case Op::ConsecutiveMoves: {
       Value a = eval(*n.args[0]), b = eval(*n.args[1]);
       if (a.kind != Value::Kind::Position || b.kind != Value::Kind::Position) return Value::none();
@@ -1398,6 +1425,10 @@ GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
     if (e.matches(*e.program.root)) result.matched_positions.push_back(id);
     if (result.assert_failure) break;
   }
+  if (result.matched())
+    for (auto& list : e.sort_comments)
+      for (auto& c : list) result.comments.push_back(std::move(c));
+  e.sort_comments.clear();
   e.out = nullptr;
   return result;
 }

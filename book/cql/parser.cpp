@@ -1614,8 +1614,18 @@ class Parser {
     if (w == "str") return parse_str_like(t, Op::Str);
     if (w == "comment") return parse_str_like(t, Op::Comment);
     if (w == "message") {
-      accept_word("quiet");
-      return parse_str_like(t, Op::Message);
+      bool quiet = accept_word("quiet");
+      NodePtr n = parse_str_like(t, Op::Message);
+      n->flag = quiet;
+      return n;
+    }
+    if (w == "ascii") {
+      const Token& s = tok();
+      NodePtr a = parse_expr(14);
+      if (a->type != Type::String && a->type != Type::Numeric)
+        fail_at(s, "ascii needs a String or a Numeric, this is a " + std::string(to_string(a->type)));
+      Type result = a->type == Type::String ? Type::Numeric : Type::String;
+      return unary(Op::Ascii, result, t, std::move(a));
     }
     std::vector<Transform> tr;
     if (transforms_of(w, tr)) return parse_transform(t);
@@ -1732,9 +1742,9 @@ class Parser {
       for (auto& a : args) n->args.push_back(require(std::move(a), Type::Position, t, "consecutivemoves"));
       return n;
     }
-    if (w == "readfile" || w == "writefile" || w == "ascii" || w == "saveposition" ||
-        w == "currentmutation" || w == "reachableposition" || w == "cqlbegin" || w == "cqlend" ||
-        w == "import" || w == "commandpipe" || w == "variant" || w == "hhdb")
+    if (w == "readfile" || w == "writefile" || w == "saveposition" || w == "currentmutation" ||
+        w == "reachableposition" || w == "cqlbegin" || w == "cqlend" || w == "import" || w == "commandpipe" ||
+        w == "variant" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);
     if (w == "function") fail_at(t, "a function may only be defined at the top level");

@@ -118,6 +118,8 @@ TEST_CASE("Strings: concatenation, length, slicing, in, indexof, int, case", "[c
   CHECK_FALSE(matches(g, 0, "int \"abc\""));
   CHECK(eval_text(g, 0, "uppercase \"abc\"") == "ABC");
   CHECK(eval_text(g, 0, "str(1 false \"abc\")") == "1falseabc");
+  CHECK(eval_text(g, 0, "ascii \"A\"") == "65");
+  CHECK(eval_text(g, 0, "ascii 38") == "&");
   CHECK(eval_text(g, 0, "\"A\" + \\n") == "A\n");
   // The slicing table of section 9.
   const std::pair<const char*, const char*> slices[] = {
@@ -377,4 +379,16 @@ TEST_CASE("consecutivemoves counts the longest run of moves two lines share", "[
   CHECK(with_variations("consecutivemoves 4 9 (position 4 position 8)") == "");
   CHECK(with_variations("consecutivemoves(position 0 position 8)") == "");  // one is the LCA
   CHECK(eval_text(g, 0, "position 8") == "");                               // variations are off by default
+}
+
+TEST_CASE("Only the comments of a sort's best evaluation are kept", "[cql][comments]") {
+  Game g = game_from({"e4", "e5", "Nf3", "Nc6"});
+  auto parsed = parse("sort \"ply\" { comment(\"at \" ply) ply }");
+  Program p = std::move(std::get<Program>(parsed));
+  Evaluator e(p);
+  GameResult r = e.run(g, {});
+  REQUIRE(r.comments.size() == 1);
+  CHECK(r.comments[0] == std::make_pair(4, std::string("at 4")));
+  REQUIRE(r.sort_values[0]);
+  CHECK(std::get<std::int64_t>(*r.sort_values[0]) == 4);
 }
