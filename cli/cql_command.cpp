@@ -166,6 +166,7 @@ void run(const CqlOptions& o, int& exit_status) {
   config.write.header = !(o.noheader || silent);
   config.write.sort_comments = !silent;
   config.write.user_comments = !silent;
+  config.write.auxiliary_comments = !quiet;
   config.threads = o.single_threaded ? 1 : o.threads;
 
   std::string out_path = !o.output.empty() ? o.output : h.output.value_or("");

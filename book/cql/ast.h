@@ -191,6 +191,7 @@ enum LineFlag : std::int64_t {
   kLinePrimary = 8,
   kLineSecondary = 16,
   kLineHasRange = 32,
+  kLineQuiet = 64,
 };
 
 struct Node;

@@ -242,7 +242,7 @@ struct Evaluator::Impl {
     return t == Type::Numeric ? Value::numeric(0) : t == Type::Set ? Value::squares(0) : Value::string("");
   }
 
-  std::vector<std::vector<std::pair<int, std::string>>> sort_comments;  // per sort key, of the best value
+  std::vector<std::vector<GameResult::Comment>> sort_comments;  // per sort key, of the best value
 
   // Ordinary variables start every game unbound; persistent ones are set to
   // 0, [] or "" before the first game and then kept.
@@ -425,6 +425,12 @@ Value Evaluator::Impl::eval_line(const Node& n) {
   if (best_len < 0) return Value::none();
   if (bans)
     for (int id : best_path) (*bans)[std::size_t(id)] = 1;
+  if (!(flags & kLineQuiet)) {  // section 18's automatic comments, kept under Smart Comments
+    std::string start = portray(Value::position(node), game), end = portray(Value::position(best_end), game);
+    out->comments.push_back({node, "Start line that ends at " + end, true});
+    out->comments.push_back(
+        {best_end, "End line of length " + std::to_string(best_len) + " that starts at " + start, true});
+  }
   if (n.flag2) return Value::position(best_end);
   return Value::numeric(best_len);
 }
@@ -968,7 +974,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::Comment: {
       std::string s;
       for (const auto& a : n.args) s += to_text(*a);
-      out->comments.emplace_back(node, std::move(s));
+      out->comments.push_back({node, std::move(s), false});
       return Value::boolean(true);
     }
     case Op::Message: {

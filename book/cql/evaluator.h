@@ -25,7 +25,13 @@ struct GameResult {
   std::vector<int> matched_positions;  // position IDs, increasing
   // Comments added by the query (comment filters), kept under the Smart
   // Comments rule, in the order they were added: (position ID, text).
-  std::vector<std::pair<int, std::string>> comments;
+  struct Comment {
+    int position;
+    std::string text;
+    bool auxiliary = false;  // from line (not a comment filter): --quiet drops it
+    bool operator==(const Comment&) const = default;
+  };
+  std::vector<Comment> comments;
   std::vector<std::optional<SortValue>> sort_values;  // best value per sort key; nullopt when never set
   // settag / removetag edits in order: (tag, value) or (tag, nullopt) to remove.
   std::vector<std::pair<std::string, std::optional<std::string>>> tag_edits;

@@ -136,11 +136,11 @@ std::string write_pgn(const Game& game, const GameResult& result, const Program&
     for (std::size_t k = 0; k < program.sorts.size(); ++k)
       if (result.sort_values[k] && !program.sorts[k].quiet)
         added[0].push_back(program.sorts[k].description + ": " + sort_value_text(*result.sort_values[k]));
-  if (options.user_comments)
-    for (const auto& [id, text] : result.comments) {
-      auto& v = added[std::size_t(id)];
-      if (std::find(v.begin(), v.end(), text) == v.end()) v.push_back(text);
-    }
+  for (const auto& c : result.comments) {
+    if (c.auxiliary ? !options.auxiliary_comments : !options.user_comments) continue;
+    auto& v = added[std::size_t(c.position)];
+    if (std::find(v.begin(), v.end(), c.text) == v.end()) v.push_back(c.text);
+  }
 
   std::vector<bool> removed(game.nodes.size(), false);
   for (int id : result.removed_comments) removed[std::size_t(id)] = true;

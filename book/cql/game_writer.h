@@ -15,7 +15,8 @@ struct WriteOptions {
   std::string match_string = "CQL";  // empty: no match comments
   bool header = true;                // "Game number N" at the initial position
   bool sort_comments = true;
-  bool user_comments = true;
+  bool user_comments = true;       // comment filters
+  bool auxiliary_comments = true;  // line's start/end comments
 };
 
 // The sort comments' text: "description: value" per key with a value.

@@ -1249,8 +1249,10 @@ class Parser {
         n->number |= kLineSecondary;
       else if (accept_word("lastposition"))
         n->flag2 = true;
-      else if (accept_word("quiet") || accept_word("nolinearize") || accept_word("nonatomic") ||
-               accept_word("keepallbest") || accept_word("verbose")) {
+      else if (accept_word("quiet"))
+        n->number |= kLineQuiet;
+      else if (accept_word("nolinearize") || accept_word("nonatomic") || accept_word("keepallbest") ||
+               accept_word("verbose")) {
       } else if (accept_word("title"))
         expect_string();
       else if (is_word("focus") || is_word("max") || is_word("piecepath"))

@@ -305,8 +305,8 @@ TEST_CASE("A comment right after a move filter lands after the move", "[cql][com
   GameResult r = e.run(g, {});
   REQUIRE(r.matched_positions == std::vector<int>{2});
   REQUIRE(r.comments.size() == 2);
-  CHECK(r.comments[0] == std::make_pair(3, std::string("knight out")));
-  CHECK(r.comments[1] == std::make_pair(2, std::string("before")));
+  CHECK(r.comments[0] == GameResult::Comment{3, "knight out"});
+  CHECK(r.comments[1] == GameResult::Comment{2, "before"});
 }
 
 TEST_CASE("Persistent variables survive from game to game", "[cql][variables]") {
@@ -388,7 +388,22 @@ TEST_CASE("Only the comments of a sort's best evaluation are kept", "[cql][comme
   Evaluator e(p);
   GameResult r = e.run(g, {});
   REQUIRE(r.comments.size() == 1);
-  CHECK(r.comments[0] == std::make_pair(4, std::string("at 4")));
+  CHECK(r.comments[0] == GameResult::Comment{4, "at 4"});
   REQUIRE(r.sort_values[0]);
   CHECK(std::get<std::int64_t>(*r.sort_values[0]) == 4);
+}
+
+TEST_CASE("A line comments where its sequence starts and ends unless quiet", "[cql][comments][line]") {
+  Game g = game_from({"e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"});
+  auto parsed = parse("line --> move to e4 --> move to e5");
+  Program p = std::move(std::get<Program>(parsed));
+  Evaluator e(p);
+  GameResult r = e.run(g, {});
+  REQUIRE(r.comments.size() == 2);
+  CHECK(r.comments[0] == GameResult::Comment{0, "Start line that ends at move 1(btm)", true});
+  CHECK(r.comments[1] == GameResult::Comment{1, "End line of length 2 that starts at move 1(wtm)", true});
+  auto quiet = parse("line quiet --> move to e4 --> move to e5");
+  Program q = std::move(std::get<Program>(quiet));
+  Evaluator eq(q);
+  CHECK(eq.run(g, {}).comments.empty());
 }
