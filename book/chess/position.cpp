@@ -300,13 +300,26 @@ Bitboard Position::blockers_for_king(Color c) const {
   return blockers;
 }
 
-void Position::do_move(Move m, UndoInfo& undo) {
+void Position::save_state(UndoInfo& undo) const {
   undo.key = key_;
   undo.checkers = checkers_;
   undo.castling = castling_;
   undo.ep_square = ep_square_;
   undo.halfmove_clock = halfmove_clock_;
   undo.captured = Piece::None;
+}
+
+void Position::restore_state(const UndoInfo& undo) {
+  key_ = undo.key;
+  checkers_ = undo.checkers;
+  castling_ = undo.castling;
+  ep_square_ = undo.ep_square;
+  halfmove_clock_ = undo.halfmove_clock;
+  --game_ply_;
+}
+
+void Position::do_move(Move m, UndoInfo& undo) {
+  save_state(undo);
 
   const Color us = side_, them = ~us;
   const Square from = m.from(), to = m.to();
@@ -377,21 +390,11 @@ void Position::undo_move(Move m, const UndoInfo& undo) {
     if (undo.captured != Piece::None)
       put_piece(undo.captured, m.kind() == Move::Kind::EnPassant ? Square(to - pawn_push(us)) : to);
   }
-  key_ = undo.key;
-  checkers_ = undo.checkers;
-  castling_ = undo.castling;
-  ep_square_ = undo.ep_square;
-  halfmove_clock_ = undo.halfmove_clock;
-  --game_ply_;
+  restore_state(undo);
 }
 
 void Position::do_null_move(UndoInfo& undo) {
-  undo.key = key_;
-  undo.checkers = checkers_;
-  undo.castling = castling_;
-  undo.ep_square = ep_square_;
-  undo.halfmove_clock = halfmove_clock_;
-  undo.captured = Piece::None;
+  save_state(undo);
   ep_square_ = SQ_NONE;
   ++halfmove_clock_;
   ++game_ply_;
@@ -402,12 +405,7 @@ void Position::do_null_move(UndoInfo& undo) {
 
 void Position::undo_null_move(const UndoInfo& undo) {
   side_ = ~side_;
-  key_ = undo.key;
-  checkers_ = undo.checkers;
-  castling_ = undo.castling;
-  ep_square_ = undo.ep_square;
-  halfmove_clock_ = undo.halfmove_clock;
-  --game_ply_;
+  restore_state(undo);
 }
 
 bool Position::gives_check(Move m) const {
