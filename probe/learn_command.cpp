@@ -4,6 +4,7 @@
 
 #include "probe/book_learning.h"
 #include "probe/command_support.h"
+#include "probe/pending_games.h"
 
 namespace gb::probe {
 
@@ -33,6 +34,25 @@ void print_summary(const std::string& file, const LearnSummary& s, LearnDirectio
       (unsigned long long)s.not_selected, (unsigned long long)s.out_of_book,
       (unsigned long long)s.games_skipped);
   for (const std::string& e : s.errors) std::fprintf(stderr, "  %s\n", e.c_str());
+}
+
+// After learning file: resolves the pending games of `graphbook uci` found in
+// it (probe/pending_games.h), in their own transactions. *had_pending: the
+// book had pending games (otherwise the file is not read again).
+bool resolve_pending(store::Book& book, const std::string& file, ResolveSummary& summary, bool* had_pending,
+                     std::string* error) {
+  store::Error e;
+  *had_pending = !pending_games(book, &e).empty();
+  if (e.code) {
+    *error = book.path() + ": " + e.message();
+    return false;
+  }
+  if (!*had_pending) return true;
+  if (auto message = resolve_pending_from_pgn(book, file, &summary)) {
+    *error = *message;
+    return false;
+  }
+  return true;
 }
 
 struct Options {
@@ -84,6 +104,21 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
       out.push_back(summary_json(file, summary, direction));
     else
       print_summary(file, summary, direction);
+    if (direction != LearnDirection::Learn) continue;
+    ResolveSummary resolved;
+    bool had_pending = false;
+    if (!resolve_pending(*book, file, resolved, &had_pending, &error)) {
+      std::fprintf(stderr, "graphbook %s: %s\n", command, error.c_str());
+      return;
+    }
+    if (o.json) {
+      out.back()["pendingResolved"] = resolved.resolved;
+      out.back()["pendingLearned"] = resolved.learned;
+      out.back()["stillPending"] = resolved.still_pending;
+    } else if (had_pending) {
+      std::printf("%s: %zu pending games of graphbook uci resolved (%zu learned now), %zu still pending\n",
+                  file.c_str(), resolved.resolved, resolved.learned, resolved.still_pending);
+    }
   }
   if (o.json) std::printf("%s\n", out.dump(2).c_str());
   exit_status = 0;
@@ -106,7 +141,10 @@ void add_learn_commands(CLI::App& app, int& exit_status) {
       "Examples:\n"
       "  graphbook learn my.book engine-games.pgn --player \"Stockfish 16\"\n"
       "  graphbook learn my.book --reset\n"
-      "A game already learned (same fingerprint) is not learned twice; docs/LEARNING.md has the details.");
+      "A game already learned (same fingerprint) is not learned twice. Games `graphbook uci` recorded as\n"
+      "pending (no result on the board) that the files hold are resolved and removed (`graphbook "
+      "uci-pending`\n"
+      "lists them). docs/LEARNING.md has the details.");
   cmd->callback([learn, &exit_status] { run("learn", *learn, LearnDirection::Learn, exit_status); });
 
   auto unlearn = std::make_shared<Options>();

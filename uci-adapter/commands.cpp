@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "book/chess/notation.h"
-#include "uci-adapter/learning.h"
+#include "probe/pending_games.h"
 #include "uci-adapter/options.h"
 #include "uci-adapter/run.h"
 
@@ -89,7 +89,8 @@ void add_pending_command(CLI::App& app, int& exit_status) {
       "Examples:\n  graphbook uci-pending games.book\n  graphbook uci-pending games.book tournament.pgn "
       "--json\n"
       "A pending game matches a game of the PGN with the same moves; it is learned for the side the adapter\n"
-      "played (as `graphbook learn --side`), once, and removed. See docs/UCI.md.");
+      "played (as `graphbook learn --side`), once, and removed. `graphbook learn BOOK tournament.pgn`\n"
+      "resolves them too, after learning the file. See docs/UCI.md.");
   cmd->callback([args, &exit_status] {
     store::BookError book_error;
     auto book = store::Book::open(
@@ -101,8 +102,8 @@ void add_pending_command(CLI::App& app, int& exit_status) {
     }
     nlohmann::json resolved = nlohmann::json::array();
     for (const auto& pgn : args->pgns) {
-      ResolveSummary summary;
-      if (auto error = resolve_pending_from_pgn(*book, pgn, &summary)) {
+      probe::ResolveSummary summary;
+      if (auto error = probe::resolve_pending_from_pgn(*book, pgn, &summary)) {
         std::fprintf(stderr, "graphbook uci-pending: %s\n", error->c_str());
         exit_status = 1;
         return;
@@ -116,7 +117,7 @@ void add_pending_command(CLI::App& app, int& exit_status) {
                     summary.resolved, summary.learned, summary.still_pending);
     }
     store::Error error;
-    auto pending = pending_games(*book, &error);
+    auto pending = probe::pending_games(*book, &error);
     if (error.code) {
       std::fprintf(stderr, "graphbook uci-pending: %s: %s\n", args->book.c_str(), error.message().c_str());
       exit_status = 1;

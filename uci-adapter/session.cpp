@@ -314,7 +314,7 @@ void Session::check_game_end(const Position& pos, const std::vector<Key>& keys,
   if (!b) return;
   Outcome outcome = outcome_for(pos, t, *game_.our_side);
   LearnSummary summary;
-  if (auto error = learn_game(*b, PlayedGame{game_.fen, played}, *game_.our_side, outcome, &summary)) {
+  if (auto error = learn_game(*b, probe::PlayedGame{game_.fen, played}, *game_.our_side, outcome, &summary)) {
     say(out, "graphbook: learning failed: " + *error);
     return;
   }
@@ -331,8 +331,8 @@ void Session::close_game(Outbox& out) {
   game_.finished = true;
   store::Book* b = book(out);
   if (!b) return;
-  if (auto error =
-          record_pending_game(*b, PlayedGame{game_.fen, played}, *game_.our_side, bool(game_.our_move)))
+  if (auto error = probe::record_pending_game(*b, probe::PlayedGame{game_.fen, played}, *game_.our_side,
+                                              bool(game_.our_move)))
     say(out, "graphbook: recording the game as pending failed: " + error->message());
 }
 

@@ -10,6 +10,7 @@
 
 #include "book/chess/notation.h"
 #include "book/store/book.h"
+#include "probe/pending_games.h"
 #include "scripted_gui.h"
 #include "uci-adapter/protocol.h"
 
@@ -59,6 +60,39 @@ void play_scholars_mate(ScriptedGui& gui) {
   }));
 }
 
+// The adapter plays White from the start position: its move, 1... c5, its
+// move, then a new game: White resigned, which the board does not say. The
+// game is recorded as pending. Returns the three moves in UCI.
+std::vector<std::string> play_until_white_resigns(const std::string& book_path) {
+  std::vector<std::string> moves;
+  ScriptedGui gui(learning_adapter(book_path));
+  handshake(gui);
+  gui.send("ucinewgame");
+  moves.push_back(play_go(gui, "position startpos"));
+  moves.push_back("c7c5");
+  moves.push_back(play_go(gui, "position startpos moves " + moves[0] + " " + moves[1]));
+  gui.send("ucinewgame");
+  gui.send("isready");
+  REQUIRE(gui.until_prefix("readyok"));
+  gui.send("quit");
+  REQUIRE(gui.wait_exit());
+  return moves;
+}
+
+// The tournament's PGN of that game: the same moves (SAN by hand from the UCI moves), Black won.
+void write_black_win(const std::string& path, const std::vector<std::string>& moves) {
+  Position pos;
+  std::string text = "[Event \"test\"]\n[White \"graphbook\"]\n[Black \"opponent\"]\n[Result \"0-1\"]\n\n";
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    Move m = move_of(pos, moves[i].c_str());
+    if (i % 2 == 0) text += std::to_string(i / 2 + 1) + ". ";
+    text += to_san(pos, m) + " ";
+    UndoInfo undo;
+    pos.do_move(m, undo);
+  }
+  std::ofstream(path) << text << "0-1\n";
+}
+
 }  // namespace
 
 TEST_CASE("A game that ends in mate teaches the book a win for the side the adapter played",
@@ -86,50 +120,24 @@ TEST_CASE("A game that ends in mate teaches the book a win for the side the adap
   CHECK(learned(*book, after_e4.key(), move_of(after_e4, "e7e5")).wins +
             learned(*book, after_e4.key(), move_of(after_e4, "e7e5")).losses ==
         0);
-  CHECK(uci_adapter::pending_games(*book).empty());
+  CHECK(probe::pending_games(*book).empty());
 }
 
 TEST_CASE("A game without a result on the board waits as pending until the tournament's PGN resolves it",
           "[uci-adapter]") {
   std::string book_path = writable_book_copy("pending");
-  std::vector<std::string> moves;
-  {
-    ScriptedGui gui(learning_adapter(book_path));
-    handshake(gui);
-    gui.send("ucinewgame");
-    moves.push_back(play_go(gui, "position startpos"));
-    moves.push_back("c7c5");
-    std::string position = "position startpos moves " + moves[0] + " " + moves[1];
-    moves.push_back(play_go(gui, position));
-    gui.send("ucinewgame");  // White resigned: the board does not say so
-    gui.send("isready");
-    REQUIRE(gui.until_prefix("readyok"));
-    gui.send("quit");
-    REQUIRE(gui.wait_exit());
-  }
+  std::vector<std::string> moves = play_until_white_resigns(book_path);
   auto book = store::Book::open(book_path, store::OpenMode::ReadWrite, nullptr);
   REQUIRE(book);
-  auto pending = uci_adapter::pending_games(*book);
+  auto pending = probe::pending_games(*book);
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].side == Color::White);
   CHECK(pending[0].last_ours);
   REQUIRE(pending[0].game.moves.size() == 3);
 
-  // The tournament's PGN: the same moves, Black won.
   std::string dir = temp_dir("pending-pgn");
   std::string pgn = dir + "/played.pgn";
-  {
-    Position pos;
-    std::string text = "[Event \"test\"]\n[White \"graphbook\"]\n[Black \"opponent\"]\n[Result \"0-1\"]\n\n";
-    for (std::size_t i = 0; i < moves.size(); ++i) {
-      Move m = move_of(pos, moves[i].c_str());
-      if (i % 2 == 0) text += std::to_string(i / 2 + 1) + ". ";
-      text += to_san(pos, m) + " ";
-      UndoInfo undo;
-      pos.do_move(m, undo);
-    }
-    std::ofstream(pgn) << text << "0-1\n";
-  }
+  write_black_win(pgn, moves);
   book.reset();  // the subcommand writes the book now
   std::string out = dir + "/out.json";
   REQUIRE(std::system(
@@ -145,12 +153,71 @@ TEST_CASE("A game without a result on the board waits as pending until the tourn
                       .c_str()) == 0);
   book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
   REQUIRE(book);
-  CHECK(uci_adapter::pending_games(*book).empty());
+  CHECK(probe::pending_games(*book).empty());
   Position start;
   auto first = learned(*book, start.key(), move_of(start, moves[0].c_str()));
   CHECK(first.losses == 1);
   CHECK(first.wins == 0);
   CHECK(first.last_result == 3);
+}
+
+TEST_CASE("graphbook learn resolves a pending game of the adapter from the tournament's PGN, once",
+          "[uci-adapter][learning]") {
+  std::string book_path = writable_book_copy("pending-learn");
+  std::vector<std::string> moves = play_until_white_resigns(book_path);
+  {
+    auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+    REQUIRE(book);
+    REQUIRE(probe::pending_games(*book).size() == 1);
+  }
+  std::string dir = temp_dir("pending-learn-pgn");
+  std::string pgn = dir + "/played.pgn";
+  write_black_win(pgn, moves);
+  auto learn = [&] {
+    std::string out = dir + "/out.json";
+    REQUIRE(
+        std::system((graphbook_binary() + " learn '" + book_path + "' '" + pgn + "' --json > '" + out + "'")
+                        .c_str()) == 0);
+    return nlohmann::json::parse(std::ifstream(out));
+  };
+  auto first = learn();
+  REQUIRE(first.size() == 1);
+  CHECK(first[0]["gamesLearned"] == 1);
+  CHECK(first[0]["pendingResolved"] == 1);
+  CHECK(first[0]["pendingLearned"] == 0);  // `learn` itself learned it just before: not counted twice
+  CHECK(first[0]["stillPending"] == 0);
+
+  // What the PGN says: 0-1, every move of both sides while the game is in the book, once.
+  auto expect_counters = [&] {
+    auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+    REQUIRE(book);
+    CHECK(probe::pending_games(*book).empty());
+    Position pos;
+    bool in_book = true;
+    std::size_t credited = 0;
+    for (const std::string& uci : moves) {
+      Move m = move_of(pos, uci.c_str());
+      auto edges = book->find_all(pos.key());
+      in_book =
+          in_book && std::any_of(edges.begin(), edges.end(), [&](const auto& e) { return e.move == m; });
+      bool white = pos.side_to_move() == Color::White;
+      auto r = learned(*book, pos.key(), m);
+      INFO("move " << uci << (in_book ? " in the book" : " out of the book"));
+      CHECK(r.wins == (in_book && !white ? 1u : 0u));
+      CHECK(r.losses == (in_book && white ? 1u : 0u));
+      CHECK(r.draws == 0);
+      credited += in_book;
+      UndoInfo undo;
+      pos.do_move(m, undo);
+    }
+    CHECK(credited >= 2);  // the adapter's book move and a reply the book knows
+  };
+  expect_counters();
+  auto again = learn();
+  CHECK(again[0]["gamesLearned"] == 0);
+  CHECK(again[0]["alreadyLearned"] == 1);
+  CHECK(again[0]["pendingResolved"] == 0);
+  expect_counters();
 }
 
 TEST_CASE("Four adapters learning into one book at once lose no update", "[uci-adapter]") {
@@ -185,7 +252,7 @@ TEST_CASE("Four adapters learning into one book at once lose no update", "[uci-a
   REQUIRE(book);
   Position start;
   CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == kAdapters * kGames);
-  CHECK(uci_adapter::pending_games(*book).size() == kAdapters);
+  CHECK(probe::pending_games(*book).size() == kAdapters);
 }
 
 TEST_CASE("An adapter keeps learning after another process grew the book's map (MDB_MAP_RESIZED)",
@@ -200,8 +267,7 @@ TEST_CASE("An adapter keeps learning after another process grew the book's map (
     auto other = store::Book::open(book_path, store::OpenMode::ReadWrite, nullptr, std::size_t(4) << 30);
     REQUIRE(other);
     Position start;
-    REQUIRE_FALSE(
-        uci_adapter::record_pending_game(*other, {"", {move_of(start, "d2d4")}}, Color::White, true));
+    REQUIRE_FALSE(probe::record_pending_game(*other, {"", {move_of(start, "d2d4")}}, Color::White, true));
   }
   gui.send(kScholarsMate);
   gui.send("isready");
