@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the main job on the data the project ships:
-# checks the sample collection of Stockfish self-play games.
+# builds a book from the 400 Stockfish self-play games in data/, shows what it
+# holds, and what it says about the start position and after 1.e4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 gb=build/cli/graphbook
-$gb perft startpos 5
+book=build/sample.book
+rm -f "$book" "$book-lock"
+$gb build "$book" data/sample-games.pgn --index-games
+echo
+$gb info "$book"
+echo
+$gb probe "$book"
+echo
+$gb probe "$book" --moves "e4"
