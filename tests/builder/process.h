@@ -12,22 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace gb::test {
+#include "temp_dir.h"
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/gb-builder-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  TempDir(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return path + "/" + name; }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(file(name), std::ios::binary) << text;
-    return file(name);
-  }
-};
+namespace gb::test {
 
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

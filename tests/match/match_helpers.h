@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "temp_dir.h"
 #include "test_data.h"
 
 namespace gb::test {
@@ -33,11 +34,8 @@ inline Run run_graphbook(const std::string& args, bool merge_stderr = false) {
 }
 
 inline const std::string& match_temp_dir() {
-  static const std::string dir = [] {
-    char templ[] = "/tmp/graphbook-match-test-XXXXXX";
-    return std::string(::mkdtemp(templ));
-  }();
-  return dir;
+  static const TempDir dir("graphbook-match-test");
+  return dir.path;
 }
 
 // Writes text to a file of that name in the temporary directory; its path.

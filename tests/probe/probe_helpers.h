@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "book/chess/notation.h"
+#include "temp_dir.h"
 #include "test_data.h"
 
 namespace gb::test {
@@ -49,11 +50,8 @@ inline std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 // A fresh temporary directory for this test process.
 inline const std::string& temp_dir() {
-  static const std::string dir = [] {
-    char templ[] = "/tmp/graphbook-probe-test-XXXXXX";
-    return std::string(::mkdtemp(templ));
-  }();
-  return dir;
+  static const TempDir dir("graphbook-probe-test");
+  return dir.path;
 }
 
 // The book of twic0920.pgn, built once per test process with the defaults (max ply 40).

@@ -13,24 +13,13 @@
 #include "book/store/book.h"
 #include "book/store/polyglot.h"
 #include "book/store/position_hash.h"
+#include "temp_dir.h"
 #include "test_data.h"
 
 using namespace gb;
 using namespace gb::store;
 
-namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/gb-store-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string file(const std::string& name) const { return path + "/" + name; }
-};
-
-}  // namespace
+using gb::test::TempDir;
 
 TEST_CASE("A missing book is reported as not found unless it is created", "[store]") {
   TempDir dir;
