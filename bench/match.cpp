@@ -3,7 +3,7 @@
 // game read), for 1,000 games of tcec-standard against an index of the other
 // games of the file. The index is written with the store's own writer (the
 // one `graphbook build --index-games` commits), then each of the 1,000 games
-// is matched and timed alone (the fastest of three passes; see below).
+// is matched and timed alone; the RATE line is the p99 of the first, cold pass.
 //
 //   bench_match [PGN] [BOOK]   (default: the shared tcec-standard collection)
 //
@@ -108,9 +108,9 @@ int main(int argc, char** argv) {
   gb::probe::RunFinder finder;
   std::vector<gb::store::IndexRow> scratch;
   std::vector<gb::probe::MatchRun> runs;
-  // Three passes over the 1,000 games; a game's time is its fastest pass, which
-  // leaves out the preemptions of a machine shared with other work (the first
-  // pass alone is printed too).
+  // Three passes over the 1,000 games. The first pass is what a user meets and
+  // gives the RATE line; the fastest of three is printed beside it, as it
+  // leaves out the preemptions of a machine shared with other work.
   constexpr int kPasses = 3;
   std::vector<double> best(submitted.size(), 1e300), first_pass, first_pass_cpu;
   std::size_t matched = 0, total_length = 0, total_rows = 0;
@@ -152,6 +152,6 @@ int main(int argc, char** argv) {
               percentile(first_pass_cpu, 0.99));
   std::printf("match time (fastest of %d passes per game): p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", kPasses,
               percentile(best, 0.5), percentile(best, 0.99), percentile(best, 1.0));
-  std::printf("RATE match_p99_ms %.3f\n", percentile(best, 0.99));
+  std::printf("RATE match_p99_ms %.3f\n", percentile(first_pass, 0.99));
   return 0;
 }
