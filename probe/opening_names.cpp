@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "book/chess/notation.h"
+#include "probe/position_arg.h"
 
 namespace gb::probe {
 
@@ -15,15 +16,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }
 
 bool is_result(std::string_view t) { return t == "*" || t == "1-0" || t == "0-1" || t == "1/2-1/2"; }
-
-// "12." / "12..." / "12.e4" -> "" / "" / "e4".
-std::string_view strip_move_number(std::string_view t) {
-  std::size_t i = 0;
-  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
-  if (i == 0 || i == t.size() || t[i] != '.') return t;
-  while (i < t.size() && t[i] == '.') ++i;
-  return t.substr(i);
-}
 
 // Calls f(line_number, line) for every line of text, without the line end.
 template <class F>

@@ -8,9 +8,6 @@
 
 namespace gb::probe {
 
-namespace {
-
-// "12." / "12..." / "12.e4" -> "" / "" / "e4".
 std::string_view strip_move_number(std::string_view t) {
   std::size_t i = 0;
   while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
@@ -18,6 +15,8 @@ std::string_view strip_move_number(std::string_view t) {
   while (i < t.size() && t[i] == '.') ++i;
   return t.substr(i);
 }
+
+namespace {
 
 void append_san(ResolvedPosition& r, Move m) {
   const Position& pos = r.position;

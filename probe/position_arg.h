@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "book/chess/position.h"
@@ -26,6 +27,10 @@ struct ResolvedPosition {
   std::vector<Key> line;  // keys from the first position to this one (inclusive)
   std::string moves_san;  // the moves played to get here, in SAN ("1. e4 e5 2. Nf3")
 };
+
+// A movetext token without its move number: "12." / "12..." / "12.e4" give
+// "" / "" / "e4"; any other token comes back unchanged.
+std::string_view strip_move_number(std::string_view token);
 
 // The position, or nullopt and a message for the user (bad FEN, a move that
 // is not legal, a game or ply that does not exist; exit status 2).
