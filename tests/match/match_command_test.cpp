@@ -5,8 +5,8 @@
 
 #include "match_helpers.h"
 
-using gb::test::q;
-using gb::test::run_graphbook;
+using gb::test::quote;
+using gb::test::graphbook;
 using gb::test::write_temp;
 using Json = nlohmann::json;
 
@@ -90,7 +90,7 @@ const char* kBareKings = R"([Event "Kings"]
 
 std::string build(const std::string& name, const std::string& inputs, const std::string& extra = "--index-games") {
   std::string book = gb::test::match_temp_dir() + "/" + name;
-  auto r = run_graphbook("build " + q(book) + " " + inputs + " --quiet " + extra, true);
+  auto r = graphbook("build " + quote(book) + " " + inputs + " --quiet " + extra, true);
   INFO(r.out);
   REQUIRE(r.status == 0);
   return book;
@@ -144,13 +144,13 @@ void check_ruy_matches(const Json& j) {
 
 TEST_CASE("Match ties go to the earliest submitted start, then to the source added first, then to file order",
           "[match][e2e]") {
-  std::string book = build("ab.book", q(source_a()) + " " + q(source_b()));
-  auto r = run_graphbook("match " + q(book) + " " + q(submitted()) + " --top 10 --json");
+  std::string book = build("ab.book", quote(source_a()) + " " + quote(source_b()));
+  auto r = graphbook("match " + quote(book) + " " + quote(submitted()) + " --top 10 --json");
   REQUIRE(r.status == 0);
   check_ruy_matches(Json::parse(r.out));
 
   SECTION("the best match alone, as text") {
-    auto t = run_graphbook("match " + q(book) + " " + q(submitted()));
+    auto t = graphbook("match " + quote(book) + " " + quote(submitted()));
     REQUIRE(t.status == 0);
     CHECK(t.out.find("A2 – Petrov") != std::string::npos);
     CHECK(t.out.find("Run: 4 positions, from ply 0 of the submitted game and ply 0 of the stored game") !=
@@ -161,17 +161,17 @@ TEST_CASE("Match ties go to the earliest submitted start, then to the source add
 }
 
 TEST_CASE("Games added by two builds keep the order their sources were added in", "[match][e2e]") {
-  std::string book = build("a_then_b.book", q(source_a()));
-  build("a_then_b.book", q(source_b()));
-  auto r = run_graphbook("match " + q(book) + " " + q(submitted()) + " --top 10 --json");
+  std::string book = build("a_then_b.book", quote(source_a()));
+  build("a_then_b.book", quote(source_b()));
+  auto r = graphbook("match " + quote(book) + " " + quote(submitted()) + " --top 10 --json");
   REQUIRE(r.status == 0);
   check_ruy_matches(Json::parse(r.out));
 }
 
 TEST_CASE("Sources added in the other order turn the index order round", "[match][e2e]") {
   // B first: Q is game 0, B3 game 1, then P game 2, A2 game 3.
-  std::string book = build("ba.book", q(source_b()) + " " + q(source_a()));
-  auto j = Json::parse(run_graphbook("match " + q(book) + " " + q(submitted()) + " --top 10 --json").out);
+  std::string book = build("ba.book", quote(source_b()) + " " + quote(source_a()));
+  auto j = Json::parse(graphbook("match " + quote(book) + " " + quote(submitted()) + " --top 10 --json").out);
   REQUIRE(j["matches"].size() == 4);
   CHECK(j["matches"][0]["game"]["tags"]["White"] == "Q");
   CHECK(j["matches"][1]["game"]["tags"]["White"] == "B3");
@@ -183,8 +183,8 @@ TEST_CASE("A game reaching a stored position by another move order meets it ther
   // Shuffler after 7. d4 (ply 13) stands as the King's Indian after 5. Nf3
   // (ply 9); both go on 5...O-O 6. Be2 e5 7. O-O Nc6 8. d5 Ne7: plies 9-16
   // against 13-20, 8 positions; Shuffler then plays 11. Ne1.
-  std::string book = build("kid.book", q(write_temp("shuffler.pgn", kShuffler)) + " " + q(source_a()));
-  auto r = run_graphbook("match " + q(book) + " " + q(submitted()) + " --game 2 --json");
+  std::string book = build("kid.book", quote(write_temp("shuffler.pgn", kShuffler)) + " " + quote(source_a()));
+  auto r = graphbook("match " + quote(book) + " " + quote(submitted()) + " --game 2 --json");
   REQUIRE(r.status == 0);
   auto m = Json::parse(r.out)["matches"];
   REQUIRE(m.size() == 1);
@@ -196,12 +196,12 @@ TEST_CASE("A game reaching a stored position by another move order meets it ther
   CHECK(m[0]["stored_start_ply"] == 13);
   CHECK(m[0]["parting_move"] == "Ne1");
 
-  auto t = run_graphbook("match " + q(book) + " " + q(submitted()) + " --game 2");
+  auto t = graphbook("match " + quote(book) + " " + quote(submitted()) + " --game 2");
   CHECK(t.out.find("Parting: the stored game played 11. Ne1") != std::string::npos);
 
   SECTION("the page steps through both games without fetching anything") {
     std::string page = gb::test::match_temp_dir() + "/kid.html";
-    auto h = run_graphbook("match " + q(book) + " " + q(submitted()) + " --game 2 --html " + q(page));
+    auto h = graphbook("match " + quote(book) + " " + quote(submitted()) + " --game 2 --html " + quote(page));
     REQUIRE(h.status == 0);
     std::ifstream in(page);
     std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -218,56 +218,56 @@ TEST_CASE("A game reaching a stored position by another move order meets it ther
 TEST_CASE("A stored game that ends on a shared position parts with no move", "[match][e2e]") {
   // The stored game stops after 2. Nf3: the Ruy Lopez shares its plies 0-3.
   std::string short_game = write_temp("short.pgn", "[White \"Short\"]\n[Black \"X\"]\n\n1. e4 e5 2. Nf3 *\n");
-  std::string book = build("short.book", q(short_game));
-  auto j = Json::parse(run_graphbook("match " + q(book) + " " + q(submitted()) + " --json").out);
+  std::string book = build("short.book", quote(short_game));
+  auto j = Json::parse(graphbook("match " + quote(book) + " " + quote(submitted()) + " --json").out);
   REQUIRE(j["matches"].size() == 1);
   CHECK(j["matches"][0]["length"] == 4);
   CHECK(j["matches"][0]["parting_move"].is_null());
-  CHECK(run_graphbook("match " + q(book) + " " + q(submitted())).out.find("the stored game ended there") !=
+  CHECK(graphbook("match " + quote(book) + " " + quote(submitted())).out.find("the stored game ended there") !=
         std::string::npos);
 }
 
 TEST_CASE("A submitted game that shares no position has no match", "[match][e2e]") {
-  std::string book = build("nothing.book", q(source_a()));
+  std::string book = build("nothing.book", quote(source_a()));
   std::string kings = write_temp("kings.pgn", kBareKings);
-  auto r = run_graphbook("match " + q(book) + " " + q(kings) + " --json");
+  auto r = graphbook("match " + quote(book) + " " + quote(kings) + " --json");
   CHECK(r.status == 1);
   CHECK(Json::parse(r.out)["matches"].empty());
-  auto t = run_graphbook("match " + q(book) + " " + q(kings));
+  auto t = graphbook("match " + quote(book) + " " + quote(kings));
   CHECK(t.status == 1);
   CHECK(t.out.find("No stored game shares a position") != std::string::npos);
 }
 
 TEST_CASE("Match refuses a book without stored games, a missing game and a missing file", "[match][e2e]") {
-  std::string book = build("plain.book", q(source_a()), "");
-  auto r = run_graphbook("match " + q(book) + " " + q(submitted()), true);
+  std::string book = build("plain.book", quote(source_a()), "");
+  auto r = graphbook("match " + quote(book) + " " + quote(submitted()), true);
   CHECK(r.status == 2);
   CHECK(r.out.find("--index-games") != std::string::npos);
-  std::string indexed = build("indexed.book", q(source_a()));
-  auto g = run_graphbook("match " + q(indexed) + " " + q(submitted()) + " --game 9", true);
+  std::string indexed = build("indexed.book", quote(source_a()));
+  auto g = graphbook("match " + quote(indexed) + " " + quote(submitted()) + " --game 9", true);
   CHECK(g.status == 2);
   CHECK(g.out.find("no game 9") != std::string::npos);
-  auto f = run_graphbook("match " + q(indexed) + " /nonexistent/x.pgn", true);
+  auto f = graphbook("match " + quote(indexed) + " /nonexistent/x.pgn", true);
   CHECK(f.status == 2);
 }
 
 TEST_CASE("Novelty names the first move the book does not hold and the book's moves there", "[match][e2e]") {
   // After 1. e4 e5 2. Nf3 the book holds only 2...Nf6 (A2, Q, B3: 3 games);
   // the Ruy Lopez plays 2...Nc6 at ply 3.
-  std::string book = build("novelty.book", q(source_a()) + " " + q(source_b()), "");
-  auto j = Json::parse(run_graphbook("novelty " + q(book) + " " + q(submitted()) + " --json").out);
+  std::string book = build("novelty.book", quote(source_a()) + " " + quote(source_b()), "");
+  auto j = Json::parse(graphbook("novelty " + quote(book) + " " + quote(submitted()) + " --json").out);
   CHECK(j["novelty"]["ply"] == 3);
   CHECK(j["novelty"]["san"] == "Nc6");
   REQUIRE(j["book_moves"].size() == 1);
   CHECK(j["book_moves"][0]["san"] == "Nf6");
   CHECK(j["book_moves"][0]["games"] == 3);
-  auto t = run_graphbook("novelty " + q(book) + " " + q(submitted()));
+  auto t = graphbook("novelty " + quote(book) + " " + quote(submitted()));
   CHECK(t.status == 0);
   CHECK(t.out.find("Novelty at ply 3: 2... Nc6") != std::string::npos);
   CHECK(t.out.find("Nf6 (3)") != std::string::npos);
 
   SECTION("a game the book holds to its end has none") {
-    auto n = run_graphbook("novelty " + q(book) + " " + q(source_a()) + " --game 2");
+    auto n = graphbook("novelty " + quote(book) + " " + quote(source_a()) + " --game 2");
     CHECK(n.status == 1);
     CHECK(n.out.find("every move of the game is in the book") != std::string::npos);
   }
@@ -283,10 +283,10 @@ TEST_CASE("Games parsed on two threads are indexed in file order", "[match][e2e]
     for (const char* b : black)
       pgn += std::string("[White \"") + w + "\"]\n[Black \"" + b + "\"]\n\n1. " + w + " " + b + " 2. Nf3 Nf6 *\n\n";
   std::string file = write_temp("fifty.pgn", pgn);
-  std::string book = build("fifty.book", q(file), "--index-games --threads 2");
+  std::string book = build("fifty.book", quote(file), "--index-games --threads 2");
   for (int game : {1, 2, 26, 49, 50}) {
     INFO("game " << game);
-    auto j = Json::parse(run_graphbook("match " + q(book) + " " + q(file) + " --game " + std::to_string(game) +
+    auto j = Json::parse(graphbook("match " + quote(book) + " " + quote(file) + " --game " + std::to_string(game) +
                                        " --json").out);
     REQUIRE(j["matches"].size() == 1);
     CHECK(j["matches"][0]["length"] == 5);

@@ -15,38 +15,17 @@
 #include <vector>
 
 #include "book/chess/notation.h"
+#include "run_graphbook.h"
 #include "temp_dir.h"
 #include "test_data.h"
 
 namespace gb::test {
-
-struct Run {
-  int status = -1;
-  std::string out;  // standard output (and standard error when merged)
-};
-
-// Runs `graphbook ARGS`; stderr goes to stdout when merge_stderr, else is
-// dropped. env: "NAME=value" assignments for the command, when not empty.
-inline Run graphbook(const std::string& args, bool merge_stderr = false, const std::string& env = "") {
-  std::string command = (env.empty() ? "" : "env " + env + " ") + "'" + graphbook_binary() + "' " + args +
-                        (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Run r;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p) return r;
-  char buf[65536];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 inline nlohmann::json graphbook_json(const std::string& args) {
   Run r = graphbook(args);
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   return j;
 }
-
-inline std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 // A fresh temporary directory for this test process.
 inline const std::string& temp_dir() {
