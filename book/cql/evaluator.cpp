@@ -266,6 +266,25 @@ struct Evaluator::Impl {
   Value eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set, Bitboard capture_set);
 };
 
+namespace {
+
+// The value of a move filter after its moves were counted (the result-type
+// rule of section 17): with `all`, whether every considered move matched.
+Value move_filter_value(const MoveSpec& m, bool all_matched, std::int64_t considered, std::int64_t count,
+                        Bitboard result) {
+  if (m.all) {
+    if (m.result == MoveSpec::Result::Count) return all_matched ? Value::numeric(considered) : Value::none();
+    return Value::boolean(all_matched);
+  }
+  switch (m.result) {
+    case MoveSpec::Result::Count: return Value::numeric(count);
+    case MoveSpec::Result::Boolean: return Value::boolean(count > 0);
+    default: return Value::squares(result);
+  }
+}
+
+}  // namespace
+
 Value Evaluator::Impl::eval_reverse_move(const Node& n, Bitboard from_set, Bitboard to_set,
                                          Bitboard capture_set) {
   const MoveSpec& m = n.move;
@@ -295,15 +314,7 @@ Value Evaluator::Impl::eval_reverse_move(const Node& n, Bitboard from_set, Bitbo
     if (m.result == MoveSpec::Result::To) result |= square_bb(rm.to);
     if (m.result == MoveSpec::Result::Capture && rm.capture) result |= square_bb(rm.to);
   }
-  if (m.all) {
-    if (m.result == MoveSpec::Result::Count) return all_matched ? Value::numeric(considered) : Value::none();
-    return Value::boolean(all_matched);
-  }
-  switch (m.result) {
-    case MoveSpec::Result::Count: return Value::numeric(count);
-    case MoveSpec::Result::Boolean: return Value::boolean(count > 0);
-    default: return Value::squares(result);
-  }
+  return move_filter_value(m, all_matched, considered, count, result);
 }
 
 Value Evaluator::Impl::eval_line(const Node& n) {
@@ -635,15 +646,7 @@ Value Evaluator::Impl::eval_move(const Node& n) {
       default: break;
     }
   }
-  if (m.all) {
-    if (m.result == MoveSpec::Result::Count) return all_matched ? Value::numeric(considered) : Value::none();
-    return Value::boolean(all_matched);
-  }
-  switch (m.result) {
-    case MoveSpec::Result::Count: return Value::numeric(count);
-    case MoveSpec::Result::Boolean: return Value::boolean(count > 0);
-    default: return Value::squares(result);
-  }
+  return move_filter_value(m, all_matched, considered, count, result);
 }
 
 Value Evaluator::Impl::dispatch(const Node& n) {
