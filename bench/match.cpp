@@ -8,6 +8,8 @@
 //   bench_match [PGN] [BOOK]   (default: the shared tcec-standard collection)
 //
 // Last line: RATE match_p99_ms <x>.
+#include "probe/match.h"
+
 #include <time.h>
 
 #include <algorithm>
@@ -19,7 +21,6 @@
 
 #include "book/pgn/game_record.h"
 #include "book/store/game_index.h"
-#include "probe/match.h"
 
 #ifndef GRAPHBOOK_DATA_DIR_FOR_BENCH
 #define GRAPHBOOK_DATA_DIR_FOR_BENCH "/work/shared/data"
@@ -36,7 +37,9 @@ double thread_cpu_ms() {
   return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -46,7 +49,9 @@ double percentile(std::vector<double> v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string pgn = argc > 1 ? argv[1] : std::string(GRAPHBOOK_DATA_DIR_FOR_BENCH) + "/pgn/medium/tcec-standard-nocomments.pgn.zst";
+  std::string pgn =
+      argc > 1 ? argv[1]
+               : std::string(GRAPHBOOK_DATA_DIR_FOR_BENCH) + "/pgn/medium/tcec-standard-nocomments.pgn.zst";
   std::string book_path = argc > 2 ? argv[2] : "/tmp/graphbook-bench-match.book";
   constexpr std::size_t kSubmitted = 1000;
 
@@ -64,7 +69,8 @@ int main(int argc, char** argv) {
     games.push_back(std::move(g));
   });
   if (games.size() < 2 * kSubmitted) {
-    std::fprintf(stderr, "bench_match: %s: %zu games read, need %zu\n", pgn.c_str(), games.size(), 2 * kSubmitted);
+    std::fprintf(stderr, "bench_match: %s: %zu games read, need %zu\n", pgn.c_str(), games.size(),
+                 2 * kSubmitted);
     return 2;
   }
   std::printf("read %zu games (%llu plies) of %s in %.1f s\n", games.size(),
@@ -91,7 +97,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto t1 = Clock::now();
-  if (auto s = book->write([&](gb::store::WriteTxn& txn) { return gb::store::add_indexed_games(txn, stored); })) {
+  if (auto s =
+          book->write([&](gb::store::WriteTxn& txn) { return gb::store::add_indexed_games(txn, stored); })) {
     std::fprintf(stderr, "bench_match: %s\n", s->message().c_str());
     return 2;
   }
@@ -143,9 +150,11 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("matched %zu games: %zu with a match, mean best run %.1f positions, mean %.0f index rows read per game\n",
-              submitted.size(), matched, matched ? double(total_length) / double(matched) : 0.0,
-              double(total_rows) / double(submitted.size()));
+  std::printf(
+      "matched %zu games: %zu with a match, mean best run %.1f positions, mean %.0f index rows read per "
+      "game\n",
+      submitted.size(), matched, matched ? double(total_length) / double(matched) : 0.0,
+      double(total_rows) / double(submitted.size()));
   std::printf("first pass alone: p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", percentile(first_pass, 0.5),
               percentile(first_pass, 0.99), percentile(first_pass, 1.0));
   std::printf("first pass, thread CPU time: p50 %.3f ms, p99 %.3f ms\n", percentile(first_pass_cpu, 0.5),

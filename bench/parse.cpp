@@ -60,7 +60,8 @@ Result parse(std::string_view text, int threads) {
       reader.set_start(r.first_line, 0);
       KeyVisitor v;
       reader.read_all(v);
-      parts[i] = Result{reader.summary().games_read, reader.summary().plies, reader.summary().errors, v.checksum, 0};
+      parts[i] =
+          Result{reader.summary().games_read, reader.summary().plies, reader.summary().errors, v.checksum, 0};
     });
   }
   for (auto& t : pool) t.join();
@@ -83,7 +84,8 @@ double run_pgn_extract(const std::string& file) {
     std::freopen("/dev/null", "w", stderr);
     execlp("pgn-extract", "pgn-extract", "-Wuci", "-s", "-o", "/dev/null", file.c_str(), (char*)nullptr);
     // Debian installs it in /usr/games, which is not always on PATH.
-    execl("/usr/games/pgn-extract", "pgn-extract", "-Wuci", "-s", "-o", "/dev/null", file.c_str(), (char*)nullptr);
+    execl("/usr/games/pgn-extract", "pgn-extract", "-Wuci", "-s", "-o", "/dev/null", file.c_str(),
+          (char*)nullptr);
     _exit(127);
   }
   int status = 0;
@@ -97,7 +99,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) files.push_back(argv[i]);
   if (files.empty()) {
-    for (const char* name : {"tcec-standard-nocomments.pgn.zst", "sfbooks-bjbraams_chessdb_198350_lines.pgn.zst"}) {
+    for (const char* name :
+         {"tcec-standard-nocomments.pgn.zst", "sfbooks-bjbraams_chessdb_198350_lines.pgn.zst"}) {
       std::string path = GRAPHBOOK_DATA_DIR;
       path += "/pgn/medium/";
       path += name;
@@ -127,10 +130,12 @@ int main(int argc, char** argv) {
         if (rep == 0 || x.seconds < r.seconds) r = x;
       }
       best[threads] = r;
-      std::printf("  graphbook %d thread%s: %llu games, %llu plies, %llu errors in %.3f s: %.0f games/s, %.2f M plies/s (checksum %016llx)\n",
-                  threads, threads > 1 ? "s" : " ", (unsigned long long)r.games, (unsigned long long)r.plies,
-                  (unsigned long long)r.errors, r.seconds, r.games / r.seconds, r.plies / r.seconds / 1e6,
-                  (unsigned long long)r.checksum);
+      std::printf(
+          "  graphbook %d thread%s: %llu games, %llu plies, %llu errors in %.3f s: %.0f games/s, %.2f M "
+          "plies/s (checksum %016llx)\n",
+          threads, threads > 1 ? "s" : " ", (unsigned long long)r.games, (unsigned long long)r.plies,
+          (unsigned long long)r.errors, r.seconds, r.games / r.seconds, r.plies / r.seconds / 1e6,
+          (unsigned long long)r.checksum);
     }
     char tmp[] = "/tmp/bench_parse_XXXXXX";
     int fd = mkstemp(tmp);
@@ -144,9 +149,11 @@ int main(int argc, char** argv) {
     }
     if (extract > 0) {
       double speed = best[1].games / extract;
-      std::printf("  pgn-extract -Wuci: %.3f s: %.0f games/s; graphbook/pgn-extract: %.1fx (1 thread), %.1fx (2 threads)\n",
-                  extract, speed, best[1].seconds > 0 ? extract / best[1].seconds : 0,
-                  best[2].seconds > 0 ? extract / best[2].seconds : 0);
+      std::printf(
+          "  pgn-extract -Wuci: %.3f s: %.0f games/s; graphbook/pgn-extract: %.1fx (1 thread), %.1fx (2 "
+          "threads)\n",
+          extract, speed, best[1].seconds > 0 ? extract / best[1].seconds : 0,
+          best[2].seconds > 0 ? extract / best[2].seconds : 0);
       if (f == 0) ratio = extract / best[2].seconds;
     } else {
       std::printf("  pgn-extract: not run (is it installed?)\n");

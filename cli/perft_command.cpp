@@ -14,12 +14,15 @@ void add_perft_command(CLI::App& app, int& exit_status) {
     bool divide = false;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("perft", "Count the leaf nodes of the legal move tree (move generator check)");
+  CLI::App* cmd =
+      app.add_subcommand("perft", "Count the leaf nodes of the legal move tree (move generator check)");
   cmd->add_option("fen", opt->fen, "The position (FEN, X-FEN or Shredder-FEN); 'startpos' for the start")
       ->required();
   cmd->add_option("depth", opt->depth, "Plies to search")->required()->check(CLI::Range(0, 20));
   cmd->add_flag("--divide", opt->divide, "Print the count below each root move (UCI notation)");
-  cmd->footer("Example:\n  graphbook perft startpos 5\n  graphbook perft \"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1\" 3 --divide");
+  cmd->footer(
+      "Example:\n  graphbook perft startpos 5\n  graphbook perft "
+      "\"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1\" 3 --divide");
   cmd->callback([opt, &exit_status] {
     FenError error;
     std::string fen = opt->fen == "startpos" ? std::string(Position::kStartFen) : opt->fen;

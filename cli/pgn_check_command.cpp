@@ -23,7 +23,8 @@ nlohmann::json to_json(const pgn::ReadSummary& s) {
   j["skipped"] = s.games_skipped;
   nlohmann::json reasons = nlohmann::json::object();
   for (int i = 1; i < pgn::kSkipReasonCount; ++i)
-    if (s.skipped_by_reason[i]) reasons[std::string(pgn::to_string(pgn::SkipReason(i)))] = s.skipped_by_reason[i];
+    if (s.skipped_by_reason[i])
+      reasons[std::string(pgn::to_string(pgn::SkipReason(i)))] = s.skipped_by_reason[i];
   j["skipped_by_reason"] = reasons;
   j["plies"] = s.plies;
   j["errors"] = s.errors;
@@ -56,7 +57,8 @@ void print_text(const std::string& file, const pgn::ReadSummary& s) {
   bool first = true;
   for (int i = 1; i < pgn::kSkipReasonCount; ++i) {
     if (!s.skipped_by_reason[i]) continue;
-    std::printf("%s%s: %llu", first ? " (skipped: " : ", ", std::string(pgn::to_string(pgn::SkipReason(i))).c_str(),
+    std::printf("%s%s: %llu", first ? " (skipped: " : ", ",
+                std::string(pgn::to_string(pgn::SkipReason(i))).c_str(),
                 (unsigned long long)s.skipped_by_reason[i]);
     first = false;
   }
@@ -74,16 +76,19 @@ void add_pgn_check_command(CLI::App& app, int& exit_status) {
     std::size_t max_errors = 100;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("pgn-check", "Read PGN files and report games, plies and errors with locations");
+  CLI::App* cmd =
+      app.add_subcommand("pgn-check", "Read PGN files and report games, plies and errors with locations");
   cmd->add_option("files", opt->files, "PGN files (.pgn, .pgn.zst; '-' for stdin)")->required();
   cmd->add_flag("--json", opt->json, "Print the summary as JSON");
-  cmd->add_flag("--keep-null-moves", opt->keep_null, "Keep games with null moves (--, Z0) instead of skipping them");
+  cmd->add_flag("--keep-null-moves", opt->keep_null,
+                "Keep games with null moves (--, Z0) instead of skipping them");
   cmd->add_flag("--keep-up-to-error", opt->keep_up_to_error,
                 "Keep a game with a bad move up to the move before it instead of skipping it");
   cmd->add_option("--max-errors", opt->max_errors, "Errors listed per file (all are counted)");
   cmd->footer(
       "Exit status: 0 all games read cleanly, 1 games were skipped, 2 an input could not be read.\n"
-      "Example:\n  graphbook pgn-check twic0920.pgn games.pgn.zst\n  zstd -dc games.pgn.zst | graphbook pgn-check - --json");
+      "Example:\n  graphbook pgn-check twic0920.pgn games.pgn.zst\n  zstd -dc games.pgn.zst | graphbook "
+      "pgn-check - --json");
   cmd->callback([opt, &exit_status] {
     pgn::ReadOptions options;
     options.keep_null_move_games = opt->keep_null;

@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // The same text through the GameRecord entry point and in split parts.
   std::uint64_t games = 0;
-  gb::pgn::read_games(gb::pgn::ByteSource::from_memory(text), [&](const gb::pgn::GameRecord&) { ++games; }, options);
+  gb::pgn::read_games(
+      gb::pgn::ByteSource::from_memory(text), [&](const gb::pgn::GameRecord&) { ++games; }, options);
   auto ranges = gb::pgn::split_at_game_boundaries(text, 1 + (control & 3));
   std::uint64_t end = 0;
   for (const auto& r : ranges) {

@@ -48,7 +48,9 @@ void RunFinder::add_ply(int ply, std::span<const store::IndexRow> rows) {
   next_.clear();
   std::size_t j = 0;
   for (const store::IndexRow& r : rows) {
-    auto before = [&](const Active& a) { return a.game != r.game ? a.game < r.game : a.stored_ply + 1 < r.ply; };
+    auto before = [&](const Active& a) {
+      return a.game != r.game ? a.game < r.game : a.stored_ply + 1 < r.ply;
+    };
     while (j < active_.size() && before(active_[j])) close(active_[j++]);
     if (j < active_.size() && active_[j].game == r.game && active_[j].stored_ply + 1 == r.ply) {
       Active a = active_[j++];
@@ -83,7 +85,8 @@ void RunFinder::clear() {
   ply_ = -1;
 }
 
-std::vector<MatchRun> longest_runs(std::span<const std::vector<store::IndexRow>> rows_by_ply, std::size_t top) {
+std::vector<MatchRun> longest_runs(std::span<const std::vector<store::IndexRow>> rows_by_ply,
+                                   std::size_t top) {
   RunFinder finder;
   for (std::size_t i = 0; i < rows_by_ply.size(); ++i) finder.add_ply(int(i), rows_by_ply[i]);
   return finder.best(top);

@@ -24,7 +24,7 @@ struct MatchRun {
   int length = 0;               // positions in the run
   int submitted_start_ply = 0;  // the run's first position in each game (0 = start position)
   int stored_start_ply = 0;
-  Move parting_move;            // the stored game's move from the run's last position; Move() where it ended
+  Move parting_move;  // the stored game's move from the run's last position; Move() where it ended
 
   int submitted_end_ply() const { return submitted_start_ply + length - 1; }
   int stored_end_ply() const { return stored_start_ply + length - 1; }
@@ -55,25 +55,26 @@ class RunFinder {
     std::uint32_t game;
     int stored_ply;  // the stored ply at the previous submitted ply
     int submitted_start, stored_start, length;
-    Move move;       // the stored game's move from its last position
+    Move move;  // the stored game's move from its last position
   };
   void close(const Active& a);
 
   int ply_ = -1;
   std::vector<Active> active_, next_;
   std::vector<store::IndexRow> sorted_;
-  std::vector<MatchRun> best_by_game_;   // indexed by game id; length 0 = none
-  std::vector<std::uint32_t> touched_;   // games with a run
+  std::vector<MatchRun> best_by_game_;  // indexed by game id; length 0 = none
+  std::vector<std::uint32_t> touched_;  // games with a run
 };
 
 // The pure form: rows_by_ply[i] holds the rows of the submitted position at
 // ply i.
-std::vector<MatchRun> longest_runs(std::span<const std::vector<store::IndexRow>> rows_by_ply, std::size_t top);
+std::vector<MatchRun> longest_runs(std::span<const std::vector<store::IndexRow>> rows_by_ply,
+                                   std::size_t top);
 
 // Looks up every key of the submitted game (keys[i] = its position at ply i)
 // in the index and returns the best `top` runs. rows is scratch memory.
-[[nodiscard]] store::Status match_keys(store::GameIndexReader& index, std::span<const Key> keys, std::size_t top,
-                                       RunFinder& finder, std::vector<store::IndexRow>& rows,
+[[nodiscard]] store::Status match_keys(store::GameIndexReader& index, std::span<const Key> keys,
+                                       std::size_t top, RunFinder& finder, std::vector<store::IndexRow>& rows,
                                        std::vector<MatchRun>& out);
 
 }  // namespace gb::probe

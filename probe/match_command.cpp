@@ -1,5 +1,7 @@
 // `graphbook match` and `graphbook novelty`: a game from a PGN file against
 // the stored games (the game index) and against the book's moves.
+#include "probe/match_command.h"
+
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,7 +11,6 @@
 #include "probe/book_reader.h"
 #include "probe/command_support.h"
 #include "probe/match.h"
-#include "probe/match_command.h"
 #include "probe/match_page.h"
 
 namespace gb::probe {
@@ -62,7 +63,8 @@ std::optional<SubmittedGame> load_game(const char* command, const std::string& p
         return std::nullopt;
       }
     std::fprintf(stderr, "graphbook %s: %s: no game %llu (the file holds %llu)\n", command, path.c_str(),
-                 static_cast<unsigned long long>(number), static_cast<unsigned long long>(summary.games_read));
+                 static_cast<unsigned long long>(number),
+                 static_cast<unsigned long long>(summary.games_read));
   }
   return game;
 }
@@ -73,7 +75,8 @@ std::string numbered_san(const Position& pos, Move m) {
          to_san(pos, m);
 }
 
-std::string game_name(std::string_view white, std::string_view black, std::string_view event, std::string_view round) {
+std::string game_name(std::string_view white, std::string_view black, std::string_view event,
+                      std::string_view round) {
   std::string s = std::string(white.empty() ? "?" : white) + " – " + std::string(black.empty() ? "?" : black);
   if (!event.empty() && event != "?") s += ", " + std::string(event);
   if (!round.empty() && round != "?" && round != "-") s += " (" + std::string(round) + ")";
@@ -125,7 +128,8 @@ Json match_json(const Found& f, const std::vector<store::SourceInfo>& sources) {
                {"tags", tags}};
   int last = f.run.stored_end_ply();
   Json parting = nullptr;
-  if (f.run.parting_move && std::size_t(last) < f.replayed.sans.size()) parting = f.replayed.sans[std::size_t(last)];
+  if (f.run.parting_move && std::size_t(last) < f.replayed.sans.size())
+    parting = f.replayed.sans[std::size_t(last)];
   return Json{{"game", game},
               {"length", f.run.length},
               {"submitted_start_ply", f.run.submitted_start_ply},
@@ -141,17 +145,19 @@ std::string match_text(std::size_t rank, const Found& f, const std::vector<store
   std::string s = std::to_string(rank) + ". " + f.replayed.name + "\n";
   std::string roster;  // the Seven Tag Roster, as far as the game has it
   for (const char* t : {"Event", "Site", "Date", "Round", "White", "Black", "Result"})
-    if (!f.game.tag(t).empty()) roster += std::string(roster.empty() ? "" : " ") + "[" + t + " \"" + std::string(f.game.tag(t)) + "\"]";
+    if (!f.game.tag(t).empty())
+      roster += std::string(roster.empty() ? "" : " ") + "[" + t + " \"" + std::string(f.game.tag(t)) + "\"]";
   if (!roster.empty()) s += "   " + roster + "\n";
-  s += "   Stored: game " + std::to_string(f.game.number) + " of " + source + " (place " + std::to_string(r.game) +
-       " in the index, from 0)\n";
+  s += "   Stored: game " + std::to_string(f.game.number) + " of " + source + " (place " +
+       std::to_string(r.game) + " in the index, from 0)\n";
   s += "   Run: " + std::to_string(r.length) + (r.length == 1 ? " position" : " positions") + ", from ply " +
        std::to_string(r.submitted_start_ply) + " of the submitted game and ply " +
-       std::to_string(r.stored_start_ply) + " of the stored game (to plies " + std::to_string(r.submitted_end_ply()) +
-       " and " + std::to_string(r.stored_end_ply()) + ")\n";
+       std::to_string(r.stored_start_ply) + " of the stored game (to plies " +
+       std::to_string(r.submitted_end_ply()) + " and " + std::to_string(r.stored_end_ply()) + ")\n";
   auto last = std::size_t(r.stored_end_ply());
   if (r.parting_move && last < f.replayed.sans.size())
-    s += "   Parting: the stored game played " + numbered_san(f.replayed.positions[last], r.parting_move) + "\n";
+    s += "   Parting: the stored game played " + numbered_san(f.replayed.positions[last], r.parting_move) +
+         "\n";
   else
     s += "   Parting: the stored game ended there\n";
   return s;
@@ -165,10 +171,12 @@ void add_match(CLI::App& app, int& exit_status) {
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("match", "Find the stored game sharing the longest run of positions with a game");
+  CLI::App* cmd =
+      app.add_subcommand("match", "Find the stored game sharing the longest run of positions with a game");
   cmd->add_option("book", opt->book, "A book built with --index-games")->required();
   cmd->add_option("game_pgn", opt->pgn, "The PGN file holding the game to match")->required();
-  cmd->add_option("--game", opt->game, "The game's number in the file, from 1 (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--game", opt->game, "The game's number in the file, from 1 (default 1)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--top", opt->top, "List the K best stored games (default 1)")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", opt->json, "Answer as JSON");
   cmd->add_option("--html", opt->html, "Also write a page stepping through the best match on one board");
@@ -220,8 +228,11 @@ void add_match(CLI::App& app, int& exit_status) {
     if (opt->json) {
       Json matches = Json::array();
       for (const Found& f : found) matches.push_back(match_json(f, sources));
-      Json out = {{"submitted", {{"file", opt->pgn}, {"game", opt->game}, {"name", submitted.name},
-                                 {"plies", game->moves.size()}}},
+      Json out = {{"submitted",
+                   {{"file", opt->pgn},
+                    {"game", opt->game},
+                    {"name", submitted.name},
+                    {"plies", game->moves.size()}}},
                   {"matches", matches}};
       std::printf("%s\n", out.dump(2).c_str());
     } else if (found.empty()) {
@@ -230,7 +241,8 @@ void add_match(CLI::App& app, int& exit_status) {
     } else {
       std::printf("Submitted: %s (game %llu of %s, %zu plies)\n", submitted.name.c_str(),
                   static_cast<unsigned long long>(opt->game), opt->pgn.c_str(), game->moves.size());
-      for (std::size_t i = 0; i < found.size(); ++i) std::fputs(match_text(i + 1, found[i], sources).c_str(), stdout);
+      for (std::size_t i = 0; i < found.size(); ++i)
+        std::fputs(match_text(i + 1, found[i], sources).c_str(), stdout);
     }
     if (!opt->html.empty() && !found.empty()) {
       std::ofstream out(opt->html, std::ios::binary);
@@ -251,10 +263,12 @@ void add_novelty(CLI::App& app, int& exit_status) {
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("novelty", "The first move of a game the book does not hold, and the book's moves there");
+  CLI::App* cmd = app.add_subcommand(
+      "novelty", "The first move of a game the book does not hold, and the book's moves there");
   cmd->add_option("book", opt->book, "The book file")->required();
   cmd->add_option("game_pgn", opt->pgn, "The PGN file holding the game")->required();
-  cmd->add_option("--game", opt->game, "The game's number in the file, from 1 (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--game", opt->game, "The game's number in the file, from 1 (default 1)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", opt->json, "Answer as JSON");
   cmd->footer(
       "Examples:\n"
@@ -298,11 +312,13 @@ void add_novelty(CLI::App& app, int& exit_status) {
     std::string list;
     if (novelty) {
       const Position& pos = game->positions[*novelty];
-      std::sort(edges.begin(), edges.end(),
-                [](const auto& a, const auto& b) { return a.record.counters.games > b.record.counters.games; });
+      std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) {
+        return a.record.counters.games > b.record.counters.games;
+      });
       for (const auto& e : edges) {
         std::string san = to_san(pos, e.move);
-        book_moves.push_back({{"san", san}, {"uci", to_uci(e.move, pos.chess960())}, {"games", e.record.counters.games}});
+        book_moves.push_back(
+            {{"san", san}, {"uci", to_uci(e.move, pos.chess960())}, {"games", e.record.counters.games}});
         list += (list.empty() ? "" : ", ") + san + " (" + std::to_string(e.record.counters.games) + ")";
       }
     }
@@ -310,8 +326,11 @@ void add_novelty(CLI::App& app, int& exit_status) {
       Json out = {{"novelty", nullptr}};
       if (novelty) {
         const Position& pos = game->positions[*novelty];
-        out = {{"novelty", {{"ply", *novelty}, {"san", to_san(pos, game->moves[*novelty])},
-                            {"move", numbered_san(pos, game->moves[*novelty])}, {"fen", pos.fen()}}},
+        out = {{"novelty",
+                {{"ply", *novelty},
+                 {"san", to_san(pos, game->moves[*novelty])},
+                 {"move", numbered_san(pos, game->moves[*novelty])},
+                 {"fen", pos.fen()}}},
                {"book_moves", book_moves}};
       } else {
         out["left_book_at_ply"] = left_at ? Json(*left_at) : Json(nullptr);
@@ -322,8 +341,9 @@ void add_novelty(CLI::App& app, int& exit_status) {
       std::printf("Novelty at ply %zu: %s\nThe book's moves there: %s\nPosition: %s\n", *novelty,
                   numbered_san(pos, game->moves[*novelty]).c_str(), list.c_str(), pos.fen().c_str());
     } else if (left_at) {
-      std::printf("No novelty: every move is in the book up to ply %zu, where the book holds no moves (%s).\n",
-                  *left_at, game->positions[*left_at].fen().c_str());
+      std::printf(
+          "No novelty: every move is in the book up to ply %zu, where the book holds no moves (%s).\n",
+          *left_at, game->positions[*left_at].fen().c_str());
     } else {
       std::printf("No novelty: every move of the game is in the book.\n");
     }

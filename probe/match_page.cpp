@@ -23,7 +23,10 @@ std::string board_string(const Position& pos) {
 nlohmann::json game_json(const PageGame& g) {
   nlohmann::json boards = nlohmann::json::array();
   for (const Position& p : g.positions) boards.push_back(board_string(p));
-  return {{"name", g.name}, {"boards", boards}, {"sans", g.sans}, {"first_move", g.positions.front().fullmove_number()},
+  return {{"name", g.name},
+          {"boards", boards},
+          {"sans", g.sans},
+          {"first_move", g.positions.front().fullmove_number()},
           {"black_first", g.positions.front().side_to_move() == Color::Black}};
 }
 
@@ -139,23 +142,31 @@ std::string match_page(const PageGame& submitted, const PageGame& stored, const 
                            {"stored_start", run.stored_start_ply},
                            {"length", run.length}}}};
   std::string json = data.dump();
-  for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 2)) json.insert(at + 1, "\\");
+  for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 2))
+    json.insert(at + 1, "\\");
   std::string html;
-  html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>graphbook match</title><style>";
+  html +=
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>graphbook "
+      "match</title><style>";
   html += kStyle;
   html += "</style></head><body>\n<h1><span class=\"sub\">" + escape_html(submitted.name) +
           "</span> &nbsp;and&nbsp; <span class=\"sto\">" + escape_html(stored.name) + "</span></h1>\n";
-  html += "<div class=\"legend\">Squares where the positions differ:<span style=\"background:rgba(30,95,216,.55)\">"
-          "</span>a piece of the submitted game<span style=\"background:rgba(210,106,0,.6)\"></span>a piece of the "
-          "stored game; split where each stands a different piece</div>\n";
-  html += "<div id=\"caption\"></div>\n<div class=\"main\"><div><svg id=\"board\" width=\"416\" height=\"416\" "
-          "viewBox=\"0 0 416 416\"></svg>\n<div class=\"controls\"><button onclick=\"go(lo)\">|&#x25C0;</button>"
-          "<button onclick=\"go(step-1)\">&#x25C0;</button><button onclick=\"go(step+1)\">&#x25B6;</button>"
-          "<button onclick=\"go(hi)\">&#x25B6;|</button> (or the arrow keys)</div></div>\n";
+  html +=
+      "<div class=\"legend\">Squares where the positions differ:<span "
+      "style=\"background:rgba(30,95,216,.55)\">"
+      "</span>a piece of the submitted game<span style=\"background:rgba(210,106,0,.6)\"></span>a piece of "
+      "the "
+      "stored game; split where each stands a different piece</div>\n";
+  html +=
+      "<div id=\"caption\"></div>\n<div class=\"main\"><div><svg id=\"board\" width=\"416\" height=\"416\" "
+      "viewBox=\"0 0 416 416\"></svg>\n<div class=\"controls\"><button onclick=\"go(lo)\">|&#x25C0;</button>"
+      "<button onclick=\"go(step-1)\">&#x25C0;</button><button onclick=\"go(step+1)\">&#x25B6;</button>"
+      "<button onclick=\"go(hi)\">&#x25B6;|</button> (or the arrow keys)</div></div>\n";
   html += "<div id=\"list\"><table><thead><tr><th class=\"sub\">" + escape_html(submitted.name) +
-          "</th><th class=\"sto\">" + escape_html(stored.name) + "</th></tr></thead><tbody id=\"rows\"></tbody></table>"
-          "</div></div>\n<svg id=\"timeline\" width=\"800\" height=\"90\"></svg>\n<script>const D=" + json + ";" +
-          kScript + "</script></body></html>\n";
+          "</th><th class=\"sto\">" + escape_html(stored.name) +
+          "</th></tr></thead><tbody id=\"rows\"></tbody></table>"
+          "</div></div>\n<svg id=\"timeline\" width=\"800\" height=\"90\"></svg>\n<script>const D=" +
+          json + ";" + kScript + "</script></body></html>\n";
   return html;
 }
 

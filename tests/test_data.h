@@ -5,7 +5,9 @@
 
 namespace gb::test {
 
-inline std::string data_path(const std::string& relative) { return std::string(GRAPHBOOK_DATA_DIR) + "/" + relative; }
+inline std::string data_path(const std::string& relative) {
+  return std::string(GRAPHBOOK_DATA_DIR) + "/" + relative;
+}
 inline std::string graphbook_binary() { return GRAPHBOOK_BINARY; }
 
 }  // namespace gb::test

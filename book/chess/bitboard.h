@@ -28,14 +28,22 @@ constexpr bool more_than_one(Bitboard b) { return (b & (b - 1)) != 0; }
 template <int D>
 constexpr Bitboard shift(Bitboard b) {
   constexpr Bitboard notA = ~FileABB, notH = ~(FileABB << 7);
-  if constexpr (D == 8) return b << 8;
-  else if constexpr (D == -8) return b >> 8;
-  else if constexpr (D == 9) return (b & notH) << 9;
-  else if constexpr (D == 7) return (b & notA) << 7;
-  else if constexpr (D == -7) return (b & notH) >> 7;
-  else if constexpr (D == -9) return (b & notA) >> 9;
-  else if constexpr (D == 1) return (b & notH) << 1;
-  else if constexpr (D == -1) return (b & notA) >> 1;
+  if constexpr (D == 8)
+    return b << 8;
+  else if constexpr (D == -8)
+    return b >> 8;
+  else if constexpr (D == 9)
+    return (b & notH) << 9;
+  else if constexpr (D == 7)
+    return (b & notA) << 7;
+  else if constexpr (D == -7)
+    return (b & notH) >> 7;
+  else if constexpr (D == -9)
+    return (b & notA) >> 9;
+  else if constexpr (D == 1)
+    return (b & notH) << 1;
+  else if constexpr (D == -1)
+    return (b & notA) >> 1;
 }
 
 struct Magic {

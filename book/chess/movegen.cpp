@@ -57,8 +57,10 @@ void generate_pawn_moves(const Position& pos, Sink& sink, Bitboard target, Bitbo
       Bitboard to = (push1 | push2 | caps) & line & target;
       while (to) {
         Square t = pop_lsb(to);
-        if (square_bb(from) & Rank7) sink.add_promotions(from, t);
-        else sink.add(from, t);
+        if (square_bb(from) & Rank7)
+          sink.add_promotions(from, t);
+        else
+          sink.add(from, t);
       }
     }
   };
@@ -82,13 +84,17 @@ void generate_pawn_moves(const Position& pos, Sink& sink, Bitboard target, Bitbo
   constexpr Bitboard Rank8 = rank_bb(relative_rank(Us, RANK_8));
   while (r) {
     Square to = pop_lsb(r);
-    if (square_bb(to) & Rank8) sink.add_promotions(Square(to - UpRight), to);
-    else sink.add(Square(to - UpRight), to);
+    if (square_bb(to) & Rank8)
+      sink.add_promotions(Square(to - UpRight), to);
+    else
+      sink.add(Square(to - UpRight), to);
   }
   while (l) {
     Square to = pop_lsb(l);
-    if (square_bb(to) & Rank8) sink.add_promotions(Square(to - UpLeft), to);
-    else sink.add(Square(to - UpLeft), to);
+    if (square_bb(to) & Rank8)
+      sink.add_promotions(Square(to - UpLeft), to);
+    else
+      sink.add(Square(to - UpLeft), to);
   }
   while (p) {
     Square to = pop_lsb(p);
@@ -182,14 +188,18 @@ void generate(const Position& pos, Sink& sink) {
 
 void generate_legal(const Position& pos, MoveList& list) {
   Storer sink{list};
-  if (pos.side_to_move() == Color::White) generate<Color::White>(pos, sink);
-  else generate<Color::Black>(pos, sink);
+  if (pos.side_to_move() == Color::White)
+    generate<Color::White>(pos, sink);
+  else
+    generate<Color::Black>(pos, sink);
 }
 
 int count_legal(const Position& pos) {
   Counter sink;
-  if (pos.side_to_move() == Color::White) generate<Color::White>(pos, sink);
-  else generate<Color::Black>(pos, sink);
+  if (pos.side_to_move() == Color::White)
+    generate<Color::White>(pos, sink);
+  else
+    generate<Color::Black>(pos, sink);
   return sink.n;
 }
 

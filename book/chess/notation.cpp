@@ -22,10 +22,14 @@ std::optional<PieceType> piece_from_letter(char c) {
 
 std::optional<PieceType> promotion_from_letter(char c) {
   switch (c) {
-    case 'N': case 'n': return PieceType::Knight;
-    case 'B': case 'b': return PieceType::Bishop;
-    case 'R': case 'r': return PieceType::Rook;
-    case 'Q': case 'q': return PieceType::Queen;
+    case 'N':
+    case 'n': return PieceType::Knight;
+    case 'B':
+    case 'b': return PieceType::Bishop;
+    case 'R':
+    case 'r': return PieceType::Rook;
+    case 'Q':
+    case 'q': return PieceType::Queen;
     default: return std::nullopt;
   }
 }
@@ -56,8 +60,8 @@ std::string square_name(Square s) { return {char('a' + file_of(s)), char('1' + r
 
 MoveParse parse_san(const Position& pos, std::string_view text) {
   // Strip check, mate and annotation suffixes.
-  while (!text.empty() && (text.back() == '+' || text.back() == '#' || text.back() == '!' ||
-                           text.back() == '?'))
+  while (!text.empty() &&
+         (text.back() == '+' || text.back() == '#' || text.back() == '!' || text.back() == '?'))
     text.remove_suffix(1);
   if (text.size() > 4 && text.substr(text.size() - 4) == "e.p.") text.remove_suffix(4);
   if (text.empty()) return {Move(), MoveError::Syntax};
@@ -98,8 +102,10 @@ MoveParse parse_san(const Position& pos, std::string_view text) {
   Square to = make_square(File(buf[n - 2] - 'a'), Rank(buf[n - 1] - '1'));
   int from_file = -1, from_rank = -1;
   if (n == 3) {
-    if (is_file(buf[0])) from_file = buf[0] - 'a';
-    else from_rank = buf[0] - '1';
+    if (is_file(buf[0]))
+      from_file = buf[0] - 'a';
+    else
+      from_rank = buf[0] - '1';
   } else if (n == 4) {
     if (!is_file(buf[0]) || !is_rank(buf[1])) return {Move(), MoveError::Syntax};
     from_file = buf[0] - 'a';
@@ -169,9 +175,12 @@ std::string to_san(const Position& pos, Move m) {
         same_rank |= rank_of(o.from()) == rank_of(m.from());
       }
       if (ambiguous) {
-        if (!same_file) san += char('a' + file_of(m.from()));
-        else if (!same_rank) san += char('1' + rank_of(m.from()));
-        else san += square_name(m.from());
+        if (!same_file)
+          san += char('a' + file_of(m.from()));
+        else if (!same_rank)
+          san += char('1' + rank_of(m.from()));
+        else
+          san += square_name(m.from());
       }
       if (capture) san += 'x';
       san += square_name(m.to());

@@ -131,14 +131,20 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
   int rank = 7, file = 0;
   for (char c : fields[0]) {
     if (c == '/') {
-      if (file != 8) return fail(FenError::Field::Placement, "rank " + std::to_string(rank + 1) + " does not have 8 squares");
+      if (file != 8)
+        return fail(FenError::Field::Placement,
+                    "rank " + std::to_string(rank + 1) + " does not have 8 squares");
       if (--rank < 0) return fail(FenError::Field::Placement, "more than 8 ranks");
       file = 0;
     } else if (c >= '1' && c <= '8') {
       file += c - '0';
-      if (file > 8) return fail(FenError::Field::Placement, "rank " + std::to_string(rank + 1) + " has more than 8 squares");
+      if (file > 8)
+        return fail(FenError::Field::Placement,
+                    "rank " + std::to_string(rank + 1) + " has more than 8 squares");
     } else if (Piece p = piece_from_char(c); p != Piece::None) {
-      if (file > 7) return fail(FenError::Field::Placement, "rank " + std::to_string(rank + 1) + " has more than 8 squares");
+      if (file > 7)
+        return fail(FenError::Field::Placement,
+                    "rank " + std::to_string(rank + 1) + " has more than 8 squares");
       pos.put_piece(p, make_square(File(file++), Rank(rank)));
     } else {
       return fail(FenError::Field::Placement, std::string("unexpected character '") + c + "'");
@@ -147,14 +153,18 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
   if (rank != 0 || file != 8) return fail(FenError::Field::Placement, "expected 8 ranks of 8 squares");
   for (Color c : {Color::White, Color::Black})
     if (popcount(pos.pieces(c, PieceType::King)) != 1)
-      return fail(FenError::Field::Placement, std::string(c == Color::White ? "White" : "Black") + " must have exactly one king");
+      return fail(FenError::Field::Placement,
+                  std::string(c == Color::White ? "White" : "Black") + " must have exactly one king");
   if (pos.pieces(PieceType::Pawn) & (rank_bb(RANK_1) | rank_bb(RANK_8)))
     return fail(FenError::Field::Placement, "a pawn stands on the first or eighth rank");
 
   // 2. Side to move.
-  if (fields[1] == "w") pos.side_ = Color::White;
-  else if (fields[1] == "b") pos.side_ = Color::Black;
-  else return fail(FenError::Field::SideToMove, "expected 'w' or 'b', got '" + std::string(fields[1]) + "'");
+  if (fields[1] == "w")
+    pos.side_ = Color::White;
+  else if (fields[1] == "b")
+    pos.side_ = Color::Black;
+  else
+    return fail(FenError::Field::SideToMove, "expected 'w' or 'b', got '" + std::string(fields[1]) + "'");
 
   // 3. Castling: KQkq (outermost rook), X-FEN/Shredder file letters, or '-'.
   if (fields[2] != "-") {
@@ -164,7 +174,8 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
       Square ksq = pos.king_square(color);
       Rank back = relative_rank(color, RANK_1);
       if (rank_of(ksq) != back)
-        return fail(FenError::Field::Castling, std::string("'") + c + "' but the king is not on its back rank");
+        return fail(FenError::Field::Castling,
+                    std::string("'") + c + "' but the king is not on its back rank");
       Bitboard rooks = pos.pieces(color, PieceType::Rook) & rank_bb(back);
       Square rook = SQ_NONE;
       if (u == 'K') {
@@ -181,7 +192,8 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
         return fail(FenError::Field::Castling, std::string("unexpected character '") + c + "'");
       }
       if (rook == SQ_NONE)
-        return fail(FenError::Field::Castling, std::string("'") + c + "' but there is no rook to castle with");
+        return fail(FenError::Field::Castling,
+                    std::string("'") + c + "' but there is no rook to castle with");
       pos.set_castling_right(color, rook);
     }
     pos.key_ ^= castling_key(pos.castling_);
@@ -194,7 +206,8 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
       return fail(FenError::Field::EnPassant, "'" + std::string(ep) + "' is not a square");
     Square s = make_square(File(ep[0] - 'a'), Rank(ep[1] - '1'));
     if (rank_of(s) != relative_rank(pos.side_, RANK_6))
-      return fail(FenError::Field::EnPassant, std::string(ep) + " is not on the " + (pos.side_ == Color::White ? "sixth" : "third") + " rank");
+      return fail(FenError::Field::EnPassant, std::string(ep) + " is not on the " +
+                                                  (pos.side_ == Color::White ? "sixth" : "third") + " rank");
     Square pushed = Square(s - pawn_push(pos.side_));
     if (pos.piece_on(pushed) != make_piece(~pos.side_, PieceType::Pawn) || !pos.empty(s) ||
         !pos.empty(Square(s + pawn_push(pos.side_))))
@@ -205,7 +218,9 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
   // 5, 6. Counters (optional, as in EPD).
   if (n >= 5) {
     auto v = parse_int(fields[4]);
-    if (!v) return fail(FenError::Field::HalfmoveClock, "'" + std::string(fields[4]) + "' is not a non-negative number");
+    if (!v)
+      return fail(FenError::Field::HalfmoveClock,
+                  "'" + std::string(fields[4]) + "' is not a non-negative number");
     pos.halfmove_clock_ = *v;
   }
   if (n >= 6) {

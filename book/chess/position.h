@@ -114,8 +114,8 @@ class Position {
   void move_piece(Square from, Square to);
   void set_castling_right(Color c, Square rook);
   void set_ep_if_capturable(Square ep);
-  void save_state(UndoInfo& undo) const;       // what every do_*move saves
-  void restore_state(const UndoInfo& undo);    // and every undo_*move restores
+  void save_state(UndoInfo& undo) const;     // what every do_*move saves
+  void restore_state(const UndoInfo& undo);  // and every undo_*move restores
 
   Bitboard by_color_[2] = {};
   Bitboard by_type_[7] = {};

@@ -16,6 +16,7 @@ constexpr Color operator~(Color c) { return Color(int(c) ^ 1); }
 enum class PieceType : std::uint8_t { None, Pawn, Knight, Bishop, Rook, Queen, King };
 
 // Piece = colour * 8 + type, so that NoPiece is 0 and both halves are cheap to extract.
+// clang-format off
 enum class Piece : std::uint8_t {
   None = 0,
   WPawn = 1, WKnight, WBishop, WRook, WQueen, WKing,
@@ -36,6 +37,7 @@ enum Square : int {
   SQ_A8, SQ_B8, SQ_C8, SQ_D8, SQ_E8, SQ_F8, SQ_G8, SQ_H8,
   SQ_NONE = 64
 };
+// clang-format on
 enum File : int { FILE_A, FILE_B, FILE_C, FILE_D, FILE_E, FILE_F, FILE_G, FILE_H };
 enum Rank : int { RANK_1, RANK_2, RANK_3, RANK_4, RANK_5, RANK_6, RANK_7, RANK_8 };
 
@@ -75,8 +77,8 @@ class Move {
   constexpr explicit Move(std::uint16_t raw) : raw_(raw) {}
   constexpr Move(Square from, Square to) : raw_(std::uint16_t(from << 6 | to)) {}
   static constexpr Move make(Square from, Square to, Kind kind, PieceType promo = PieceType::Knight) {
-    return Move(std::uint16_t(int(kind) << 14 | (int(promo) - int(PieceType::Knight)) << 12 |
-                              from << 6 | to));
+    return Move(
+        std::uint16_t(int(kind) << 14 | (int(promo) - int(PieceType::Knight)) << 12 | from << 6 | to));
   }
 
   constexpr Square from() const { return Square((raw_ >> 6) & 63); }

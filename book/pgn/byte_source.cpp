@@ -39,8 +39,7 @@ ByteSource ByteSource::open(const std::string& path) {
   }
   // Sniff the zstd magic number, so that stdin and misnamed files work too.
   s.sniff_len_ = std::fread(s.sniff_, 1, sizeof s.sniff_, s.file_);
-  bool zstd = ends_with(path, ".zst") ||
-              (s.sniff_len_ == 4 && std::memcmp(s.sniff_, kZstdMagic, 4) == 0);
+  bool zstd = ends_with(path, ".zst") || (s.sniff_len_ == 4 && std::memcmp(s.sniff_, kZstdMagic, 4) == 0);
   if (zstd) {
     s.zstd_ = std::make_unique<ZstdState>();
     s.zstd_->ctx = ZSTD_createDCtx();
@@ -137,8 +136,10 @@ std::size_t ByteSource::read_zstd(char* out, std::size_t size) {
     if (z.input.pos == z.input.size) {
       std::size_t got = std::fread(z.in.data(), 1, z.in.size(), file_);
       if (got == 0) {
-        if (std::ferror(file_)) error_ = "cannot read " + name_ + ": " + std::strerror(errno);
-        else if (!z.frame_done) error_ = name_ + ": truncated zstd stream";
+        if (std::ferror(file_))
+          error_ = "cannot read " + name_ + ": " + std::strerror(errno);
+        else if (!z.frame_done)
+          error_ = name_ + ": truncated zstd stream";
         return 0;
       }
       z.input = {z.in.data(), got, 0};

@@ -50,7 +50,8 @@ ReadSummary read_games(const std::string& path, const GameCallback& callback, co
 ReadSummary read_games(const std::vector<std::string>& paths, const GameCallback& callback,
                        const ReadOptions& options) {
   ReadSummary total;
-  for (const std::string& path : paths) total.merge(read_games(path, callback, options), options.max_stored_errors);
+  for (const std::string& path : paths)
+    total.merge(read_games(path, callback, options), options.max_stored_errors);
   return total;
 }
 

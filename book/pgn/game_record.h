@@ -26,14 +26,14 @@ struct GameRecord {
   };
 
   std::string file;
-  std::uint64_t line = 0;         // where the game starts
-  std::uint64_t game_number = 0;  // 1-based within the file
+  std::uint64_t line = 0;                                 // where the game starts
+  std::uint64_t game_number = 0;                          // 1-based within the file
   std::vector<std::pair<std::string, std::string>> tags;  // in file order
-  Position start;                 // from [FEN], else the standard start
+  Position start;                                         // from [FEN], else the standard start
   std::vector<Ply> mainline;
   Position final_position;
   Outcome outcome = Outcome::Unknown;  // termination token, else [Result], else "*"
-  bool error = false;             // kept up to a bad move (ReadOptions::keep_games_up_to_error)
+  bool error = false;                  // kept up to a bad move (ReadOptions::keep_games_up_to_error)
 
   // The value of a tag; empty when absent.
   std::string_view tag(std::string_view name) const;
@@ -66,7 +66,8 @@ class GameRecordVisitor : public VisitorBase {
 
 // Reads every game of one input ("-" is stdin; .zst is decompressed).
 // A file that cannot be opened or read is listed in summary.input_errors.
-ReadSummary read_games(const std::string& path, const GameCallback& callback, const ReadOptions& options = {});
+ReadSummary read_games(const std::string& path, const GameCallback& callback,
+                       const ReadOptions& options = {});
 ReadSummary read_games(ByteSource source, const GameCallback& callback, const ReadOptions& options = {});
 // Many inputs in one run, one after the other; the summary adds them up.
 ReadSummary read_games(const std::vector<std::string>& paths, const GameCallback& callback,

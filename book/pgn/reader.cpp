@@ -123,7 +123,8 @@ void PgnReader::setup_start_position() {
     } else if (!(v == "standard" || v == "chess" || v == "normal" || v == "from position" ||
                  v == "from_position" || v == "fromposition")) {
       skip_ = SkipReason::UnsupportedVariant;
-      record_error(skip_, {}, game_line_, 0, nullptr, false, "variant '" + variant_tag_ + "' is not supported");
+      record_error(skip_, {}, game_line_, 0, nullptr, false,
+                   "variant '" + variant_tag_ + "' is not supported");
       return;
     }
   }
@@ -133,7 +134,8 @@ void PgnReader::setup_start_position() {
     auto pos = Position::from_fen(fen_tag_, &error);
     if (!pos) {
       skip_ = SkipReason::BadFen;
-      record_error(skip_, {}, game_line_, 0, nullptr, false, "[FEN \"" + fen_tag_ + "\"]: " + error.message());
+      record_error(skip_, {}, game_line_, 0, nullptr, false,
+                   "[FEN \"" + fen_tag_ + "\"]: " + error.message());
       return;
     }
     main.pos = *pos;
@@ -142,7 +144,8 @@ void PgnReader::setup_start_position() {
 }
 
 void PgnReader::record_error(SkipReason reason, std::string_view move_text, std::uint64_t line,
-                             std::uint32_t column, const Position* before, bool in_variation, std::string detail) {
+                             std::uint32_t column, const Position* before, bool in_variation,
+                             std::string detail) {
   ++summary_.errors;
   if (summary_.stored_errors.size() >= options_.max_stored_errors) return;
   ReadError e;

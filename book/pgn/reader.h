@@ -57,10 +57,10 @@ class PgnReader {
   // One level of the position stack.
   struct Frame {
     Position pos;
-    Move last;           // the last move played at this level (for a variation on it)
+    Move last;  // the last move played at this level (for a variation on it)
     UndoInfo last_undo;
     bool has_last = false;
-    bool dead = false;   // a bad move ended this line; its remaining moves are ignored
+    bool dead = false;  // a bad move ended this line; its remaining moves are ignored
     int ply = 0;
   };
 
@@ -103,9 +103,12 @@ struct PgnReader::Decoder {
     v.begin_game(GameLocation{r.file_name(), line, r.game_number_});
   }
   void raw_tag(std::string_view name, std::string_view value) {
-    if (name == "FEN") r.fen_tag_.assign(value);
-    else if (name == "Variant") r.variant_tag_.assign(value);
-    else if (name == "Result") r.tag_outcome_ = outcome_from_text(value);
+    if (name == "FEN")
+      r.fen_tag_.assign(value);
+    else if (name == "Variant")
+      r.variant_tag_.assign(value);
+    else if (name == "Result")
+      r.tag_outcome_ = outcome_from_text(value);
     v.tag(name, value);
   }
   Control raw_end_tags() {
@@ -179,8 +182,10 @@ struct PgnReader::Decoder {
     Frame& child = r.stack_[r.depth_];
     Frame& p = r.stack_[r.depth_ - 1];  // push_back may have moved parent
     child.pos = p.pos;
-    if (p.last) child.pos.undo_move(p.last, p.last_undo);
-    else child.pos.undo_null_move(p.last_undo);
+    if (p.last)
+      child.pos.undo_move(p.last, p.last_undo);
+    else
+      child.pos.undo_null_move(p.last_undo);
     child.has_last = false;
     child.dead = false;
     child.ply = p.ply - 1;

@@ -106,8 +106,10 @@ MoveParse decode_san(const Position& pos, std::string_view san) {
   }
 
   Bitboard candidates = attacks_bb(piece, to, pos.pieces()) & pos.pieces(us, piece);
-  if (k == 3) candidates &= is_file(c[0]) ? file_bb(File(c[0] - 'a')) : rank_bb(Rank(c[0] - '1'));
-  else if (k == 4) candidates &= is_file(c[0]) && is_rank(c[1]) ? square_bb(square_of(c[0], c[1])) : 0;
+  if (k == 3)
+    candidates &= is_file(c[0]) ? file_bb(File(c[0] - 'a')) : rank_bb(Rank(c[0] - '1'));
+  else if (k == 4)
+    candidates &= is_file(c[0]) && is_rank(c[1]) ? square_bb(square_of(c[0], c[1])) : 0;
   if (!candidates) return parse_san(pos, san);  // let the general parser name the error
   Constraints cons = constraints_of(pos);
   Move found;

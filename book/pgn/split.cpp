@@ -36,7 +36,8 @@ std::vector<ByteRange> split_at_game_boundaries(std::string_view text, std::size
   std::size_t begin = 0;
   std::uint64_t line = 1;
   for (std::size_t k = 1; k <= parts && begin < text.size(); ++k) {
-    std::size_t end = k == parts ? text.size() : next_game_boundary(text, std::max(begin + 1, text.size() / parts * k));
+    std::size_t end =
+        k == parts ? text.size() : next_game_boundary(text, std::max(begin + 1, text.size() / parts * k));
     if (end <= begin) continue;
     out.push_back(ByteRange{begin, end, line});
     line += std::uint64_t(std::count(text.begin() + begin, text.begin() + end, '\n'));
@@ -46,8 +47,8 @@ std::vector<ByteRange> split_at_game_boundaries(std::string_view text, std::size
   return out;
 }
 
-std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(const std::string& path, std::size_t parts,
-                                                                    std::string* error) {
+std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(const std::string& path,
+                                                                    std::size_t parts, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   auto fail = [&](const char* what) -> std::optional<std::vector<ByteRange>> {
     if (error) *error = std::string(what) + " " + path + ": " + std::strerror(errno);

@@ -26,9 +26,8 @@ std::vector<ByteRange> split_at_game_boundaries(std::string_view text, std::size
 // once through the file to count lines. nullopt (with error set) when the file
 // cannot be read. Read each part with ByteSource::open_range and
 // PgnReader::set_start(range.first_line, 0).
-[[nodiscard]] std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(const std::string& path,
-                                                                                  std::size_t parts,
-                                                                                  std::string* error = nullptr);
+[[nodiscard]] std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(
+    const std::string& path, std::size_t parts, std::string* error = nullptr);
 
 // The first boundary at or after offset in text; text.size() when there is none.
 std::size_t next_game_boundary(std::string_view text, std::size_t offset);

@@ -32,10 +32,10 @@ struct ReadError {
   std::uint32_t column = 0;
   std::uint64_t game_number = 0;
   SkipReason reason = SkipReason::None;
-  std::string move_text;   // empty for game-level problems
-  std::string fen_before;  // the position the move was tried in
+  std::string move_text;      // empty for game-level problems
+  std::string fen_before;     // the position the move was tried in
   bool in_variation = false;  // a bad move in a variation: the variation is dropped, the game kept
-  std::string detail;      // e.g. the FEN error or the variant's name
+  std::string detail;         // e.g. the FEN error or the variant's name
   // "twic.pgn:12:5: game 3: illegal move 'Nf6' in rnbq.../... w KQkq - 0 1"
   std::string message() const;
 };
@@ -43,13 +43,13 @@ struct ReadError {
 struct ReadSummary {
   std::uint64_t games_read = 0;
   std::uint64_t games_kept = 0;
-  std::uint64_t games_skipped = 0;         // for a problem in the game (see skipped_by_reason)
+  std::uint64_t games_skipped = 0;  // for a problem in the game (see skipped_by_reason)
   std::uint64_t games_skipped_by_visitor = 0;
   std::array<std::uint64_t, kSkipReasonCount> skipped_by_reason{};
-  std::uint64_t plies = 0;                 // mainline plies of the kept games
-  std::uint64_t errors = 0;                // every ReadError, stored or not
-  std::vector<ReadError> stored_errors;    // the first ReadOptions::max_stored_errors
-  std::vector<std::string> input_errors;   // files that could not be read (fully)
+  std::uint64_t plies = 0;                // mainline plies of the kept games
+  std::uint64_t errors = 0;               // every ReadError, stored or not
+  std::vector<ReadError> stored_errors;   // the first ReadOptions::max_stored_errors
+  std::vector<std::string> input_errors;  // files that could not be read (fully)
 
   // Adds other's counts and errors (for parallel reads of one input).
   void merge(const ReadSummary& other, std::size_t max_stored_errors = 1000);

@@ -101,7 +101,7 @@ class Tokenizer {
   std::size_t cap_;
   std::size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
-  std::uint64_t buf_abs_ = 0;         // offset in the input of buf_[0]
+  std::uint64_t buf_abs_ = 0;  // offset in the input of buf_[0]
   std::uint64_t line_ = 1;
   std::uint64_t line_start_abs_ = 0;  // offset in the input of the current line's first byte
   std::uint32_t tag_hashes_[64];
@@ -248,12 +248,12 @@ bool Tokenizer::read_game(R& r) {
         newline_at(pos_);
         ++pos_;
         break;
-      case ' ': case '\t': case '\r': case '\f': case '\v':
-        ++pos_;
-        break;
-      case '{':
-        read_comment(r, !skipping);
-        break;
+      case ' ':
+      case '\t':
+      case '\r':
+      case '\f':
+      case '\v': ++pos_; break;
+      case '{': read_comment(r, !skipping); break;
       case ';': {
         ++pos_;
         std::string_view text = take_line();
@@ -261,13 +261,17 @@ bool Tokenizer::read_game(R& r) {
         break;
       }
       case '%':
-        if (column() == 1) take_line();
-        else ++pos_;
+        if (column() == 1)
+          take_line();
+        else
+          ++pos_;
         break;
       case '(':
         ++pos_;
-        if (skipping || r.raw_begin_variation() == Control::Skip) skip_variation();
-        else ++depth;
+        if (skipping || r.raw_begin_variation() == Control::Skip)
+          skip_variation();
+        else
+          ++depth;
         break;
       case ')':
         ++pos_;
@@ -285,11 +289,18 @@ bool Tokenizer::read_game(R& r) {
         if (!skipping) r.raw_nag(nag);
         break;
       }
-      case '!': case '?': {
+      case '!':
+      case '?': {
         std::size_t j = scan([](char ch) { return ch == '!' || ch == '?'; });
         std::string_view g(buf_.get() + pos_, j - pos_);
         pos_ = j;
-        int nag = g == "!" ? 1 : g == "?" ? 2 : g == "!!" ? 3 : g == "??" ? 4 : g == "!?" ? 5 : g == "?!" ? 6 : 0;
+        int nag = g == "!"    ? 1
+                  : g == "?"  ? 2
+                  : g == "!!" ? 3
+                  : g == "??" ? 4
+                  : g == "!?" ? 5
+                  : g == "?!" ? 6
+                              : 0;
         if (!skipping && nag) r.raw_nag(nag);
         break;
       }
@@ -301,7 +312,8 @@ bool Tokenizer::read_game(R& r) {
       case '[':
         r.raw_end_game();  // the next game's tags
         return true;
-      case ']': case '}':
+      case ']':
+      case '}':
         ++pos_;  // stray closing bracket
         break;
       default:
@@ -318,7 +330,9 @@ bool Tokenizer::read_game(R& r) {
           std::string_view tok(buf_.get() + pos_, j - pos_);
           if (tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "1/2" || tok == "0.5-0.5") {
             pos_ = j;
-            r.raw_outcome(tok == "1-0" ? Outcome::WhiteWins : tok == "0-1" ? Outcome::BlackWins : Outcome::Draw);
+            r.raw_outcome(tok == "1-0"   ? Outcome::WhiteWins
+                          : tok == "0-1" ? Outcome::BlackWins
+                                         : Outcome::Draw);
             r.raw_end_game();
             return true;
           }

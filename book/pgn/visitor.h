@@ -59,12 +59,12 @@ struct GameLocation {
 
 // One move as decoded by the reader.
 struct MoveEvent {
-  std::string_view san;     // the move text as written, without "!?" suffixes
-  Move move;                // the legal move; Move() for a null move ("--", "Z0")
-  const Position& before;   // the position the move is played from
-  int ply;                  // 0 for the first move of the game (or of a variation's line)
-  int depth;                // 0 on the mainline, 1 inside a variation, ...
-  std::uint64_t line;       // where the move text stands
+  std::string_view san;    // the move text as written, without "!?" suffixes
+  Move move;               // the legal move; Move() for a null move ("--", "Z0")
+  const Position& before;  // the position the move is played from
+  int ply;                 // 0 for the first move of the game (or of a variation's line)
+  int depth;               // 0 on the mainline, 1 inside a variation, ...
+  std::uint64_t line;      // where the move text stands
   std::uint32_t column;
 };
 

@@ -80,8 +80,8 @@ int main(int argc, char** argv) {
   const int games = std::atoi(argv[2]);
   std::mt19937_64 rng(std::strtoull(argv[3], nullptr, 10));
   const char* first_moves[] = {"e4", "e4", "e4", "d4", "d4", "d4", "c4", "Nf3", "Nf3", "g3", "b3", "f4"};
-  const char* players[] = {"Fish Alpha", "Fish Bravo", "Fish Charlie", "Fish Delta",
-                           "Fish Echo",  "Fish Foxtrot", "Fish Golf", "Fish Hotel"};
+  const char* players[] = {"Fish Alpha", "Fish Bravo",   "Fish Charlie", "Fish Delta",
+                           "Fish Echo",  "Fish Foxtrot", "Fish Golf",    "Fish Hotel"};
   engine.send("setoption name Threads value 1");
   engine.send("setoption name Hash value 16");
   for (int g = 0; g < games; ++g) {
@@ -109,9 +109,18 @@ int main(int argc, char** argv) {
         termination = pos.in_check() ? "checkmate" : "stalemate";
         break;
       }
-      if (pos.insufficient_material()) { termination = "insufficient material"; break; }
-      if (pos.halfmove_clock() >= 100) { termination = "fifty moves"; break; }
-      if (std::count(seen.begin(), seen.end(), pos.key()) >= 3) { termination = "threefold repetition"; break; }
+      if (pos.insufficient_material()) {
+        termination = "insufficient material";
+        break;
+      }
+      if (pos.halfmove_clock() >= 100) {
+        termination = "fifty moves";
+        break;
+      }
+      if (std::count(seen.begin(), seen.end(), pos.key()) >= 3) {
+        termination = "threefold repetition";
+        break;
+      }
       if (sans.size() >= 160) break;
       int side = int(pos.side_to_move());
       engine.send("setoption name Skill Level value " + std::to_string(skill[side]));
@@ -121,14 +130,19 @@ int main(int argc, char** argv) {
       engine.send("go nodes " + std::to_string(3000 + skill[side] * 500));
       std::string best = engine.wait_for("bestmove");
       auto move = parse_uci(pos, best.substr(9, best.find_first_of(" \n", 9) - 9));
-      if (!move) { std::fprintf(stderr, "engine sent an illegal move: %s", best.c_str()); return 2; }
+      if (!move) {
+        std::fprintf(stderr, "engine sent an illegal move: %s", best.c_str());
+        return 2;
+      }
       play(*move);
     }
     int year = 2019 + int(rng() % 7), month = 1 + int(rng() % 12), day = 1 + int(rng() % 28);
     std::printf("[Event \"graphbook sample self-play\"]\n[Site \"Stockfish 15.1, Skill Level\"]\n");
     std::printf("[Date \"%04d.%02d.%02d\"]\n[Round \"%d\"]\n", year, month, day, g + 1);
-    std::printf("[White \"%s\"]\n[Black \"%s\"]\n[Result \"%s\"]\n", players[white], players[black], result.c_str());
-    std::printf("[WhiteElo \"%d\"]\n[BlackElo \"%d\"]\n[Termination \"%s\"]\n\n", elo[0], elo[1], termination.c_str());
+    std::printf("[White \"%s\"]\n[Black \"%s\"]\n[Result \"%s\"]\n", players[white], players[black],
+                result.c_str());
+    std::printf("[WhiteElo \"%d\"]\n[BlackElo \"%d\"]\n[Termination \"%s\"]\n\n", elo[0], elo[1],
+                termination.c_str());
     std::string line;
     for (size_t i = 0; i < sans.size(); ++i) {
       std::string tok = (i % 2 == 0 ? std::to_string(i / 2 + 1) + ". " : "") + sans[i];

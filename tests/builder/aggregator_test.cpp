@@ -1,10 +1,11 @@
 // The aggregation of one build thread: once-per-game counting, Polyglot
 // occurrence counts, key collisions kept apart, and spilled runs merged back.
-#include <catch2/catch.hpp>
+#include "builder/aggregator.h"
 
 #include <unistd.h>
 
-#include "builder/aggregator.h"
+#include <catch2/catch.hpp>
+
 #include "builder/run_merger.h"
 
 using namespace gb;

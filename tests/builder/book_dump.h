@@ -16,7 +16,8 @@ inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {
   std::map<std::string, std::string> out;
   auto txn = store::ReadTxn::begin(book.env(), nullptr);
   auto cursor = store::Cursor::open(*txn, dbi, nullptr);
-  for (auto item = cursor->first(); item; item = cursor->next()) out[std::string(item->key)] = std::string(item->value);
+  for (auto item = cursor->first(); item; item = cursor->next())
+    out[std::string(item->key)] = std::string(item->value);
   return out;
 }
 

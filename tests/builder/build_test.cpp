@@ -1,8 +1,9 @@
 // `graphbook build` and `graphbook info` end to end through the real binary:
 // transpositions, dedup, incremental builds, the same file twice, bad games,
 // filters, spilling, map growth and kill -9 safety.
-#include <catch2/catch.hpp>
+#include "builder/build.h"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -10,7 +11,6 @@
 
 #include "book/store/book.h"
 #include "book_dump.h"
-#include "builder/build.h"
 #include "process.h"
 #include "test_data.h"
 
@@ -100,7 +100,8 @@ const char* kWithBadGame = R"([Event "ok"]
 
 }  // namespace
 
-TEST_CASE("Two move orders of one position end in one node with two games and two incoming edges", "[builder]") {
+TEST_CASE("Two move orders of one position end in one node with two games and two incoming edges",
+          "[builder]") {
   TempDir dir;
   std::string pgn = dir.write("tr.pgn", kTransposition), path = dir.file("tr.book");
   Output o = graphbook({"build", path, pgn});
@@ -140,7 +141,8 @@ TEST_CASE("Two move orders of one position end in one node with two games and tw
 TEST_CASE("A game that repeats a position counts once on its node and edge", "[builder]") {
   TempDir dir;
   // 1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3: the start position and 1.Nf3 are played twice.
-  std::string pgn = dir.write("rep.pgn", "[Event \"r\"]\n[Result \"1-0\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 1-0\n");
+  std::string pgn =
+      dir.write("rep.pgn", "[Event \"r\"]\n[Result \"1-0\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 1-0\n");
   REQUIRE(graphbook({"build", dir.file("r.book"), pgn}).status == 0);
   auto book = open_book(dir.file("r.book"));
   auto start = book.node(Position().key());
@@ -207,7 +209,8 @@ TEST_CASE("An incremental build gives the same book as one build of all games", 
   CHECK(inc.stats().games == 2245);  // README: 2,245 games (the 11 without moves count at the start position)
 }
 
-TEST_CASE("Bad games are skipped and reported with file, line and game number, and the build goes on", "[builder]") {
+TEST_CASE("Bad games are skipped and reported with file, line and game number, and the build goes on",
+          "[builder]") {
   TempDir dir;
   std::string pgn = dir.write("bad.pgn", kWithBadGame);
   Output o = graphbook({"build", dir.file("b.book"), pgn, "--json"});
@@ -228,16 +231,16 @@ TEST_CASE("Filters: --min-elo, --since/--until, --color and --min-games", "[buil
   TempDir dir;
   std::string pgn = dir.write("f.pgn", std::string(kTransposition) + "\n" + kGameA + kGameB);
   auto added = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args = {"build", dir.file("f" + std::to_string(extra.size()) + extra.back() + ".book"),
-                                     pgn, "--json"};
+    std::vector<std::string> args = {
+        "build", dir.file("f" + std::to_string(extra.size()) + extra.back() + ".book"), pgn, "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     Output o = graphbook(args);
     INFO(o.err);
     REQUIRE(o.status == 0);
     return nlohmann::json::parse(o.out)["games_added"].get<int>();
   };
-  CHECK(added({"--min-elo", "2300"}) == 1);        // only game A is rated
-  CHECK(added({"--since", "2003"}) == 3);          // 2003.05.??, 2010, 2010
+  CHECK(added({"--min-elo", "2300"}) == 1);  // only game A is rated
+  CHECK(added({"--since", "2003"}) == 3);    // 2003.05.??, 2010, 2010
   CHECK(added({"--until", "2003-06"}) == 2);
   CHECK(added({"--since", "2002", "--until", "2009"}) == 1);
 
@@ -260,7 +263,8 @@ TEST_CASE("Filters: --min-elo, --since/--until, --color and --min-games", "[buil
 TEST_CASE("A build over a tiny memory budget spills runs and gives the same book", "[builder]") {
   TempDir dir;
   std::string pgn = gb::test::data_path("pgn/small/twic0920.pgn");
-  Output spilled = graphbook({"build", dir.file("s.book"), pgn, "--memory", "1M", "--json", "--max-ply", "30"});
+  Output spilled =
+      graphbook({"build", dir.file("s.book"), pgn, "--memory", "1M", "--json", "--max-ply", "30"});
   INFO(spilled.err);
   REQUIRE(spilled.status == 0);
   CHECK(nlohmann::json::parse(spilled.out)["spilled_runs"].get<int>() > 0);
@@ -294,8 +298,8 @@ TEST_CASE("Reading from stdin and from .pgn.zst gives the same book as the plain
   REQUIRE(std::system(("zstd -q -c " + plain + " > " + dir.file("t.pgn.zst")).c_str()) == 0);
   REQUIRE(graphbook({"build", dir.file("p.book"), plain, "--max-ply", "12"}).status == 0);
   REQUIRE(graphbook({"build", dir.file("z.book"), dir.file("t.pgn.zst"), "--max-ply", "12"}).status == 0);
-  REQUIRE(std::system((gb::test::graphbook_binary() + " build " + dir.file("s.book") + " - --max-ply 12 < " + plain +
-                       " > /dev/null 2>&1")
+  REQUIRE(std::system((gb::test::graphbook_binary() + " build " + dir.file("s.book") + " - --max-ply 12 < " +
+                       plain + " > /dev/null 2>&1")
                           .c_str()) == 0);
   auto p = open_book(dir.file("p.book"));
   for (const char* name : {"z.book", "s.book"}) {

@@ -1,7 +1,6 @@
 // A build is atomic: killed with SIGKILL at any moment, the book opens and
 // holds exactly the counts from before the build or from after it.
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <thread>
 
@@ -38,7 +37,8 @@ void copy(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-TEST_CASE("A build killed with SIGKILL at any moment leaves the book as before or as after", "[builder][slow]") {
+TEST_CASE("A build killed with SIGKILL at any moment leaves the book as before or as after",
+          "[builder][slow]") {
   TempDir dir;
   const std::string bin = gb::test::graphbook_binary();
   const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");

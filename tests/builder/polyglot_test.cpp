@@ -1,9 +1,10 @@
 // `graphbook export` against Debian's `polyglot make-book` (reference books in
 // the shared data and make-book run here), and `graphbook import` round trips.
+#include "book/store/polyglot.h"
+
 #include <catch2/catch.hpp>
 
 #include "book/store/book.h"
-#include "book/store/polyglot.h"
 #include "book_dump.h"
 #include "process.h"
 #include "test_data.h"
@@ -47,7 +48,8 @@ std::vector<store::PolyglotEntry> build_and_export(const TempDir& dir, const std
   return load(bin);
 }
 
-std::vector<store::PolyglotEntry> make_book(const TempDir& dir, const std::string& pgn, std::vector<std::string> args) {
+std::vector<store::PolyglotEntry> make_book(const TempDir& dir, const std::string& pgn,
+                                            std::vector<std::string> args) {
   std::string bin = dir.file("mb" + std::to_string(std::rand()) + ".bin");
   std::vector<std::string> a = {kPolyglot, "make-book", "-pgn", pgn, "-bin", bin};
   a.insert(a.end(), args.begin(), args.end());
@@ -55,7 +57,8 @@ std::vector<store::PolyglotEntry> make_book(const TempDir& dir, const std::strin
   return load(bin);
 }
 
-void check_same(const std::vector<store::PolyglotEntry>& ours, const std::vector<store::PolyglotEntry>& theirs) {
+void check_same(const std::vector<store::PolyglotEntry>& ours,
+                const std::vector<store::PolyglotEntry>& theirs) {
   CHECK(ours.size() == theirs.size());
   CHECK(gb::test::polyglot_ordered(ours));
   CHECK(gb::test::as_set(ours) == gb::test::as_set(theirs));
@@ -63,14 +66,16 @@ void check_same(const std::vector<store::PolyglotEntry>& ours, const std::vector
 
 }  // namespace
 
-TEST_CASE("Export equals make-book's reference book of twic0920 at -max-ply 16 -min-game 1", "[builder][polyglot]") {
+TEST_CASE("Export equals make-book's reference book of twic0920 at -max-ply 16 -min-game 1",
+          "[builder][polyglot]") {
   TempDir dir;
   auto ours = build_and_export(dir, gb::test::data_path("pgn/small/twic0920.pgn"), {"--max-ply", "16"},
                                {"--max-ply", "16", "--min-games", "1"});
   check_same(ours, load(gb::test::data_path("polyglot/ref-twic0920-ply16-min1.bin")));
 }
 
-TEST_CASE("Export equals make-book's reference book of twic0920 with make-book's defaults", "[builder][polyglot]") {
+TEST_CASE("Export equals make-book's reference book of twic0920 with make-book's defaults",
+          "[builder][polyglot]") {
   TempDir dir;
   // make-book's defaults: -max-ply 1024 -min-game 3.
   auto ours = build_and_export(dir, gb::test::data_path("pgn/small/twic0920.pgn"), {"--max-ply", "0"},
@@ -87,7 +92,8 @@ TEST_CASE("Export equals make-book's reference books of tcec-standard", "[builde
              load(gb::test::data_path("polyglot/ref-tcec-standard-ply40-min3.bin")));
 }
 
-TEST_CASE("Export with --color black equals make-book -only-black on the Lasker trap", "[builder][polyglot]") {
+TEST_CASE("Export with --color black equals make-book -only-black on the Lasker trap",
+          "[builder][polyglot]") {
   TempDir dir;
   std::string pgn = gb::test::data_path("polyglot/python-chess-lasker-trap.reconstructed.pgn");
   auto ours = build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1", "--color", "black"});
@@ -98,29 +104,34 @@ TEST_CASE("Export with --color black equals make-book -only-black on the Lasker 
 
 TEST_CASE("Export equals make-book run here on other games, options and -uniform", "[builder][polyglot]") {
   TempDir dir;
-  for (const char* name : {"pgn/python-chess/kasparov-deep-blue-1997.pgn", "pgn/python-chess/molinari-bordais-1979.pgn",
-                           "pgn/small/pgnmentor-Carlsen.pgn"}) {
+  for (const char* name : {"pgn/python-chess/kasparov-deep-blue-1997.pgn",
+                           "pgn/python-chess/molinari-bordais-1979.pgn", "pgn/small/pgnmentor-Carlsen.pgn"}) {
     INFO(name);
     std::string pgn = gb::test::data_path(name);
-    check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1"}), make_book(dir, pgn, {"-min-game", "1"}));
-    check_same(build_and_export(dir, pgn, {"--max-ply", "10"}, {"--min-games", "2", "--color", "white", "--uniform"}),
+    check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1"}),
+               make_book(dir, pgn, {"-min-game", "1"}));
+    check_same(build_and_export(dir, pgn, {"--max-ply", "10"},
+                                {"--min-games", "2", "--color", "white", "--uniform"}),
                make_book(dir, pgn, {"-max-ply", "10", "-min-game", "2", "-only-white", "-uniform"}));
   }
 }
 
-TEST_CASE("make-book's halving above 16384 plays of a move is matched while the order does not matter", "[builder][polyglot]") {
+TEST_CASE("make-book's halving above 16384 plays of a move is matched while the order does not matter",
+          "[builder][polyglot]") {
   // 20,000 identical games: make-book halves the counts of the start position
   // when 1.e4 reaches 16384; with one move and one result the order is moot.
   TempDir dir;
   std::string text;
   for (int i = 0; i < 20000; ++i) text += "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n";
   std::string pgn = dir.write("many.pgn", text);
-  check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1"}), make_book(dir, pgn, {"-min-game", "1"}));
+  check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1"}),
+             make_book(dir, pgn, {"-min-game", "1"}));
 }
 
 TEST_CASE("Importing a Polyglot book and exporting it gives the same entries", "[builder][polyglot]") {
-  for (const char* name : {"polyglot/python-chess-performance.bin", "polyglot/ref-twic0920-ply16-min1.bin",
-                           "polyglot/python-chess-lasker-trap.bin", "polyglot/ref-tcec-standard-ply40-min3.bin"}) {
+  for (const char* name :
+       {"polyglot/python-chess-performance.bin", "polyglot/ref-twic0920-ply16-min1.bin",
+        "polyglot/python-chess-lasker-trap.bin", "polyglot/ref-tcec-standard-ply40-min3.bin"}) {
     INFO(name);
     TempDir dir;
     std::string in = gb::test::data_path(name), book = dir.file("i.book"), out = dir.file("o.bin");
@@ -136,7 +147,8 @@ TEST_CASE("Importing a Polyglot book and exporting it gives the same entries", "
   }
 }
 
-TEST_CASE("An imported book answers by position, and by key for entries no walk reaches", "[builder][polyglot]") {
+TEST_CASE("An imported book answers by position, and by key for entries no walk reaches",
+          "[builder][polyglot]") {
   TempDir dir;
   std::string in = gb::test::data_path("polyglot/python-chess-performance.bin"), book = dir.file("p.book");
   Output o = graphbook({"import", book, in});
@@ -157,7 +169,8 @@ TEST_CASE("An imported book answers by position, and by key for entries no walk 
   std::string out = dir.file("o.bin");
   REQUIRE(graphbook({"export", book, out}).status == 0);
   auto back = load(out);
-  auto first = std::find_if(back.begin(), back.end(), [](const auto& x) { return x.key == Position().key(); });
+  auto first =
+      std::find_if(back.begin(), back.end(), [](const auto& x) { return x.key == Position().key(); });
   REQUIRE(first != back.end());
   CHECK(first->move == 0x31c);  // e2e4 first among equal weights, as in the file
   // Every entry is found by its key, reached or not.

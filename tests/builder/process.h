@@ -1,11 +1,11 @@
 // Running the real graphbook binary (and other tools) from the builder tests.
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include <fstream>
 #include <sstream>
@@ -29,7 +29,8 @@ struct Output {
 };
 
 // Starts argv[0] with stdout/stderr to files; returns the pid.
-inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path) {
+inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out_path,
+                   const std::string& err_path) {
   pid_t pid = ::fork();
   if (pid == 0) {
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -14,15 +14,24 @@ TEST_CASE("Invalid FENs name the field and the reason", "[chess][fen]") {
     CHECK_FALSE(Position::from_fen(fen, &e));
     return e;
   };
-  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1").field == FenError::Field::Placement);
-  CHECK(error_of("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").field == FenError::Field::Placement);
-  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQQBNR w KQkq - 0 1").reason == "White must have exactly one king");
-  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1").field == FenError::Field::SideToMove);
-  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1").field == FenError::Field::Castling);
-  CHECK(error_of("rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").field == FenError::Field::Castling);
-  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1").field == FenError::Field::EnPassant);
-  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1").field == FenError::Field::EnPassant);
-  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1").field == FenError::Field::HalfmoveClock);
+  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1").field ==
+        FenError::Field::Placement);
+  CHECK(error_of("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").field ==
+        FenError::Field::Placement);
+  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQQBNR w KQkq - 0 1").reason ==
+        "White must have exactly one king");
+  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1").field ==
+        FenError::Field::SideToMove);
+  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1").field ==
+        FenError::Field::Castling);
+  CHECK(error_of("rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").field ==
+        FenError::Field::Castling);
+  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1").field ==
+        FenError::Field::EnPassant);
+  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1").field ==
+        FenError::Field::EnPassant);
+  CHECK(error_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1").field ==
+        FenError::Field::HalfmoveClock);
   CHECK(error_of("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1").field == FenError::Field::Position);
   CHECK(error_of("P3k3/8/8/8/8/8/8/4K3 w - - 0 1").field == FenError::Field::Placement);
   CHECK(error_of("").field == FenError::Field::Placement);

@@ -1,7 +1,8 @@
+#include "book/chess/notation.h"
+
 #include <catch2/catch.hpp>
 
 #include "book/chess/movegen.h"
-#include "book/chess/notation.h"
 
 using namespace gb;
 

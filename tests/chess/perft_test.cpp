@@ -1,9 +1,8 @@
 // Perft against published node counts: the chessprogramming wiki positions,
 // the 126-position suite, 960 Chess960 starts and the tricky regressions.
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
-
-#include <catch2/catch.hpp>
 
 #include "book/chess/movegen.h"
 #include "test_data.h"
@@ -34,8 +33,10 @@ std::vector<PerftCase> read_epd(const std::string& path) {
       std::stringstream ps(part);
       std::string tag;
       ps >> tag;
-      if (tag.size() >= 2 && tag[0] == 'D') c.counts.push_back({std::stoi(tag.substr(1)), 0}), ps >> c.counts.back().second;
-      else if (tag == "id") c.id = part;
+      if (tag.size() >= 2 && tag[0] == 'D')
+        c.counts.push_back({std::stoi(tag.substr(1)), 0}), ps >> c.counts.back().second;
+      else if (tag == "id")
+        c.id = part;
     }
     cases.push_back(c);
   }
@@ -49,8 +50,10 @@ std::vector<PerftCase> read_perft(const std::string& path) {
   REQUIRE(in);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("id ", 0) == 0) cases.push_back({"", {}, line.substr(3)});
-    else if (line.rfind("epd ", 0) == 0) cases.back().fen = line.substr(4);
+    if (line.rfind("id ", 0) == 0)
+      cases.push_back({"", {}, line.substr(3)});
+    else if (line.rfind("epd ", 0) == 0)
+      cases.back().fen = line.substr(4);
     else if (line.rfind("perft ", 0) == 0) {
       std::stringstream ss(line.substr(6));
       int d;

@@ -1,8 +1,7 @@
 // Polyglot keys against the format specification's vectors and 4,703 keys
 // of real positions computed by an independent implementation.
-#include <fstream>
-
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "book/chess/position.h"
 #include "test_data.h"
@@ -45,7 +44,8 @@ TEST_CASE("Polyglot keys match 4,703 positions from real games", "[chess][polygl
 TEST_CASE("Incremental keys equal keys computed from scratch after every move", "[chess][polyglot]") {
   // 1.e4 d5 2.e5 f5 3.Ke2 Kf7 from the format spec, played move by move.
   Position pos;
-  const char* moves[][2] = {{"e2", "e4"}, {"d7", "d5"}, {"e4", "e5"}, {"f7", "f5"}, {"e1", "e2"}, {"e8", "f7"}};
+  const char* moves[][2] = {{"e2", "e4"}, {"d7", "d5"}, {"e4", "e5"},
+                            {"f7", "f5"}, {"e1", "e2"}, {"e8", "f7"}};
   const Key expected[] = {0x823c9b50fd114196ULL, 0x0756b94461c50fb0ULL, 0x662fafb965db29d4ULL,
                           0x22a48b5a8e47ff78ULL, 0x652a607ca3f242c1ULL, 0x00fdd303c946bdd9ULL};
   for (int i = 0; i < 6; ++i) {

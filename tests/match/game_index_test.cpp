@@ -1,11 +1,12 @@
 // The stored-game encoding and the index rows through the store API
 // (book/store/game_index.h), on a temporary book.
+#include "book/store/game_index.h"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
 #include "book/chess/notation.h"
-#include "book/store/game_index.h"
 #include "match_helpers.h"
 
 using gb::Move;
@@ -67,9 +68,11 @@ TEST_CASE("Index rows of a key come in game order across two writes", "[match][s
                                     game_of({"e4", "e5", "Bc4", "Bc5", "Bf1", "Bf8", "d4"}, "G1")};
   std::vector<GameToIndex> second = {game_of({"e4", "e5"}, "G2")};
   std::uint32_t id = 99;
-  REQUIRE_FALSE(book->write([&](gb::store::WriteTxn& t) { return gb::store::add_indexed_games(t, first, &id); }));
+  REQUIRE_FALSE(
+      book->write([&](gb::store::WriteTxn& t) { return gb::store::add_indexed_games(t, first, &id); }));
   CHECK(id == 0);
-  REQUIRE_FALSE(book->write([&](gb::store::WriteTxn& t) { return gb::store::add_indexed_games(t, second, &id); }));
+  REQUIRE_FALSE(
+      book->write([&](gb::store::WriteTxn& t) { return gb::store::add_indexed_games(t, second, &id); }));
   CHECK(id == 2);
 
   gb::store::Error e;

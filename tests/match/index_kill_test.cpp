@@ -57,7 +57,8 @@ TEST_CASE("A build with --index-games killed at any moment leaves the games and 
       CHECK(stored == games);
     }
   }
-  auto r = gb::test::graphbook("build " + gb::test::quote(book) + " " + gb::test::quote(pgn) + " --quiet --index-games");
+  auto r = gb::test::graphbook("build " + gb::test::quote(book) + " " + gb::test::quote(pgn) +
+                               " --quiet --index-games");
   REQUIRE(r.status == 0);
   auto [games, stored] = counts(book);
   CHECK(games > 0);

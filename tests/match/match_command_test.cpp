@@ -5,8 +5,8 @@
 
 #include "match_helpers.h"
 
-using gb::test::quote;
 using gb::test::graphbook;
+using gb::test::quote;
 using gb::test::write_temp;
 using Json = nlohmann::json;
 
@@ -88,7 +88,8 @@ const char* kBareKings = R"([Event "Kings"]
 1. Kd3 Kd5 *
 )";
 
-std::string build(const std::string& name, const std::string& inputs, const std::string& extra = "--index-games") {
+std::string build(const std::string& name, const std::string& inputs,
+                  const std::string& extra = "--index-games") {
   std::string book = gb::test::match_temp_dir() + "/" + name;
   auto r = graphbook("build " + quote(book) + " " + inputs + " --quiet " + extra, true);
   INFO(r.out);
@@ -183,7 +184,8 @@ TEST_CASE("A game reaching a stored position by another move order meets it ther
   // Shuffler after 7. d4 (ply 13) stands as the King's Indian after 5. Nf3
   // (ply 9); both go on 5...O-O 6. Be2 e5 7. O-O Nc6 8. d5 Ne7: plies 9-16
   // against 13-20, 8 positions; Shuffler then plays 11. Ne1.
-  std::string book = build("kid.book", quote(write_temp("shuffler.pgn", kShuffler)) + " " + quote(source_a()));
+  std::string book =
+      build("kid.book", quote(write_temp("shuffler.pgn", kShuffler)) + " " + quote(source_a()));
   auto r = graphbook("match " + quote(book) + " " + quote(submitted()) + " --game 2 --json");
   REQUIRE(r.status == 0);
   auto m = Json::parse(r.out)["matches"];
@@ -223,8 +225,9 @@ TEST_CASE("A stored game that ends on a shared position parts with no move", "[m
   REQUIRE(j["matches"].size() == 1);
   CHECK(j["matches"][0]["length"] == 4);
   CHECK(j["matches"][0]["parting_move"].is_null());
-  CHECK(graphbook("match " + quote(book) + " " + quote(submitted())).out.find("the stored game ended there") !=
-        std::string::npos);
+  CHECK(
+      graphbook("match " + quote(book) + " " + quote(submitted())).out.find("the stored game ended there") !=
+      std::string::npos);
 }
 
 TEST_CASE("A submitted game that shares no position has no match", "[match][e2e]") {
@@ -281,13 +284,15 @@ TEST_CASE("Games parsed on two threads are indexed in file order", "[match][e2e]
   std::string pgn;
   for (const char* w : white)
     for (const char* b : black)
-      pgn += std::string("[White \"") + w + "\"]\n[Black \"" + b + "\"]\n\n1. " + w + " " + b + " 2. Nf3 Nf6 *\n\n";
+      pgn += std::string("[White \"") + w + "\"]\n[Black \"" + b + "\"]\n\n1. " + w + " " + b +
+             " 2. Nf3 Nf6 *\n\n";
   std::string file = write_temp("fifty.pgn", pgn);
   std::string book = build("fifty.book", quote(file), "--index-games --threads 2");
   for (int game : {1, 2, 26, 49, 50}) {
     INFO("game " << game);
-    auto j = Json::parse(graphbook("match " + quote(book) + " " + quote(file) + " --game " + std::to_string(game) +
-                                       " --json").out);
+    auto j = Json::parse(
+        graphbook("match " + quote(book) + " " + quote(file) + " --game " + std::to_string(game) + " --json")
+            .out);
     REQUIRE(j["matches"].size() == 1);
     CHECK(j["matches"][0]["length"] == 5);
     CHECK(j["matches"][0]["game"]["number_in_source"] == game);

@@ -1,8 +1,8 @@
 // The longest-run search over hand-made index rows (probe/match.h): the
 // expected runs are read off the rows by hand.
-#include <catch2/catch.hpp>
-
 #include "probe/match.h"
+
+#include <catch2/catch.hpp>
 
 using gb::Move;
 using gb::probe::longest_runs;

@@ -1,8 +1,7 @@
 // The reader's hot path allocates nothing per move: this file replaces the
 // global operator new to count allocations while a whole file is parsed.
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <new>
 

@@ -1,6 +1,5 @@
 // Where PGN bytes come from: plain and zstd files, byte ranges, memory.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -52,13 +51,14 @@ TEST_CASE("A zstd file is recognised by its magic number whatever its name", "[p
 
 TEST_CASE("Many files are read in one run and their summaries add up", "[pgn]") {
   std::uint64_t games = 0;
-  ReadSummary s = read_games(std::vector<std::string>{gb::test::data_path("pgn/python-chess/kasparov-deep-blue-1997.pgn"),
-                                                      gb::test::data_path("pgn/python-chess/no-such.pgn"),
-                                                      gb::test::data_path("pgn/small/twic0920.pgn")},
-                             [&](const GameRecord& g) {
-                               ++games;
-                               if (games == 7) CHECK(g.file.find("twic0920.pgn") != std::string::npos);
-                             });
+  ReadSummary s =
+      read_games(std::vector<std::string>{gb::test::data_path("pgn/python-chess/kasparov-deep-blue-1997.pgn"),
+                                          gb::test::data_path("pgn/python-chess/no-such.pgn"),
+                                          gb::test::data_path("pgn/small/twic0920.pgn")},
+                 [&](const GameRecord& g) {
+                   ++games;
+                   if (games == 7) CHECK(g.file.find("twic0920.pgn") != std::string::npos);
+                 });
   CHECK(games == 6 + 2245);
   CHECK(s.games_read == 6 + 2245);
   CHECK(s.input_errors.size() == 1);
@@ -66,7 +66,8 @@ TEST_CASE("Many files are read in one run and their summaries add up", "[pgn]") 
 
 TEST_CASE("A GameRecord carries tags, location, mainline keys and the final position", "[pgn]") {
   std::vector<GameRecord> games;
-  read_games(ByteSource::from_memory("[Event \"E\"]\n[White \"W\"]\n\n1. e4 e5 1-0\n\n[Event \"F\"]\n\n1. d4 *\n", "mem"),
+  read_games(ByteSource::from_memory(
+                 "[Event \"E\"]\n[White \"W\"]\n\n1. e4 e5 1-0\n\n[Event \"F\"]\n\n1. d4 *\n", "mem"),
              [&](const GameRecord& g) { games.push_back(g); });
   REQUIRE(games.size() == 2);
   CHECK(games[0].tag("White") == "W");

@@ -3,7 +3,6 @@
 // .oracle.tsv beside the file, and every mainline move written back as SAN
 // (gb::to_san) parses (gb::parse_san) to the same move.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 
@@ -49,9 +48,12 @@ struct OracleVisitor : VisitorBase {
   GameSeen current;
   void begin_game(const GameLocation&) { current = GameSeen{}; }
   void tag(std::string_view name, std::string_view value) {
-    if (name == "White") current.white = value;
-    else if (name == "Black") current.black = value;
-    else if (name == "Result") current.result = value;
+    if (name == "White")
+      current.white = value;
+    else if (name == "Black")
+      current.black = value;
+    else if (name == "Result")
+      current.result = value;
   }
   Control move(const MoveEvent& e) {
     if (e.move) {
@@ -73,7 +75,8 @@ struct OracleVisitor : VisitorBase {
 
 // Compares every game; games the reader skips on purpose (other variants) are
 // listed in skipped_games (0-based) and must be skipped.
-void check_file(const std::string& relative, std::vector<std::size_t> skipped_games = {}, ReadOptions options = {}) {
+void check_file(const std::string& relative, std::vector<std::size_t> skipped_games = {},
+                ReadOptions options = {}) {
   INFO(relative);
   std::string path = gb::test::data_path(relative);
   auto oracle = read_oracle(path + ".oracle.tsv");
@@ -118,9 +121,10 @@ TEST_CASE("Annotated games with comments, NAGs and nested variations keep python
 }
 
 TEST_CASE("python-chess's standard chess test games end in its positions", "[pgn]") {
-  for (const char* f : {"chessbase-empty-line.pgn", "cutechess-fischerrandom.pgn", "kasparov-deep-blue-1997.pgn",
-                        "molinari-bordais-1979.pgn", "nepomniachtchi-liren-game1.pgn", "stockfish-learning.pgn",
-                        "uci-moves.pgn", "utf8-bom.pgn"})
+  for (const char* f :
+       {"chessbase-empty-line.pgn", "cutechess-fischerrandom.pgn", "kasparov-deep-blue-1997.pgn",
+        "molinari-bordais-1979.pgn", "nepomniachtchi-liren-game1.pgn", "stockfish-learning.pgn",
+        "uci-moves.pgn", "utf8-bom.pgn"})
     check_file(std::string("pgn/python-chess/") + f);
 }
 

@@ -1,8 +1,7 @@
 // graphbook pgn-check end to end, through the real binary.
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -43,7 +42,8 @@ TEST_CASE("pgn-check exits 0 and counts games and plies of a clean file", "[pgn]
   CHECK(r.out.find("2245 games, 2245 kept, 0 skipped, 182591 plies, 0 errors") != std::string::npos);
 }
 
-TEST_CASE("pgn-check exits 1 and names file, line, column, game, move and FEN of skipped games", "[pgn][cli]") {
+TEST_CASE("pgn-check exits 1 and names file, line, column, game, move and FEN of skipped games",
+          "[pgn][cli]") {
   Run r = run(data("malformed/pgn-extract-test/odds.pgn"));
   CHECK(r.status == 1);
   CHECK(r.out.find("odds.pgn:672:7: game 29: null move '--' in "

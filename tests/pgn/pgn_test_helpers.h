@@ -16,8 +16,12 @@ struct RecordingVisitor : VisitorBase {
   std::vector<std::string> final_fens;
   bool follow_variations = true;
 
-  void begin_game(const GameLocation& loc) { events.push_back("game " + std::to_string(loc.game_number) + " line " + std::to_string(loc.line)); }
-  void tag(std::string_view n, std::string_view v) { events.push_back("tag " + std::string(n) + "=" + std::string(v)); }
+  void begin_game(const GameLocation& loc) {
+    events.push_back("game " + std::to_string(loc.game_number) + " line " + std::to_string(loc.line));
+  }
+  void tag(std::string_view n, std::string_view v) {
+    events.push_back("tag " + std::string(n) + "=" + std::string(v));
+  }
   Control begin_movetext(const Position&) { return Control::Continue; }
   Control move(const MoveEvent& e) {
     events.push_back("move " + std::to_string(e.depth) + " " + std::string(e.san) + " " +

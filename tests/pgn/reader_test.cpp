@@ -32,7 +32,8 @@ TEST_CASE("CRLF line ends read like LF", "[pgn]") {
 }
 
 TEST_CASE("Percent escape lines are skipped in tags and movetext", "[pgn]") {
-  auto r = read_text("% escape before the game\n[Event \"E\"]\n%escape in tags\n\n1. e4\n% escape e5 in movetext\ne5 *\n");
+  auto r = read_text(
+      "% escape before the game\n[Event \"E\"]\n%escape in tags\n\n1. e4\n% escape e5 in movetext\ne5 *\n");
   CHECK(r.visitor.only("move") == Events{"move 0 e4 e2e4", "move 0 e5 e7e5"});
 }
 
@@ -44,7 +45,8 @@ TEST_CASE("Semicolon and brace comments reach the visitor without their delimite
 
 TEST_CASE("NAGs and move suffix glyphs become NAG numbers", "[pgn]") {
   auto r = read_text("1. e4! e5? 2. Nf3!! Nc6?? 3. Bb5!? a6?! 4. Ba4 $14 $201 *");
-  CHECK(r.visitor.only("nag") == Events{"nag 1", "nag 2", "nag 3", "nag 4", "nag 5", "nag 6", "nag 14", "nag 201"});
+  CHECK(r.visitor.only("nag") ==
+        Events{"nag 1", "nag 2", "nag 3", "nag 4", "nag 5", "nag 6", "nag 14", "nag 201"});
   CHECK(r.visitor.only("move").size() == 7);
 }
 
@@ -56,13 +58,28 @@ TEST_CASE("Move numbers with dots, black's ellipsis and no space are read", "[pg
 
 TEST_CASE("Variations are decoded from the position before the move they replace", "[pgn]") {
   auto r = read_text("1. e4 (1. d4 d5 (1... Nf6 2. c4) 2. c4) 1... e5 (1... c5 2. Nf3 (2. c3)) 2. Nf3 *");
-  CHECK(r.visitor.events == Events{"game 1 line 1", "move 0 e4 e2e4",
-                                   "(", "move 1 d4 d2d4", "move 1 d5 d7d5",
-                                   "(", "move 2 Nf6 g8f6", "move 2 c4 c2c4", ")",
-                                   "move 1 c4 c2c4", ")",
+  CHECK(r.visitor.events == Events{"game 1 line 1",
+                                   "move 0 e4 e2e4",
+                                   "(",
+                                   "move 1 d4 d2d4",
+                                   "move 1 d5 d7d5",
+                                   "(",
+                                   "move 2 Nf6 g8f6",
+                                   "move 2 c4 c2c4",
+                                   ")",
+                                   "move 1 c4 c2c4",
+                                   ")",
                                    "move 0 e5 e7e5",
-                                   "(", "move 1 c5 c7c5", "move 1 Nf3 g1f3", "(", "move 2 c3 c2c3", ")", ")",
-                                   "move 0 Nf3 g1f3", "outcome *", "end * plies 3"});
+                                   "(",
+                                   "move 1 c5 c7c5",
+                                   "move 1 Nf3 g1f3",
+                                   "(",
+                                   "move 2 c3 c2c3",
+                                   ")",
+                                   ")",
+                                   "move 0 Nf3 g1f3",
+                                   "outcome *",
+                                   "end * plies 3"});
 }
 
 TEST_CASE("A skipped variation is passed over, nested brackets and comments included", "[pgn]") {
@@ -81,7 +98,8 @@ TEST_CASE("An illegal move in a variation drops that variation and keeps the gam
 }
 
 TEST_CASE("An illegal move reports file, line, column, game, move text and FEN", "[pgn]") {
-  auto r = read_text("[Event \"1\"]\n\n1. e4 *\n\n[Event \"2\"]\n\n1. e4 e5\n2. Ke3 Nc6 *\n\n[Event \"3\"]\n\n1. d4 *\n");
+  auto r = read_text(
+      "[Event \"1\"]\n\n1. e4 *\n\n[Event \"2\"]\n\n1. e4 e5\n2. Ke3 Nc6 *\n\n[Event \"3\"]\n\n1. d4 *\n");
   CHECK(r.summary.games_read == 3);
   CHECK(r.summary.games_kept == 2);
   CHECK(r.summary.games_skipped == 1);
@@ -94,8 +112,11 @@ TEST_CASE("An illegal move reports file, line, column, game, move text and FEN",
   CHECK(e.game_number == 2);
   CHECK(e.move_text == "Ke3");
   CHECK(e.fen_before == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
-  CHECK(e.message() == "test.pgn:8:4: game 2: illegal move 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
-  CHECK(r.visitor.only("end") == Events{"end * plies 1", "end * plies 2 skipped illegal move error", "end * plies 1"});
+  CHECK(e.message() ==
+        "test.pgn:8:4: game 2: illegal move 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq "
+        "- 0 2");
+  CHECK(r.visitor.only("end") ==
+        Events{"end * plies 1", "end * plies 2 skipped illegal move error", "end * plies 1"});
 }
 
 TEST_CASE("With keep_games_up_to_error a game is kept up to its bad move", "[pgn]") {
@@ -141,8 +162,9 @@ TEST_CASE("A bad FEN tag skips the game with the FEN error", "[pgn]") {
 }
 
 TEST_CASE("Chess960 games castle king-takes-rook from the FEN", "[pgn]") {
-  auto r = read_text("[Variant \"Chess960\"]\n[FEN \"1rk3r1/pppppppp/8/8/8/8/PPPPPPPP/1RK3R1 w GBgb - 0 1\"]\n\n"
-                     "1. O-O O-O-O *\n");
+  auto r = read_text(
+      "[Variant \"Chess960\"]\n[FEN \"1rk3r1/pppppppp/8/8/8/8/PPPPPPPP/1RK3R1 w GBgb - 0 1\"]\n\n"
+      "1. O-O O-O-O *\n");
   CHECK(r.summary.games_kept == 1);
   CHECK(r.visitor.only("move") == Events{"move 0 O-O c1g1", "move 0 O-O-O c8b8"});
   CHECK(r.visitor.final_fens[0] == "2kr2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2");
@@ -158,13 +180,15 @@ TEST_CASE("Other variants are skipped with a message naming the variant", "[pgn]
 }
 
 TEST_CASE("Games without moves are games", "[pgn]") {
-  auto r = read_text("[Event \"a\"]\n[Result \"1-0\"]\n\n1-0\n\n[Event \"b\"]\n[Result \"*\"]\n\n[Event \"c\"]\n\n*\n");
+  auto r = read_text(
+      "[Event \"a\"]\n[Result \"1-0\"]\n\n1-0\n\n[Event \"b\"]\n[Result \"*\"]\n\n[Event \"c\"]\n\n*\n");
   CHECK(r.summary.games_read == 3);
   CHECK(r.visitor.only("end") == Events{"end 1-0 plies 0", "end * plies 0", "end * plies 0"});
 }
 
 TEST_CASE("The termination token wins over the Result tag, which wins over nothing", "[pgn]") {
-  auto r = read_text("[Result \"1-0\"]\n\n1. e4 0-1\n\n[Result \"1/2-1/2\"]\n\n1. e4\n\n[Event \"x\"]\n\n1. e4\n");
+  auto r =
+      read_text("[Result \"1-0\"]\n\n1. e4 0-1\n\n[Result \"1/2-1/2\"]\n\n1. e4\n\n[Event \"x\"]\n\n1. e4\n");
   CHECK(r.visitor.only("end") == Events{"end 0-1 plies 1", "end 1/2-1/2 plies 1", "end * plies 1"});
 }
 
@@ -226,8 +250,10 @@ TEST_CASE("A visitor that skips the movetext reads headers only", "[pgn]") {
 
 TEST_CASE("Tokens straddling buffer refills read the same with tiny buffers", "[pgn]") {
   std::string pgn =
-      "[Event \"Tiny buffers\"]\r\n[Site \"x\"]\r\n\r\n1. e4 {a comment longer than the buffer, spanning refills} e5 "
-      "2. Nf3 (2. Nc3 Nf6 (2... Nc6) 3. f4) 2... Nc6 $14 3. Bb5!? a6 ; line comment\r\n4. Ba4 Nf6 5. O-O Be7 1/2-1/2\r\n"
+      "[Event \"Tiny buffers\"]\r\n[Site \"x\"]\r\n\r\n1. e4 {a comment longer than the buffer, spanning "
+      "refills} e5 "
+      "2. Nf3 (2. Nc3 Nf6 (2... Nc6) 3. f4) 2... Nc6 $14 3. Bb5!? a6 ; line comment\r\n4. Ba4 Nf6 5. O-O Be7 "
+      "1/2-1/2\r\n"
       "\r\n[Event \"second\"]\r\n\r\n1. d4 d5 *\r\n";
   auto reference = read_text(pgn);
   for (std::size_t size : {16, 17, 19, 23, 31, 64, 100}) {

@@ -1,10 +1,11 @@
 // The reader's fast SAN decoder gives exactly what the chess core's parse_san
 // gives, on every legal move of real positions and on near-miss spellings.
+#include "book/pgn/san_decoder.h"
+
 #include <catch2/catch.hpp>
 
 #include "book/chess/movegen.h"
 #include "book/pgn/game_record.h"
-#include "book/pgn/san_decoder.h"
 #include "test_data.h"
 
 using namespace gb;
@@ -35,7 +36,8 @@ std::vector<std::string> spellings(const std::string& san) {
     char& file = shifted[shifted.size() - 2];
     if (file >= 'a' && file <= 'g') ++file;
     out.push_back(shifted);
-    if (bare[0] >= 'a' && bare[0] <= 'h') out.push_back(std::string(1, bare[0]) + "x" + bare.substr(bare.size() - 2));
+    if (bare[0] >= 'a' && bare[0] <= 'h')
+      out.push_back(std::string(1, bare[0]) + "x" + bare.substr(bare.size() - 2));
   }
   return out;
 }

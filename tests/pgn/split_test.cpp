@@ -1,11 +1,11 @@
 // Splitting PGN at game boundaries for parallel reading.
-#include <catch2/catch.hpp>
+#include "book/pgn/split.h"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
 #include "book/pgn/game_record.h"
-#include "book/pgn/split.h"
 #include "test_data.h"
 
 using namespace gb::pgn;

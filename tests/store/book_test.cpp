@@ -1,16 +1,17 @@
 // The LMDB store: opening books, the format check, reads, learning counters,
 // atomic writes and map growth.
-#include <catch2/catch.hpp>
+#include "book/store/book.h"
+
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
-#include "book/store/book.h"
 #include "book/store/polyglot.h"
 #include "book/store/position_hash.h"
 #include "temp_dir.h"
@@ -63,7 +64,8 @@ TEST_CASE("A book of another format version is refused with both versions named"
     auto book = Book::open(path, OpenMode::Create, nullptr);
     REQUIRE(book);
     std::uint32_t future = kFormatVersion + 1;
-    REQUIRE_FALSE(book->write([&](WriteTxn& t) { return t.put(book->dbs().meta, "version", as_bytes(future)); }));
+    REQUIRE_FALSE(
+        book->write([&](WriteTxn& t) { return t.put(book->dbs().meta, "version", as_bytes(future)); }));
   }
   BookError error;
   CHECK_FALSE(Book::open(path, OpenMode::ReadOnly, &error));
@@ -180,7 +182,8 @@ TEST_CASE("Polyglot moves translate both ways, castling as king takes rook", "[s
   Move q = from_polyglot_move(*promo, std::uint16_t(4 << 12 | 48 << 6 | 56));
   REQUIRE(q);
   CHECK(q.promotion() == PieceType::Queen);
-  CHECK(to_polyglot_move(raw_move_from_polyglot(std::uint16_t(4 << 12 | 48 << 6 | 56))) == (4 << 12 | 48 << 6 | 56));
+  CHECK(to_polyglot_move(raw_move_from_polyglot(std::uint16_t(4 << 12 | 48 << 6 | 56))) ==
+        (4 << 12 | 48 << 6 | 56));
 }
 
 TEST_CASE("A Polyglot file reads and writes back byte for byte", "[store]") {
