@@ -6,7 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "book/pgn/visitor.h"
@@ -17,23 +17,53 @@
 
 namespace gb::builder {
 
-struct FingerprintHash {
-  std::size_t operator()(const Fingerprint& f) const { return std::size_t(f[1]); }
-};
-
-// The fingerprints of this build, shared by the parse threads.
+// The fingerprints of this build, shared by the parse threads: an
+// open-addressing table of the 128-bit fingerprints themselves (they are
+// uniformly random, so the top bits of the first half pick the slot), one
+// allocation per doubling instead of one per game (the node-based set was
+// 10% of a build of the 198,350 lines).
 class DedupSet {
  public:
   // True when fp is new to this build (and then remembered).
   bool insert(const Fingerprint& fp) {
     std::lock_guard lock(mutex_);
-    return set_.insert(fp).second;
+    if (fp == Fingerprint{}) return std::exchange(has_zero_, true) == false;
+    if ((count_ + 1) * 10 > slots_.size() * 7) grow();
+    Fingerprint* slot = find(fp);
+    if (*slot == fp) return false;
+    *slot = fp;
+    ++count_;
+    return true;
   }
-  std::vector<Fingerprint> take() { return {set_.begin(), set_.end()}; }
+  // The fingerprints, in no particular order.
+  std::vector<Fingerprint> take() {
+    std::vector<Fingerprint> out;
+    out.reserve(count_ + has_zero_);
+    if (has_zero_) out.push_back(Fingerprint{});
+    for (const Fingerprint& f : slots_)
+      if (f != Fingerprint{}) out.push_back(f);
+    return out;
+  }
 
  private:
+  // The slot holding fp, or the free slot where it goes.
+  Fingerprint* find(const Fingerprint& fp) {
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = std::size_t(fp[0] >> (64 - bits_));; i = (i + 1) & mask)
+      if (slots_[i] == fp || slots_[i] == Fingerprint{}) return &slots_[i];
+  }
+  void grow() {
+    std::vector<Fingerprint> old(std::size_t(1) << ++bits_);
+    old.swap(slots_);
+    for (const Fingerprint& f : old)
+      if (f != Fingerprint{}) *find(f) = f;
+  }
+
   std::mutex mutex_;
-  std::unordered_set<Fingerprint, FingerprintHash> set_;
+  int bits_ = 10;
+  std::vector<Fingerprint> slots_ = std::vector<Fingerprint>(std::size_t(1) << 10);
+  std::size_t count_ = 0;
+  bool has_zero_ = false;
 };
 
 struct VisitCounts {
