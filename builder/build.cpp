@@ -33,6 +33,7 @@ namespace gb::builder {
 namespace {
 
 constexpr std::size_t kBlockSize = std::size_t(4) << 20;  // parsed on all threads at once
+constexpr std::size_t kPartsPerThread = 4;
 
 std::optional<std::uint64_t> file_size(const std::string& path) {
   struct stat st;
@@ -104,30 +105,47 @@ struct PartResult {
 };
 
 // Parses one block of text on all threads; returns per-part results in order.
+// The block is cut in kPartsPerThread parts per thread, taken in turn by
+// whichever thread is free, so a thread that stops to spill its tables does
+// not leave the others waiting at the end of the block. With --index-games
+// one part per thread, part t on thread t, as before: which of two duplicate
+// games in one block is indexed is a race between the parts, and part 0 on
+// the calling thread, started first, almost always wins it (file order).
 std::vector<PartResult> parse_block(Workers& w, std::string_view text, const std::string& name,
                                     std::uint64_t first_line) {
-  auto parts = pgn::split_at_game_boundaries(text, w.aggregators.size());
+  auto parts = pgn::split_at_game_boundaries(text, w.aggregators.size() * (w.games ? 1 : kPartsPerThread));
   std::vector<PartResult> results(parts.size());
-  auto work = [&](std::size_t i) {
-    std::optional<store::ReadTxn> txn =
-        w.options.dedup && w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
-    BuildVisitor visitor(w.options, *w.aggregators[i], &w.dedup, txn ? &*txn : nullptr, w.book.dbs().games);
-    pgn::ReadOptions ro;
-    pgn::PgnReader reader(pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name),
-                          ro);
-    reader.set_start(first_line + parts[i].first_line - 1, 0);
-    if (w.games) {
-      IndexingVisitor indexing(visitor, w.games->part(i));
-      reader.read_all(indexing);
-    } else {
-      reader.read_all(visitor);
+  std::atomic<std::size_t> next_part{0};
+  auto work = [&](std::size_t thread) {
+    // Part t is thread t's with --index-games; otherwise the next part not taken.
+    bool first = true;
+    auto take = [&](std::size_t& i) {
+      i = !w.games ? next_part.fetch_add(1) : first ? thread : parts.size();
+      first = false;
+      return i < parts.size();
+    };
+    for (std::size_t i; take(i);) {
+      std::optional<store::ReadTxn> txn =
+          w.options.dedup && w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
+      BuildVisitor visitor(w.options, *w.aggregators[thread], &w.dedup, txn ? &*txn : nullptr, w.book.dbs().games);
+      pgn::ReadOptions ro;
+      pgn::PgnReader reader(
+          pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name), ro);
+      reader.set_start(first_line + parts[i].first_line - 1, 0);
+      if (w.games) {
+        IndexingVisitor indexing(visitor, w.games->part(i));
+        reader.read_all(indexing);
+      } else {
+        reader.read_all(visitor);
+      }
+      results[i].summary = reader.summary();
+      results[i].counts = visitor.counts();
+      results[i].failed = visitor.failed();
+      if (visitor.failed()) return;
     }
-    results[i].summary = reader.summary();
-    results[i].counts = visitor.counts();
-    results[i].failed = visitor.failed();
   };
   std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < parts.size(); ++i) threads.emplace_back(work, i);
+  for (std::size_t t = 1; t < std::min(parts.size(), w.aggregators.size()); ++t) threads.emplace_back(work, t);
   work(0);
   for (auto& t : threads) t.join();
   return results;
