@@ -17,53 +17,66 @@
 
 namespace gb::builder {
 
-// The fingerprints of this build, shared by the parse threads: an
-// open-addressing table of the 128-bit fingerprints themselves (they are
-// uniformly random, so the top bits of the first half pick the slot), one
-// allocation per doubling instead of one per game (the node-based set was
-// 10% of a build of the 198,350 lines).
+// The fingerprints of this build, shared by the parse threads: open-addressing
+// tables of the 128-bit fingerprints themselves, one allocation per doubling
+// instead of one per game (the node-based set was 10% of a build of the
+// 198,350 lines), in shards with a lock each so the threads seldom wait.
+// Fingerprints are uniformly random: their low bits pick the shard, their top
+// bits the slot.
 class DedupSet {
  public:
   // True when fp is new to this build (and then remembered).
   bool insert(const Fingerprint& fp) {
-    std::lock_guard lock(mutex_);
-    if (fp == Fingerprint{}) return std::exchange(has_zero_, true) == false;
-    if ((count_ + 1) * 10 > slots_.size() * 7) grow();
-    Fingerprint* slot = find(fp);
-    if (*slot == fp) return false;
-    *slot = fp;
-    ++count_;
-    return true;
+    Shard& shard = shards_[fp[1] % kShards];
+    std::lock_guard lock(shard.mutex);
+    return shard.insert(fp);
   }
   // The fingerprints, in no particular order.
   std::vector<Fingerprint> take() {
     std::vector<Fingerprint> out;
-    out.reserve(count_ + has_zero_);
-    if (has_zero_) out.push_back(Fingerprint{});
-    for (const Fingerprint& f : slots_)
-      if (f != Fingerprint{}) out.push_back(f);
+    for (Shard& shard : shards_) {
+      if (shard.has_zero) out.push_back(Fingerprint{});
+      for (const Fingerprint& f : shard.slots)
+        if (!empty(f)) out.push_back(f);
+    }
     return out;
   }
 
  private:
-  // The slot holding fp, or the free slot where it goes.
-  Fingerprint* find(const Fingerprint& fp) {
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = std::size_t(fp[0] >> (64 - bits_));; i = (i + 1) & mask)
-      if (slots_[i] == fp || slots_[i] == Fingerprint{}) return &slots_[i];
-  }
-  void grow() {
-    std::vector<Fingerprint> old(std::size_t(1) << ++bits_);
-    old.swap(slots_);
-    for (const Fingerprint& f : old)
-      if (f != Fingerprint{}) *find(f) = f;
-  }
+  static constexpr std::size_t kShards = 16;
+  static bool empty(const Fingerprint& f) { return (f[0] | f[1]) == 0; }
+  static bool same(const Fingerprint& a, const Fingerprint& b) { return a[0] == b[0] && a[1] == b[1]; }
 
-  std::mutex mutex_;
-  int bits_ = 10;
-  std::vector<Fingerprint> slots_ = std::vector<Fingerprint>(std::size_t(1) << 10);
-  std::size_t count_ = 0;
-  bool has_zero_ = false;
+  struct Shard {
+    std::mutex mutex;
+    int bits = 8;
+    std::vector<Fingerprint> slots = std::vector<Fingerprint>(std::size_t(1) << 8);
+    std::size_t count = 0;
+    bool has_zero = false;  // the all-zero fingerprint, which marks a free slot
+
+    bool insert(const Fingerprint& fp) {
+      if (empty(fp)) return std::exchange(has_zero, true) == false;
+      if ((count + 1) * 10 > slots.size() * 7) grow();
+      Fingerprint* slot = find(fp);
+      if (!empty(*slot)) return false;
+      *slot = fp;
+      ++count;
+      return true;
+    }
+    // The slot holding fp, or the free slot where it goes.
+    Fingerprint* find(const Fingerprint& fp) {
+      std::size_t mask = slots.size() - 1;
+      for (std::size_t i = std::size_t(fp[0] >> (64 - bits));; i = (i + 1) & mask)
+        if (empty(slots[i]) || same(slots[i], fp)) return &slots[i];
+    }
+    void grow() {
+      std::vector<Fingerprint> old(std::size_t(1) << ++bits);
+      old.swap(slots);
+      for (const Fingerprint& f : old)
+        if (!empty(f)) *find(f) = f;
+    }
+  };
+  Shard shards_[kShards];
 };
 
 struct VisitCounts {
