@@ -78,14 +78,26 @@ namespace {
 // a build reads dozens of runs.
 template <class T, class Less, class Same, class Fold>
 bool merge_step(std::vector<RunStream<T>*>& heap, T& out, Less less, Same same, Fold fold) {
-  auto heap_less = [&](RunStream<T>* a, RunStream<T>* b) { return less(*b->peek(), *a->peek()); };
   if (heap.empty()) return false;
+  // Advances the top stream and sifts it down in place: one pass of about
+  // log k levels, where pop_heap + push_heap took two (the merge is the
+  // critical path of the commit).
   auto pop_advance = [&] {
-    std::pop_heap(heap.begin(), heap.end(), heap_less);
-    RunStream<T>* s = heap.back();
-    s->advance();
-    if (s->peek()) std::push_heap(heap.begin(), heap.end(), heap_less);
-    else heap.pop_back();
+    RunStream<T>* top = heap.front();
+    top->advance();
+    if (!top->peek()) {
+      top = heap.back();
+      heap.pop_back();
+      if (heap.empty()) return;
+    }
+    const T& head = *top->peek();
+    std::size_t n = heap.size(), i = 0;
+    for (std::size_t child; (child = 2 * i + 1) < n; i = child) {
+      if (child + 1 < n && less(*heap[child + 1]->peek(), *heap[child]->peek())) ++child;
+      if (!less(*heap[child]->peek(), head)) break;
+      heap[i] = heap[child];
+    }
+    heap[i] = top;
   };
   out = *heap.front()->peek();
   pop_advance();
