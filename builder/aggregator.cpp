@@ -13,7 +13,10 @@ namespace gb::builder {
 namespace {
 
 // The tables are "ordered" linear-probing hash tables: a key's home slot is
-// its top bits (Polyglot keys are uniformly random), so the used slots are in
+// its key scaled to the table, key * homes / 2^64 (Polyglot keys are
+// uniformly random; any table size works, so a table can grow to just what
+// the memory budget leaves instead of stopping at a power of two, which left
+// up to half the budget unused and doubled the spills), so the used slots are in
 // key order up to the short displacement of probing, and sorting a table for
 // a run is a compaction plus an insertion sort over nearly sorted data (a
 // measured hot spot: std::sort took 12% of a full-depth build). Probing never
@@ -25,7 +28,13 @@ constexpr double kMaxLoad = 0.7;
 // files of the final merge and keeps the rewriting at O(n log n) bytes.
 constexpr std::size_t kRunsPerMerge = 16;
 
-inline std::size_t home(Key key, int bits) { return std::size_t(key >> (64 - bits)); }
+__extension__ typedef unsigned __int128 Wide;
+inline std::size_t home(Key key, std::size_t homes) {
+  return std::size_t((static_cast<Wide>(key) * homes) >> 64);
+}
+
+// A table that cannot grow by at least this factor within the budget spills instead.
+constexpr double kMinGrowth = 1.25;
 
 bool node_less(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
 bool edge_less(const EdgeEntry& a, const EdgeEntry& b) { return a.key != b.key ? a.key < b.key : a.move < b.move; }
@@ -65,7 +74,7 @@ bool write_all(std::FILE* f, const std::vector<T>& v, std::size_t n) {
 
 Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side)
     : nodes_((std::size_t(1) << kInitialBits) + kSlack), edges_((std::size_t(1) << kInitialBits) + kSlack),
-      node_bits_(kInitialBits), edge_bits_(kInitialBits), budget_(memory_budget), spill_dir_(std::move(spill_dir)),
+      node_homes_(std::size_t(1) << kInitialBits), edge_homes_(std::size_t(1) << kInitialBits), budget_(memory_budget), spill_dir_(std::move(spill_dir)),
       side_(side) {}
 
 Aggregator::~Aggregator() {
@@ -74,7 +83,7 @@ Aggregator::~Aggregator() {
 }
 
 NodeEntry* Aggregator::find_node(Key key) {
-  for (std::size_t i = home(key, node_bits_); i < nodes_.size(); ++i) {
+  for (std::size_t i = home(key, node_homes_); i < nodes_.size(); ++i) {
     NodeEntry& e = nodes_[i];
     if (e.last_game == 0 || e.key == key) return &e;
   }
@@ -82,18 +91,18 @@ NodeEntry* Aggregator::find_node(Key key) {
 }
 
 EdgeEntry* Aggregator::find_edge(Key key, std::uint16_t move) {
-  for (std::size_t i = home(key, edge_bits_); i < edges_.size(); ++i) {
+  for (std::size_t i = home(key, edge_homes_); i < edges_.size(); ++i) {
     EdgeEntry& e = edges_[i];
     if (e.last_game == 0 || (e.key == key && e.move == move)) return &e;
   }
   return nullptr;
 }
 
-void Aggregator::grow_nodes() {
+void Aggregator::grow_nodes(std::size_t homes) {
   std::vector<NodeEntry> old;
-  do {
-    ++node_bits_;
-    old.assign((std::size_t(1) << node_bits_) + kSlack, NodeEntry{});
+  for (;; homes *= 2) {
+    node_homes_ = homes;
+    old.assign(homes + kSlack, NodeEntry{});
     old.swap(nodes_);
     bool ok = true;
     for (const NodeEntry& e : old)
@@ -107,14 +116,14 @@ void Aggregator::grow_nodes() {
       }
     if (ok) return;
     old.swap(nodes_);  // pathological clustering: try a larger table
-  } while (true);
+  }
 }
 
-void Aggregator::grow_edges() {
+void Aggregator::grow_edges(std::size_t homes) {
   std::vector<EdgeEntry> old;
-  do {
-    ++edge_bits_;
-    old.assign((std::size_t(1) << edge_bits_) + kSlack, EdgeEntry{});
+  for (;; homes *= 2) {
+    edge_homes_ = homes;
+    old.assign(homes + kSlack, EdgeEntry{});
     old.swap(edges_);
     bool ok = true;
     for (const EdgeEntry& e : old)
@@ -128,7 +137,7 @@ void Aggregator::grow_edges() {
       }
     if (ok) return;
     old.swap(edges_);
-  } while (true);
+  }
 }
 
 bool Aggregator::over_budget() const {
@@ -141,8 +150,8 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   // The lookups are cache misses in tables far larger than the cache: ask for
   // every slot of the game first (measured: add_game was 19% of a build).
   for (std::size_t i = 0; i < n; ++i) {
-    __builtin_prefetch(&nodes_[home(plies[i].key, node_bits_)], 1);
-    __builtin_prefetch(&edges_[home(plies[i].key, edge_bits_)], 1);
+    __builtin_prefetch(&nodes_[home(plies[i].key, node_homes_)], 1);
+    __builtin_prefetch(&edges_[home(plies[i].key, edge_homes_)], 1);
   }
   for (std::size_t i = 0; i < n; ++i) {
     const PlyRecord& p = plies[i];
@@ -150,7 +159,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     std::uint16_t ply = std::uint16_t(std::min(game.first_ply + int(i), 65535));
     NodeEntry* node = find_node(p.key);
     while (!node) {
-      grow_nodes();
+      grow_nodes(node_homes_ * 2);
       node = find_node(p.key);
     }
     if (node->last_game == 0) {
@@ -174,7 +183,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     if ((side_ == Side::White && mover != Color::White) || (side_ == Side::Black && mover != Color::Black)) continue;
     EdgeEntry* edge = find_edge(p.key, p.move.raw());
     while (!edge) {
-      grow_edges();
+      grow_edges(edge_homes_ * 2);
       edge = find_edge(p.key, p.move.raw());
     }
     if (edge->last_game == 0) {
@@ -194,15 +203,24 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     edge->record.score += mover_score(game.result, mover);
     edge->record.min_ply = std::min(edge->record.min_ply, ply);
   }
-  // Grow a table past its load limit, or spill when growing would pass the budget.
-  bool nodes_full = double(node_count_) > kMaxLoad * double(std::size_t(1) << node_bits_);
-  bool edges_full = double(edge_count_) > kMaxLoad * double(std::size_t(1) << edge_bits_);
+  // Grow a table past its load limit: double it, or when that would pass the
+  // budget, give it what the budget leaves; spill when that is too little.
+  bool nodes_full = double(node_count_) > kMaxLoad * double(node_homes_);
+  bool edges_full = double(edge_count_) > kMaxLoad * double(edge_homes_);
   if (!nodes_full && !edges_full) return true;
-  std::size_t next = (nodes_.size() << int(nodes_full)) * sizeof(NodeEntry) +
-                     (edges_.size() << int(edges_full)) * sizeof(EdgeEntry);
-  if (next > budget_ && node_count_ + edge_count_ > 0) return spill();
-  if (nodes_full) grow_nodes();
-  if (edges_full) grow_edges();
+  constexpr double kNode = sizeof(NodeEntry), kEdge = sizeof(EdgeEntry);
+  double nodes = double(node_homes_) * (nodes_full ? 2 : 1), edges = double(edge_homes_) * (edges_full ? 2 : 1);
+  double room = double(budget_) - double(kSlack) * (kNode + kEdge);  // bytes for home slots
+  if (nodes * kNode + edges * kEdge > room) {
+    double fixed = (nodes_full ? 0 : nodes * kNode) + (edges_full ? 0 : edges * kEdge);
+    double full = (nodes_full ? double(node_homes_) * kNode : 0) + (edges_full ? double(edge_homes_) * kEdge : 0);
+    double factor = (room - fixed) / full;  // how much the full tables may grow
+    if (factor < kMinGrowth) return node_count_ + edge_count_ > 0 ? spill() : true;
+    if (nodes_full) nodes = double(node_homes_) * factor;
+    if (edges_full) edges = double(edge_homes_) * factor;
+  }
+  if (nodes_full) grow_nodes(std::size_t(nodes));
+  if (edges_full) grow_edges(std::size_t(edges));
   return true;
 }
 

@@ -87,8 +87,8 @@ class Aggregator {
  private:
   NodeEntry* find_node(Key key);
   EdgeEntry* find_edge(Key key, std::uint16_t move);
-  void grow_nodes();
-  void grow_edges();
+  void grow_nodes(std::size_t homes);  // rebuilds the table with this many home slots (or more)
+  void grow_edges(std::size_t homes);
   bool over_budget() const;
   bool spill();
   bool compact_runs();
@@ -97,7 +97,7 @@ class Aggregator {
 
   std::vector<NodeEntry> nodes_;
   std::vector<EdgeEntry> edges_;
-  int node_bits_, edge_bits_;  // the tables hold 2^bits home slots (plus a slack)
+  std::size_t node_homes_, edge_homes_;  // home slots of the tables (they hold a slack more)
   std::size_t node_count_ = 0, edge_count_ = 0;
   std::size_t budget_;
   std::string spill_dir_;
