@@ -1,12 +1,12 @@
 #include "builder/aggregator.h"
 
-#include "builder/run_merger.h"
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "builder/run_merger.h"
 
 namespace gb::builder {
 
@@ -37,7 +37,9 @@ inline std::size_t home(Key key, std::size_t homes) {
 constexpr double kMinGrowth = 1.25;
 
 bool node_less(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
-bool edge_less(const EdgeEntry& a, const EdgeEntry& b) { return a.key != b.key ? a.key < b.key : a.move < b.move; }
+bool edge_less(const EdgeEntry& a, const EdgeEntry& b) {
+  return a.key != b.key ? a.key < b.key : a.move < b.move;
+}
 
 // Sorts nearly sorted data in place.
 template <class T, class Less>
@@ -73,8 +75,12 @@ bool write_all(std::FILE* f, const std::vector<T>& v, std::size_t n) {
 }  // namespace
 
 Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side)
-    : nodes_((std::size_t(1) << kInitialBits) + kSlack), edges_((std::size_t(1) << kInitialBits) + kSlack),
-      node_homes_(std::size_t(1) << kInitialBits), edge_homes_(std::size_t(1) << kInitialBits), budget_(memory_budget), spill_dir_(std::move(spill_dir)),
+    : nodes_((std::size_t(1) << kInitialBits) + kSlack),
+      edges_((std::size_t(1) << kInitialBits) + kSlack),
+      node_homes_(std::size_t(1) << kInitialBits),
+      edge_homes_(std::size_t(1) << kInitialBits),
+      budget_(memory_budget),
+      spill_dir_(std::move(spill_dir)),
       side_(side) {}
 
 Aggregator::~Aggregator() {
@@ -180,7 +186,8 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     node->record.min_ply = std::min(node->record.min_ply, ply);
 
     if (!p.move || i + 1 >= n) continue;
-    if ((side_ == Side::White && mover != Color::White) || (side_ == Side::Black && mover != Color::Black)) continue;
+    if ((side_ == Side::White && mover != Color::White) || (side_ == Side::Black && mover != Color::Black))
+      continue;
     EdgeEntry* edge = find_edge(p.key, p.move.raw());
     while (!edge) {
       grow_edges(edge_homes_ * 2);
@@ -209,11 +216,13 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   bool edges_full = double(edge_count_) > kMaxLoad * double(edge_homes_);
   if (!nodes_full && !edges_full) return true;
   constexpr double kNode = sizeof(NodeEntry), kEdge = sizeof(EdgeEntry);
-  double nodes = double(node_homes_) * (nodes_full ? 2 : 1), edges = double(edge_homes_) * (edges_full ? 2 : 1);
+  double nodes = double(node_homes_) * (nodes_full ? 2 : 1),
+         edges = double(edge_homes_) * (edges_full ? 2 : 1);
   double room = double(budget_) - double(kSlack) * (kNode + kEdge);  // bytes for home slots
   if (nodes * kNode + edges * kEdge > room) {
     double fixed = (nodes_full ? 0 : nodes * kNode) + (edges_full ? 0 : edges * kEdge);
-    double full = (nodes_full ? double(node_homes_) * kNode : 0) + (edges_full ? double(edge_homes_) * kEdge : 0);
+    double full =
+        (nodes_full ? double(node_homes_) * kNode : 0) + (edges_full ? double(edge_homes_) * kEdge : 0);
     double factor = (room - fixed) / full;  // how much the full tables may grow
     if (factor < kMinGrowth) return node_count_ + edge_count_ > 0 ? spill() : true;
     if (nodes_full) nodes = double(node_homes_) * factor;
@@ -226,9 +235,11 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
 
 void Aggregator::take_sorted(std::vector<NodeEntry>& nodes, std::vector<EdgeEntry>& edges) {
   // Compacts the used slots to the front (keeping their order) and finishes the sort.
-  auto nend = std::remove_if(nodes_.begin(), nodes_.end(), [](const NodeEntry& e) { return e.last_game == 0; });
+  auto nend =
+      std::remove_if(nodes_.begin(), nodes_.end(), [](const NodeEntry& e) { return e.last_game == 0; });
   insertion_sort(nodes_.data(), nodes_.data() + (nend - nodes_.begin()), node_less);
-  auto eend = std::remove_if(edges_.begin(), edges_.end(), [](const EdgeEntry& e) { return e.last_game == 0; });
+  auto eend =
+      std::remove_if(edges_.begin(), edges_.end(), [](const EdgeEntry& e) { return e.last_game == 0; });
   insertion_sort(edges_.data(), edges_.data() + (eend - edges_.begin()), edge_less);
   nodes_.resize(std::size_t(nend - nodes_.begin()));
   edges_.resize(std::size_t(eend - edges_.begin()));
@@ -301,8 +312,10 @@ bool Aggregator::compact_runs() {
     }
     std::vector<Run> kept;
     for (Run& r : runs_) {
-      if (!r.path.empty() && r.level == level) ::unlink(r.path.c_str());
-      else kept.push_back(std::move(r));
+      if (!r.path.empty() && r.level == level)
+        ::unlink(r.path.c_str());
+      else
+        kept.push_back(std::move(r));
     }
     kept.push_back(std::move(merged));
     runs_.swap(kept);

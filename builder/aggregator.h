@@ -45,7 +45,7 @@ struct GameFacts {
   store::Result result = store::Result::Unknown;
   int white_elo = 0;  // 0: no rating
   int black_elo = 0;
-  int year = 0;       // 0: unknown
+  int year = 0;  // 0: unknown
   Color first_mover = Color::White;
   int first_ply = 0;  // the game ply of plies[0] (0 for the standard start)
 };
@@ -57,10 +57,10 @@ enum class Side : std::uint8_t { Both, White, Black };
 struct Run {
   std::vector<NodeEntry> nodes;  // in-memory runs only
   std::vector<EdgeEntry> edges;
-  std::string path;              // spill file: nodes then edges
+  std::string path;  // spill file: nodes then edges
   std::uint64_t node_count = 0;
   std::uint64_t edge_count = 0;
-  int level = 0;                 // spill files: how many merges made it (see Aggregator::compact_runs)
+  int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 
 class Aggregator {

@@ -3,11 +3,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "book/store/book.h"
 
@@ -16,12 +15,12 @@ namespace gb::builder {
 struct BookInfo {
   std::uint64_t nodes = 0, edges = 0, key_only_edges = 0;
   store::BookStats stats;
-  std::uint64_t transpositions = 0;  // positions entered by more than one (position, move) edge
+  std::uint64_t transpositions = 0;              // positions entered by more than one (position, move) edge
   std::map<int, std::uint64_t> depth_histogram;  // min ply -> nodes
   std::vector<store::SourceInfo> sources;
   std::string build_params;  // JSON
   std::uint64_t file_bytes = 0;
-  std::uint64_t learned = 0;  // learning records
+  std::uint64_t learned = 0;     // learning records
   std::uint64_t root_games = 0;  // games through the start position
 };
 

@@ -118,8 +118,8 @@ class MergeAhead {
 
 // Merges the node stream into the book; returns the keys of positions whose
 // node collided with a different stored position.
-Status write_nodes(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, bool append, std::uint32_t min_games,
-                   CommitResult& result) {
+Status write_nodes(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, bool append,
+                   std::uint32_t min_games, CommitResult& result) {
   NodeEntry e;
   store::Error error;
   auto cursor = store::Cursor::open(txn, book.dbs().nodes, &error);  // one cursor: no set-up per put
@@ -152,8 +152,8 @@ Status write_nodes(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, 
   return std::nullopt;
 }
 
-Status write_edges(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, bool append, std::uint32_t min_games,
-                   CommitResult& result) {
+Status write_edges(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, bool append,
+                   std::uint32_t min_games, CommitResult& result) {
   EdgeEntry e;
   store::Error error;
   auto cursor = store::Cursor::open(txn, book.dbs().edges, &error);

@@ -20,9 +20,9 @@ using Fingerprint = std::array<std::uint64_t, 2>;  // XXH3-128, high then low
 struct CommitInput {
   std::vector<Fingerprint> fingerprints;  // of the games added (sorted by commit)
   std::vector<store::SourceInfo> sources;
-  store::BookStats added;                 // games, duplicates, skipped, collisions to add
+  store::BookStats added;  // games, duplicates, skipped, collisions to add
   std::string params_json;
-  std::uint32_t min_games = 1;            // nodes and edges with fewer games are left out
+  std::uint32_t min_games = 1;  // nodes and edges with fewer games are left out
   std::function<store::Status(store::WriteTxn&)> more_writes;  // in the same transaction (the game index)
 };
 

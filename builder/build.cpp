@@ -8,12 +8,12 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <mutex>
@@ -79,7 +79,8 @@ std::size_t last_boundary(std::string_view text) {
   for (std::size_t window = std::size_t(1) << 16;; window *= 2) {
     std::size_t from = window >= text.size() ? 1 : text.size() - window;
     std::size_t best = 0;
-    for (std::size_t b = pgn::next_game_boundary(text, from); b < text.size(); b = pgn::next_game_boundary(text, b + 1))
+    for (std::size_t b = pgn::next_game_boundary(text, from); b < text.size();
+         b = pgn::next_game_boundary(text, b + 1))
       best = b;
     if (best > 0 || from == 1) return best;
   }
@@ -94,7 +95,7 @@ struct Workers {
   bool book_has_games = false;
   std::ostream& errors;
   std::uint64_t error_count = 0;
-  std::string failure;  // a spill that failed
+  std::string failure;             // a spill that failed
   GameCollector* games = nullptr;  // --index-games
 };
 
@@ -127,7 +128,8 @@ std::vector<PartResult> parse_block(Workers& w, std::string_view text, const std
     for (std::size_t i; take(i);) {
       std::optional<store::ReadTxn> txn =
           w.options.dedup && w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
-      BuildVisitor visitor(w.options, *w.aggregators[thread], &w.dedup, txn ? &*txn : nullptr, w.book.dbs().games);
+      BuildVisitor visitor(w.options, *w.aggregators[thread], &w.dedup, txn ? &*txn : nullptr,
+                           w.book.dbs().games);
       pgn::ReadOptions ro;
       pgn::PgnReader reader(
           pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name), ro);
@@ -145,14 +147,16 @@ std::vector<PartResult> parse_block(Workers& w, std::string_view text, const std
     }
   };
   std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < std::min(parts.size(), w.aggregators.size()); ++t) threads.emplace_back(work, t);
+  for (std::size_t t = 1; t < std::min(parts.size(), w.aggregators.size()); ++t)
+    threads.emplace_back(work, t);
   work(0);
   for (auto& t : threads) t.join();
   return results;
 }
 
 // Reads one input block by block; fills report. Returns false on a spill failure.
-bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash, Progress& progress) {
+bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash,
+                Progress& progress) {
   std::string buffer;
   std::vector<char> chunk(std::size_t(1) << 20);
   buffer.reserve(kBlockSize + chunk.size());
@@ -338,7 +342,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   report.collisions += report.commit.collisions;
   report.error_count = w.error_count;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.commit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - committing).count();
+  report.commit_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - committing).count();
   return report;
 }
 

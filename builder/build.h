@@ -33,15 +33,16 @@ struct BuildReport {
   std::uint64_t collisions = 0;
   std::uint64_t spills = 0;
   double seconds = 0;
-  double parse_seconds = 0;   // reading, parsing and aggregating
-  double commit_seconds = 0;  // the merge into the book and the commit
+  double parse_seconds = 0;       // reading, parsing and aggregating
+  double commit_seconds = 0;      // the merge into the book and the commit
   std::uint64_t error_count = 0;  // bad games and bad variations, every one reported on the error stream
 };
 
 // Builds (or adds to) the book at book_path. Bad games are reported on
 // errors as they are met ("file:line:col: game N: reason") and the build goes
 // on; nullopt with error set only when the book or the commit fails.
-[[nodiscard]] std::optional<BuildReport> run_build(const std::string& book_path, const std::vector<std::string>& inputs,
+[[nodiscard]] std::optional<BuildReport> run_build(const std::string& book_path,
+                                                   const std::vector<std::string>& inputs,
                                                    const BuildOptions& options, std::ostream& errors,
                                                    std::string* error);
 

@@ -34,14 +34,22 @@ void BuildVisitor::begin_game(const pgn::GameLocation&) {
 }
 
 void BuildVisitor::tag(std::string_view name, std::string_view value) {
-  if (name == "White") white_.assign(value);
-  else if (name == "Black") black_.assign(value);
-  else if (name == "Date") date_.assign(value);
-  else if (name == "UTCDate" && date_.empty()) date_.assign(value);
-  else if (name == "Round") round_.assign(value);
-  else if (name == "Event") event_.assign(value);
-  else if (name == "WhiteElo") white_elo_ = parse_elo(value);
-  else if (name == "BlackElo") black_elo_ = parse_elo(value);
+  if (name == "White")
+    white_.assign(value);
+  else if (name == "Black")
+    black_.assign(value);
+  else if (name == "Date")
+    date_.assign(value);
+  else if (name == "UTCDate" && date_.empty())
+    date_.assign(value);
+  else if (name == "Round")
+    round_.assign(value);
+  else if (name == "Event")
+    event_.assign(value);
+  else if (name == "WhiteElo")
+    white_elo_ = parse_elo(value);
+  else if (name == "BlackElo")
+    black_elo_ = parse_elo(value);
 }
 
 pgn::Control BuildVisitor::begin_movetext(const Position& start) {

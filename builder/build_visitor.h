@@ -80,10 +80,10 @@ class DedupSet {
 };
 
 struct VisitCounts {
-  std::uint64_t games = 0;       // games the reader kept (legal) and we looked at
+  std::uint64_t games = 0;  // games the reader kept (legal) and we looked at
   std::uint64_t added = 0;
   std::uint64_t duplicates = 0;
-  std::uint64_t filtered = 0;    // left out by --min-elo / --since / --until
+  std::uint64_t filtered = 0;  // left out by --min-elo / --since / --until
   std::uint64_t plies = 0;
   void merge(const VisitCounts& o) {
     games += o.games;
@@ -98,9 +98,13 @@ class BuildVisitor : public pgn::VisitorBase {
  public:
   // book_txn: a read transaction of the book for fingerprint lookups (may be
   // null when dedup is off or the book has no games).
-  BuildVisitor(const BuildOptions& options, Aggregator& aggregator, DedupSet* dedup, const store::Txn* book_txn,
-               MDB_dbi games_dbi)
-      : options_(options), aggregator_(aggregator), dedup_(dedup), book_txn_(book_txn), games_dbi_(games_dbi) {}
+  BuildVisitor(const BuildOptions& options, Aggregator& aggregator, DedupSet* dedup,
+               const store::Txn* book_txn, MDB_dbi games_dbi)
+      : options_(options),
+        aggregator_(aggregator),
+        dedup_(dedup),
+        book_txn_(book_txn),
+        games_dbi_(games_dbi) {}
 
   void begin_game(const pgn::GameLocation&);
   void tag(std::string_view name, std::string_view value);
@@ -129,8 +133,8 @@ class BuildVisitor : public pgn::VisitorBase {
   GameFacts facts_;
   std::vector<PlyRecord> plies_;
   std::vector<std::uint16_t> moves_;  // every mainline move decoded (fingerprint)
-  bool cut_ = false;  // the ply limit was reached: the final position is recorded
-  std::string scratch_;  // the fingerprint's input
+  bool cut_ = false;                  // the ply limit was reached: the final position is recorded
+  std::string scratch_;               // the fingerprint's input
 };
 
 }  // namespace gb::builder

@@ -29,15 +29,21 @@ std::optional<std::size_t> parse_size(const std::string& text) {
   }
   std::string unit = text.substr(pos);
   double mult = 1;
-  if (unit == "K" || unit == "KB" || unit == "k") mult = 1 << 10;
-  else if (unit == "M" || unit == "MB" || unit == "m") mult = 1 << 20;
-  else if (unit == "G" || unit == "GB" || unit == "g") mult = double(1 << 30);
-  else if (!unit.empty()) return std::nullopt;
+  if (unit == "K" || unit == "KB" || unit == "k")
+    mult = 1 << 10;
+  else if (unit == "M" || unit == "MB" || unit == "m")
+    mult = 1 << 20;
+  else if (unit == "G" || unit == "GB" || unit == "g")
+    mult = double(1 << 30);
+  else if (!unit.empty())
+    return std::nullopt;
   if (v <= 0) return std::nullopt;
   return std::size_t(v * mult);
 }
 
-Side parse_side(const std::string& s) { return s == "white" ? Side::White : s == "black" ? Side::Black : Side::Both; }
+Side parse_side(const std::string& s) {
+  return s == "white" ? Side::White : s == "black" ? Side::Black : Side::Both;
+}
 
 void add_build(CLI::App& app, int& exit_status) {
   struct Options {
@@ -52,23 +58,28 @@ void add_build(CLI::App& app, int& exit_status) {
     bool index_games = false;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("build", "Build a book from PGN games, or add games to an existing book");
+  CLI::App* cmd =
+      app.add_subcommand("build", "Build a book from PGN games, or add games to an existing book");
   cmd->add_option("book", opt->book, "The book file (created when absent)")->required();
   cmd->add_option("inputs", opt->inputs, "PGN files: .pgn, .pgn.zst, or - for stdin")->required();
-  cmd->add_option("--max-ply", opt->max_ply,
-                  "Plies of each game that become edges; 0 = the whole game. The default 40 (20 moves) covers the "
-                  "opening, where a book is used, and keeps the book small")
+  cmd->add_option(
+         "--max-ply", opt->max_ply,
+         "Plies of each game that become edges; 0 = the whole game. The default 40 (20 moves) covers the "
+         "opening, where a book is used, and keeps the book small")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--min-games", opt->min_games, "Leave out moves and positions seen in fewer games");
   cmd->add_option("--min-elo", opt->min_elo, "Only games whose players are both rated at least this");
-  cmd->add_option("--since", opt->since, "Only games played on or after this date (2012, 2012-03, 2012.03.15)");
+  cmd->add_option("--since", opt->since,
+                  "Only games played on or after this date (2012, 2012-03, 2012.03.15)");
   cmd->add_option("--until", opt->until, "Only games played on or before this date");
   cmd->add_option("--color", opt->color, "A one-sided repertoire: only this side's moves become edges")
       ->check(CLI::IsMember({"white", "black", "both"}));
-  cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")->check(CLI::Range(1u, 256u));
-  cmd->add_option("--memory", opt->memory,
-                  "Memory for the aggregation tables of all threads (default 48M; e.g. 512M, 2G); beyond it sorted "
-                  "runs spill to disk (beside the book) and are merged at the end. Small budgets cost little time");
+  cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")
+      ->check(CLI::Range(1u, 256u));
+  cmd->add_option(
+      "--memory", opt->memory,
+      "Memory for the aggregation tables of all threads (default 48M; e.g. 512M, 2G); beyond it sorted "
+      "runs spill to disk (beside the book) and are merged at the end. Small budgets cost little time");
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
@@ -78,7 +89,8 @@ void add_build(CLI::App& app, int& exit_status) {
       "Examples:\n  graphbook build games.book twic0920.pgn\n"
       "  zstd -dc big.pgn.zst | graphbook build games.book - --max-ply 30 --min-elo 2400 --memory 2G\n"
       "  graphbook build white.book mine.pgn --color white --since 2020\n"
-      "  graphbook build games.book twic0920.pgn --index-games   (then: graphbook match games.book mygame.pgn)");
+      "  graphbook build games.book twic0920.pgn --index-games   (then: graphbook match games.book "
+      "mygame.pgn)");
   cmd->callback([opt, &exit_status] {
     BuildOptions o;
     o.max_ply = opt->max_ply;
@@ -93,7 +105,8 @@ void add_build(CLI::App& app, int& exit_status) {
     auto since = opt->since.empty() ? std::optional<int>(0) : parse_date_bound(opt->since, false);
     auto until = opt->until.empty() ? std::optional<int>(0) : parse_date_bound(opt->until, true);
     if (!mem || !since || !until) {
-      std::fprintf(stderr, "graphbook build: bad %s\n", !mem ? "--memory size" : "date (use 2012, 2012-03 or 2012.03.15)");
+      std::fprintf(stderr, "graphbook build: bad %s\n",
+                   !mem ? "--memory size" : "date (use 2012, 2012-03 or 2012.03.15)");
       exit_status = 2;
       return;
     }
@@ -111,24 +124,37 @@ void add_build(CLI::App& app, int& exit_status) {
     if (opt->json) {
       nlohmann::json inputs = nlohmann::json::array();
       for (const auto& i : report->inputs)
-        inputs.push_back({{"name", i.name}, {"games_read", i.games_read}, {"added", i.added},
-                          {"duplicates", i.duplicates}, {"skipped", i.skipped}, {"filtered", i.filtered},
-                          {"already_in_book", i.already_in_book}, {"error", i.error}});
-      nlohmann::json j = {{"games_read", t.games_read},   {"games_added", t.added},
-                          {"duplicates", t.duplicates},   {"skipped", t.skipped},
-                          {"filtered", t.filtered},       {"nodes_written", report->commit.nodes_written},
+        inputs.push_back({{"name", i.name},
+                          {"games_read", i.games_read},
+                          {"added", i.added},
+                          {"duplicates", i.duplicates},
+                          {"skipped", i.skipped},
+                          {"filtered", i.filtered},
+                          {"already_in_book", i.already_in_book},
+                          {"error", i.error}});
+      nlohmann::json j = {{"games_read", t.games_read},
+                          {"games_added", t.added},
+                          {"duplicates", t.duplicates},
+                          {"skipped", t.skipped},
+                          {"filtered", t.filtered},
+                          {"nodes_written", report->commit.nodes_written},
                           {"edges_written", report->commit.edges_written},
-                          {"key_collisions", report->collisions}, {"spilled_runs", report->spills},
-                          {"seconds", report->seconds}, {"parse_seconds", report->parse_seconds},
-                          {"commit_seconds", report->commit_seconds},   {"inputs", inputs}};
+                          {"key_collisions", report->collisions},
+                          {"spilled_runs", report->spills},
+                          {"seconds", report->seconds},
+                          {"parse_seconds", report->parse_seconds},
+                          {"commit_seconds", report->commit_seconds},
+                          {"inputs", inputs}};
       std::printf("%s\n", j.dump(2).c_str());
     } else {
       std::printf("games read %llu, added %llu, duplicates %llu, skipped (bad) %llu, filtered %llu\n",
-                  (unsigned long long)t.games_read, (unsigned long long)t.added, (unsigned long long)t.duplicates,
-                  (unsigned long long)t.skipped, (unsigned long long)t.filtered);
+                  (unsigned long long)t.games_read, (unsigned long long)t.added,
+                  (unsigned long long)t.duplicates, (unsigned long long)t.skipped,
+                  (unsigned long long)t.filtered);
       std::printf("nodes written %llu, edges written %llu, key collisions %llu, %.2f s\n",
-                  (unsigned long long)report->commit.nodes_written, (unsigned long long)report->commit.edges_written,
-                  (unsigned long long)report->collisions, report->seconds);
+                  (unsigned long long)report->commit.nodes_written,
+                  (unsigned long long)report->commit.edges_written, (unsigned long long)report->collisions,
+                  report->seconds);
     }
     bool input_error = false;
     for (const auto& i : report->inputs) input_error |= !i.error.empty();
@@ -142,7 +168,8 @@ void add_info(CLI::App& app, int& exit_status) {
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("info", "Show what a book holds: nodes, edges, games, transpositions, sources");
+  CLI::App* cmd =
+      app.add_subcommand("info", "Show what a book holds: nodes, edges, games, transpositions, sources");
   cmd->add_option("book", opt->book, "The book file")->required();
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook info games.book --json");
@@ -161,8 +188,10 @@ void add_info(CLI::App& app, int& exit_status) {
       exit_status = 1;
       return;
     }
-    if (opt->json) std::printf("%s\n", to_json(*info).dump(2).c_str());
-    else std::printf("%s", to_text(*info).c_str());
+    if (opt->json)
+      std::printf("%s\n", to_json(*info).dump(2).c_str());
+    else
+      std::printf("%s", to_text(*info).c_str());
     exit_status = 0;
   });
 }
@@ -175,11 +204,13 @@ void add_export(CLI::App& app, int& exit_status) {
     bool uniform = false;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("export", "Write the book as a Polyglot .bin (entries as polyglot make-book's)");
+  CLI::App* cmd =
+      app.add_subcommand("export", "Write the book as a Polyglot .bin (entries as polyglot make-book's)");
   cmd->add_option("book", opt->book, "The book file")->required();
   cmd->add_option("out", opt->out, "The .bin to write")->required();
   cmd->add_option("--max-ply", opt->max_ply, "Only moves played before this ply (0 = all)");
-  cmd->add_option("--min-games", opt->min_games, "Only moves played at least this often (make-book's -min-game)");
+  cmd->add_option("--min-games", opt->min_games,
+                  "Only moves played at least this often (make-book's -min-game)");
   cmd->add_option("--color", opt->color, "Only this side's moves (make-book's -only-white/-only-black)")
       ->check(CLI::IsMember({"white", "black", "both"}));
   cmd->add_flag("--uniform", opt->uniform, "Every weight 1 (make-book's -uniform)");
@@ -187,7 +218,8 @@ void add_export(CLI::App& app, int& exit_status) {
       "Example (the same entries as 'polyglot make-book -pgn twic.pgn -max-ply 16 -min-game 3'):\n"
       "  graphbook build twic.book twic.pgn --max-ply 16 --no-dedup && graphbook export twic.book twic.bin "
       "--max-ply 16 --min-games 3\n"
-      "(make-book counts duplicate games again, hence --no-dedup; it counts a move every time a game plays it,\n"
+      "(make-book counts duplicate games again, hence --no-dedup; it counts a move every time a game plays "
+      "it,\n"
       "which is what --min-games counts here)");
   cmd->callback([opt, &exit_status] {
     store::BookError be;
@@ -215,10 +247,12 @@ void add_import(CLI::App& app, int& exit_status) {
     std::string book, in;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("import", "Add a Polyglot .bin book to a book (positions recovered from the start)");
+  CLI::App* cmd =
+      app.add_subcommand("import", "Add a Polyglot .bin book to a book (positions recovered from the start)");
   cmd->add_option("book", opt->book, "The book file (created when absent)")->required();
   cmd->add_option("in", opt->in, "The Polyglot .bin")->required();
-  cmd->footer("Example:\n  graphbook import performance.book performance.bin && graphbook info performance.book");
+  cmd->footer(
+      "Example:\n  graphbook import performance.book performance.bin && graphbook info performance.book");
   cmd->callback([opt, &exit_status] {
     std::string error;
     auto report = import_polyglot(opt->book, opt->in, &error);

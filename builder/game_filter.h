@@ -15,15 +15,15 @@ struct BuildOptions {
   int max_ply = 40;          // plies of each game that become edges; 0 = the whole game
   bool index_games = false;  // also store the games and their position index (game_index_writer.h)
   std::uint32_t min_games = 1;
-  int min_elo = 0;           // both players rated at least this; 0 = no filter
-  int since = 0;             // yyyymmdd bounds, 0 = none
+  int min_elo = 0;  // both players rated at least this; 0 = no filter
+  int since = 0;    // yyyymmdd bounds, 0 = none
   int until = 0;
   Side side = Side::Both;
   unsigned threads = 1;
   std::size_t memory = std::size_t(64) << 20;  // aggregation budget in bytes (all threads)
   bool dedup = true;
-  bool progress = false;     // a progress line on stderr
-  std::string spill_dir;     // where runs go; default: beside the book
+  bool progress = false;                                // a progress line on stderr
+  std::string spill_dir;                                // where runs go; default: beside the book
   std::size_t initial_map_size = std::size_t(1) << 30;  // LMDB map at open (it grows by itself)
 };
 

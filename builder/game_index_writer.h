@@ -33,7 +33,9 @@ class GameCollector {
 
   const std::vector<store::GameToIndex>& games() const { return games_; }
   // Writes the kept games and their index rows (inside the commit batch).
-  [[nodiscard]] store::Status write(store::WriteTxn& txn) const { return store::add_indexed_games(txn, games_); }
+  [[nodiscard]] store::Status write(store::WriteTxn& txn) const {
+    return store::add_indexed_games(txn, games_);
+  }
 
  private:
   std::vector<std::vector<store::GameToIndex>> parts_;

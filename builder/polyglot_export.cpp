@@ -26,11 +26,14 @@ void scale_position(std::vector<store::EdgeRecord*>& edges) {
     // The share of the remaining occurrences after which the first move hits the limit.
     double f = 2;
     for (const State& x : st)
-      if (x.left_n > 0 && x.n + x.left_n >= kCountMax) f = std::min(f, double(kCountMax - x.n) / double(x.left_n));
+      if (x.left_n > 0 && x.n + x.left_n >= kCountMax)
+        f = std::min(f, double(kCountMax - x.n) / double(x.left_n));
     if (f > 1) break;
     for (State& x : st) {
-      std::uint64_t k = x.left_n ? std::min<std::uint64_t>(x.left_n, std::uint64_t(f * double(x.left_n) + 1e-9)) : 0;
-      if (x.n + k >= kCountMax || (x.left_n && x.n + x.left_n >= kCountMax && double(kCountMax - x.n) / double(x.left_n) <= f))
+      std::uint64_t k =
+          x.left_n ? std::min<std::uint64_t>(x.left_n, std::uint64_t(f * double(x.left_n) + 1e-9)) : 0;
+      if (x.n + k >= kCountMax ||
+          (x.left_n && x.n + x.left_n >= kCountMax && double(kCountMax - x.n) / double(x.left_n) <= f))
         k = kCountMax - x.n;
       std::uint64_t gain = x.left_n ? x.left_s * k / x.left_n : 0;
       x.n += k;
@@ -51,7 +54,8 @@ void scale_position(std::vector<store::EdgeRecord*>& edges) {
 
 }  // namespace
 
-std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& book, const ExportOptions& options,
+std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& book,
+                                                                const ExportOptions& options,
                                                                 std::string* error) {
   store::Error e;
   auto txn = store::ReadTxn::begin(book.env(), &e);

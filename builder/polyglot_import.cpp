@@ -45,7 +45,8 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
   // The place of entry i among the entries of its key, in file order.
   auto rank_in_key = [&](std::size_t i) {
     const auto& group = by_key[(*entries)[i].key];
-    return std::uint8_t(std::min<std::size_t>(255, std::size_t(std::find(group.begin(), group.end(), i) - group.begin())));
+    return std::uint8_t(
+        std::min<std::size_t>(255, std::size_t(std::find(group.begin(), group.end(), i) - group.begin())));
   };
   Run run;
   std::vector<bool> placed(entries->size(), false);
@@ -78,7 +79,8 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
       edge.record.occurrences = pe.weight;
       edge.record.score = pe.weight;
       edge.record.min_ply = std::uint16_t(ply);
-      edge.record.flags = store::kEdgeImported | (pos.side_to_move() == Color::White ? store::kEdgeBlackMoves : 0);
+      edge.record.flags =
+          store::kEdgeImported | (pos.side_to_move() == Color::White ? store::kEdgeBlackMoves : 0);
       edge.record.polyglot_learn = pe.learn;
       edge.record.polyglot_rank = rank_in_key(i);
       run.edges.push_back(edge);
@@ -102,7 +104,8 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
     run.edges.push_back(edge);
     ++report.key_only;
   }
-  std::sort(run.nodes.begin(), run.nodes.end(), [](const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; });
+  std::sort(run.nodes.begin(), run.nodes.end(),
+            [](const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; });
   std::sort(run.edges.begin(), run.edges.end(), [](const EdgeEntry& a, const EdgeEntry& b) {
     return a.key != b.key ? a.key < b.key : a.move < b.move;
   });
@@ -122,7 +125,8 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
   input.min_games = 0;
   input.params_json = src.params;
   CommitResult result;
-  if (auto s = commit_build(*book, merger, input, result)) return *error = book_path + ": " + s->message(), std::nullopt;
+  if (auto s = commit_build(*book, merger, input, result))
+    return *error = book_path + ": " + s->message(), std::nullopt;
   return report;
 }
 

@@ -20,7 +20,7 @@ struct ImportReport {
   bool already_in_book = false;     // the same file was imported before: nothing added
 };
 
-[[nodiscard]] std::optional<ImportReport> import_polyglot(const std::string& book_path, const std::string& bin_path,
-                                                          std::string* error);
+[[nodiscard]] std::optional<ImportReport> import_polyglot(const std::string& book_path,
+                                                          const std::string& bin_path, std::string* error);
 
 }  // namespace gb::builder

@@ -6,7 +6,8 @@
 
 namespace gb::builder {
 
-Progress::Progress(bool enabled, std::uint64_t total_bytes) : on_(enabled && ::isatty(2)), total_(total_bytes) {
+Progress::Progress(bool enabled, std::uint64_t total_bytes)
+    : on_(enabled && ::isatty(2)), total_(total_bytes) {
   if (on_)
     thread_ = std::thread([this] {
       std::unique_lock lock(mutex_);
@@ -23,8 +24,8 @@ void Progress::draw() {
   char eta[32] = "";
   if (total_ > 0 && bytes_ > 0 && bytes_ <= total_)
     std::snprintf(eta, sizeof eta, "  ETA %.0f s", double(total_ - bytes_) / double(bytes_) * s);
-  std::fprintf(stderr, "\r%llu games  %.0f games/s  %.1f MB/s%s   ", static_cast<unsigned long long>(games_.load()),
-               double(games_) / s, rate, eta);
+  std::fprintf(stderr, "\r%llu games  %.0f games/s  %.1f MB/s%s   ",
+               static_cast<unsigned long long>(games_.load()), double(games_) / s, rate, eta);
   std::fflush(stderr);
 }
 

@@ -62,9 +62,10 @@ bool RunMerger::open(std::string* error) {
   for (const Run* r : runs_) {
     bool memory = r->path.empty();
     long edge_offset = long(r->node_count * sizeof(NodeEntry));
-    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(memory ? &r->nodes : nullptr, r->path, 0, r->node_count));
-    edges_.push_back(
-        std::make_unique<RunStream<EdgeEntry>>(memory ? &r->edges : nullptr, r->path, edge_offset, r->edge_count));
+    nodes_.push_back(
+        std::make_unique<RunStream<NodeEntry>>(memory ? &r->nodes : nullptr, r->path, 0, r->node_count));
+    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(memory ? &r->edges : nullptr, r->path,
+                                                            edge_offset, r->edge_count));
     if (!nodes_.back()->open(error) || !edges_.back()->open(error)) return false;
   }
   return true;
@@ -109,15 +110,19 @@ bool merge_step(std::vector<RunStream<T>*>& heap, T& out, Less less, Same same, 
 }
 
 template <class T, class Less>
-void make_heap_of(std::vector<std::unique_ptr<RunStream<T>>>& streams, std::vector<RunStream<T>*>& heap, Less less) {
+void make_heap_of(std::vector<std::unique_ptr<RunStream<T>>>& streams, std::vector<RunStream<T>*>& heap,
+                  Less less) {
   heap.clear();
   for (auto& s : streams)
     if (s->peek()) heap.push_back(s.get());
-  std::make_heap(heap.begin(), heap.end(), [&](RunStream<T>* a, RunStream<T>* b) { return less(*b->peek(), *a->peek()); });
+  std::make_heap(heap.begin(), heap.end(),
+                 [&](RunStream<T>* a, RunStream<T>* b) { return less(*b->peek(), *a->peek()); });
 }
 
 bool node_less(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
-bool edge_less(const EdgeEntry& a, const EdgeEntry& b) { return a.key != b.key ? a.key < b.key : a.move < b.move; }
+bool edge_less(const EdgeEntry& a, const EdgeEntry& b) {
+  return a.key != b.key ? a.key < b.key : a.move < b.move;
+}
 
 }  // namespace
 
@@ -130,8 +135,10 @@ bool RunMerger::next_node(NodeEntry& out) {
   return merge_step(
       node_heap_, out, node_less, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
       [this](NodeEntry& acc, const NodeEntry& e) {
-        if (e.record.position_hash == acc.record.position_hash) acc.record.merge(e.record);
-        else ++collisions_;
+        if (e.record.position_hash == acc.record.position_hash)
+          acc.record.merge(e.record);
+        else
+          ++collisions_;
       });
 }
 

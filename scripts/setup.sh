@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake pkg-config git         # toolchain
+  build-essential cmake pkg-config git clang-format  # toolchain
   liblmdb-dev lmdb-utils libxxhash-dev libzstd-dev zstd
   libcli11-dev nlohmann-json3-dev catch2       # libraries (headers) and tests
   stockfish polyglot pgn-extract              # the peers: tests and benchmarks run them

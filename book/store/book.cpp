@@ -32,10 +32,9 @@ bool file_exists(const std::string& path) {
 // Opens (creating them in a write transaction) the named databases.
 std::optional<Databases> open_databases(const Txn& txn, unsigned create, Error* error) {
   Databases d;
-  const std::pair<const char*, MDB_dbi*> names[] = {{"meta", &d.meta},       {"nodes", &d.nodes},
-                                                    {"edges", &d.edges},     {"learn", &d.learn},
-                                                    {"games", &d.games},     {"sources", &d.sources},
-                                                    {"collisions", &d.collisions}};
+  const std::pair<const char*, MDB_dbi*> names[] = {
+      {"meta", &d.meta},   {"nodes", &d.nodes},     {"edges", &d.edges},          {"learn", &d.learn},
+      {"games", &d.games}, {"sources", &d.sources}, {"collisions", &d.collisions}};
   for (auto [name, dbi] : names) {
     auto h = txn.open_db(name, create, error);
     if (!h) return std::nullopt;
@@ -56,7 +55,8 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   auto env = Env::open(path, read_only, initial_map_size, 16, &e);
   if (!env) {
     if (e.code == MDB_INVALID || e.code == MDB_VERSION_MISMATCH)
-      return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book (not an LMDB file)"});
+      return fail<Book>(error,
+                        {BookError::Code::NotABook, path + ": not a graphbook book (not an LMDB file)"});
     return fail<Book>(error, storage_error(e));
   }
   if (!read_only && env->map_size() < initial_map_size) {
@@ -72,8 +72,8 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
     auto v = txn.get(meta, kVersionKey);
     if (!v || !from_bytes(*v, version) || version != kFormatVersion)
       return BookError{BookError::Code::WrongVersion,
-                       path + ": book format version " + std::to_string(version) + ", this graphbook reads version " +
-                           std::to_string(kFormatVersion)};
+                       path + ": book format version " + std::to_string(version) +
+                           ", this graphbook reads version " + std::to_string(kFormatVersion)};
     return std::nullopt;
   };
 
@@ -81,10 +81,13 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
     auto txn = ReadTxn::begin(*env, &e);
     if (!txn) return fail<Book>(error, storage_error(e));
     auto meta = txn->open_db("meta", 0, &e);
-    if (!meta) return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book (no meta database)"});
+    if (!meta)
+      return fail<Book>(error,
+                        {BookError::Code::NotABook, path + ": not a graphbook book (no meta database)"});
     if (auto bad = check_meta(*txn, *meta)) return fail<Book>(error, *bad);
     auto dbs = open_databases(*txn, 0, &e);
-    if (!dbs) return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book: " + e.message()});
+    if (!dbs)
+      return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book: " + e.message()});
     if (auto s = txn->commit()) return fail<Book>(error, storage_error(*s));
     return Book(std::move(*env), *dbs, path, true);
   }
@@ -94,10 +97,12 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   // A file that already holds databases must be a book; an empty LMDB file becomes one.
   MDB_stat main_stat;
   MDB_dbi main_dbi;
-  if (mdb_dbi_open(txn->get(), nullptr, 0, &main_dbi) == 0 && mdb_stat(txn->get(), main_dbi, &main_stat) == 0 &&
-      main_stat.ms_entries > 0) {
+  if (mdb_dbi_open(txn->get(), nullptr, 0, &main_dbi) == 0 &&
+      mdb_stat(txn->get(), main_dbi, &main_stat) == 0 && main_stat.ms_entries > 0) {
     auto meta = txn->open_db("meta", 0, &e);
-    if (!meta) return fail<Book>(error, {BookError::Code::NotABook, path + ": not a graphbook book (no meta database)"});
+    if (!meta)
+      return fail<Book>(error,
+                        {BookError::Code::NotABook, path + ": not a graphbook book (no meta database)"});
     if (auto bad = check_meta(*txn, *meta)) return fail<Book>(error, *bad);
   }
   auto dbs = open_databases(*txn, MDB_CREATE, &e);
@@ -105,7 +110,8 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   if (!txn->get(dbs->meta, kMagicKey)) {
     std::uint32_t version = kFormatVersion;
     if (auto s = txn->put(dbs->meta, kMagicKey, kMagic)) return fail<Book>(error, storage_error(*s));
-    if (auto s = txn->put(dbs->meta, kVersionKey, as_bytes(version))) return fail<Book>(error, storage_error(*s));
+    if (auto s = txn->put(dbs->meta, kVersionKey, as_bytes(version)))
+      return fail<Book>(error, storage_error(*s));
   }
   if (auto s = txn->commit()) return fail<Book>(error, storage_error(*s));
   return Book(std::move(*env), *dbs, path, false);
@@ -202,14 +208,17 @@ Status Book::write(const std::function<Status(WriteTxn&)>& batch) {
 }
 
 Status Book::update_learning(Key key, Move move, const LearnRecord& record) {
-  return write([&](WriteTxn& txn) { return txn.put(dbs_.learn, EdgeKey(key, move.raw()).view(), as_bytes(record)); });
+  return write(
+      [&](WriteTxn& txn) { return txn.put(dbs_.learn, EdgeKey(key, move.raw()).view(), as_bytes(record)); });
 }
 
 Status Book::put_stats(WriteTxn& txn, const BookStats& stats) {
   return txn.put(dbs_.meta, kStatsKey, as_bytes(stats));
 }
 
-Status Book::put_build_params(WriteTxn& txn, const std::string& json) { return txn.put(dbs_.meta, kParamsKey, json); }
+Status Book::put_build_params(WriteTxn& txn, const std::string& json) {
+  return txn.put(dbs_.meta, kParamsKey, json);
+}
 
 Status Book::add_source(WriteTxn& txn, const SourceInfo& source) {
   MDB_stat st;

@@ -46,8 +46,8 @@ struct SourceInfo {
   std::uint64_t size = 0;
   std::uint64_t content_hash = 0;  // XXH3-64 of the file's bytes
   std::uint64_t games_added = 0;
-  std::int64_t added_at = 0;       // Unix seconds
-  std::string params;              // the build parameters, JSON text
+  std::int64_t added_at = 0;  // Unix seconds
+  std::string params;         // the build parameters, JSON text
 };
 
 // A move of a position as a prober sees it.

@@ -121,7 +121,8 @@ Status add_indexed_games(WriteTxn& txn, std::span<const GameToIndex> games, std:
   if (!index_db) return e;
   MDB_stat st{};
   if (auto s = txn.stat(*games_db, st)) return s;
-  if (st.ms_entries + games.size() > UINT32_MAX) return Error{MDB_MAP_FULL, "game index: more than 2^32 games"};
+  if (st.ms_entries + games.size() > UINT32_MAX)
+    return Error{MDB_MAP_FULL, "game index: more than 2^32 games"};
   auto first = std::uint32_t(st.ms_entries);
   if (first_id) *first_id = first;
 
@@ -153,7 +154,11 @@ Status add_indexed_games(WriteTxn& txn, std::span<const GameToIndex> games, std:
 }
 
 GameIndexReader::GameIndexReader(GameIndexReader&& o) noexcept
-    : txn_(std::move(o.txn_)), games_(o.games_), index_(o.index_), cursor_(o.cursor_), game_count_(o.game_count_) {
+    : txn_(std::move(o.txn_)),
+      games_(o.games_),
+      index_(o.index_),
+      cursor_(o.cursor_),
+      game_count_(o.game_count_) {
   o.cursor_ = nullptr;
 }
 

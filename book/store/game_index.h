@@ -27,8 +27,8 @@ struct StoredGame {
   std::uint32_t source = 0;  // index into Book::sources() (0 = the first source added)
   std::uint64_t number = 0;  // 1-based place of the game within its source
   std::vector<std::pair<std::string, std::string>> tags;  // in file order
-  std::string start_fen;     // empty: the standard start position
-  std::vector<Move> moves;   // the mainline
+  std::string start_fen;                                  // empty: the standard start position
+  std::vector<Move> moves;                                // the mainline
 
   // The value of a tag; empty when absent.
   std::string_view tag(std::string_view name) const;

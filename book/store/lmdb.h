@@ -19,8 +19,8 @@
 namespace gb::store {
 
 struct Error {
-  int code = 0;          // an LMDB or errno code; 0 means success
-  std::string context;   // what we were doing ("open nodes database")
+  int code = 0;                 // an LMDB or errno code; 0 means success
+  std::string context;          // what we were doing ("open nodes database")
   std::string message() const;  // "open nodes database: MDB_MAP_FULL: ..."
   bool map_full() const { return code == MDB_MAP_FULL; }
 };
@@ -67,7 +67,8 @@ class Txn {
   MDB_txn* get() const { return txn_; }
   // The value stored under key, or nullopt when absent. The view is valid
   // until the next update in this transaction or its end.
-  [[nodiscard]] std::optional<std::string_view> get(MDB_dbi dbi, std::string_view key, Error* error = nullptr) const;
+  [[nodiscard]] std::optional<std::string_view> get(MDB_dbi dbi, std::string_view key,
+                                                    Error* error = nullptr) const;
   // Opens a named database (create only in a write transaction).
   [[nodiscard]] std::optional<MDB_dbi> open_db(const char* name, unsigned flags, Error* error) const;
   [[nodiscard]] Status stat(MDB_dbi dbi, MDB_stat& out) const;

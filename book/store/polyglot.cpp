@@ -83,7 +83,8 @@ std::optional<std::vector<PolyglotEntry>> read_polyglot_file(const std::string& 
   return entries;
 }
 
-bool write_polyglot_file(const std::string& path, const std::vector<PolyglotEntry>& entries, std::string* error) {
+bool write_polyglot_file(const std::string& path, const std::vector<PolyglotEntry>& entries,
+                         std::string* error) {
   File f(std::fopen(path.c_str(), "wb"));
   if (!f) {
     if (error) *error = path + ": " + std::strerror(errno);

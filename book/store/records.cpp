@@ -35,8 +35,10 @@ class Writer {
 class Reader {
  public:
   explicit Reader(std::string_view v) : v_(v) {
-    if (v_.size() < 2) ok_ = false;
-    else mask_ = std::uint16_t(std::uint8_t(v_[0]) | std::uint8_t(v_[1]) << 8);
+    if (v_.size() < 2)
+      ok_ = false;
+    else
+      mask_ = std::uint16_t(std::uint8_t(v_[0]) | std::uint8_t(v_[1]) << 8);
   }
   std::uint64_t raw64(int bit) {
     if (!(mask_ >> bit & 1) || !ok_) return 0;

@@ -25,10 +25,10 @@ struct Counters {
   std::uint32_t white_wins = 0;
   std::uint32_t draws = 0;
   std::uint32_t black_wins = 0;
-  std::uint32_t unknown = 0;       // "*" and other non-results
-  std::uint32_t rated_games = 0;   // games in which the mover had an Elo
-  std::uint64_t elo_sum = 0;       // sum of the mover's Elo over rated_games
-  std::uint16_t min_year = 0;      // 0: no dated game
+  std::uint32_t unknown = 0;      // "*" and other non-results
+  std::uint32_t rated_games = 0;  // games in which the mover had an Elo
+  std::uint64_t elo_sum = 0;      // sum of the mover's Elo over rated_games
+  std::uint16_t min_year = 0;     // 0: no dated game
   std::uint16_t max_year = 0;
   std::uint32_t reserved = 0;
 
@@ -73,8 +73,8 @@ enum NodeFlags : std::uint8_t { kBlackToMove = 1 };
 struct NodeRecord {
   std::uint64_t position_hash = 0;  // XXH3-64 of the full position (collision check)
   Counters counters;
-  std::uint16_t min_ply = 0;        // the smallest ply at which a game reached it
-  std::uint8_t flags = 0;           // NodeFlags
+  std::uint16_t min_ply = 0;  // the smallest ply at which a game reached it
+  std::uint8_t flags = 0;     // NodeFlags
   std::uint8_t reserved8 = 0;
   std::uint32_t reserved32 = 0;
 
@@ -93,12 +93,12 @@ enum EdgeFlags : std::uint8_t {
 
 // Value of the edges database, key = Polyglot key (8, BE) + move (2, BE).
 struct EdgeRecord {
-  std::uint64_t child_key = 0;   // Polyglot key after the move (0 when kEdgeKeyOnly)
-  Counters counters;             // games that played this move here, each once
+  std::uint64_t child_key = 0;    // Polyglot key after the move (0 when kEdgeKeyOnly)
+  Counters counters;              // games that played this move here, each once
   std::uint32_t occurrences = 0;  // every time a game played it (Polyglot make-book's n)
-  std::uint32_t score = 0;       // per occurrence 2*win + draw for the mover, "*" as a draw
+  std::uint32_t score = 0;        // per occurrence 2*win + draw for the mover, "*" as a draw
   std::uint16_t min_ply = 0;
-  std::uint8_t flags = 0;        // EdgeFlags
+  std::uint8_t flags = 0;            // EdgeFlags
   std::uint8_t polyglot_rank = 0;    // an imported entry's place among its position's entries (export ties)
   std::uint32_t polyglot_learn = 0;  // the learn field of an imported entry
 
@@ -119,7 +119,7 @@ static_assert(sizeof(EdgeRecord) == 64);
 // Learning counters (filled by `graphbook learn`), apart from source counters.
 // Key = Polyglot key (8, BE) + move (2, BE); move 0 holds the node's own.
 struct LearnRecord {
-  std::uint32_t wins = 0;    // of the side that played the move (for a node: the side to move)
+  std::uint32_t wins = 0;  // of the side that played the move (for a node: the side to move)
   std::uint32_t draws = 0;
   std::uint32_t losses = 0;
   std::uint8_t last_result = 0;  // 0 none, 1 win, 2 draw, 3 loss
@@ -142,7 +142,9 @@ inline std::uint64_t get_be64(const char* p) {
   for (int i = 0; i < 8; ++i) v = v << 8 | std::uint8_t(p[i]);
   return v;
 }
-inline std::uint16_t get_be16(const char* p) { return std::uint16_t(std::uint8_t(p[0]) << 8 | std::uint8_t(p[1])); }
+inline std::uint16_t get_be16(const char* p) {
+  return std::uint16_t(std::uint8_t(p[0]) << 8 | std::uint8_t(p[1]));
+}
 
 struct NodeKey {
   char bytes[8];
