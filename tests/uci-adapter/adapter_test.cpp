@@ -45,6 +45,14 @@ void handshake(ScriptedGui& gui) {
 
 bool is_bestmove(const std::string& l) { return starts_with(l, "bestmove"); }
 
+// Nothing owed is left: an isready round trip brings no further bestmove.
+void check_no_extra_bestmove(ScriptedGui& gui) {
+  gui.send("isready");
+  auto rest = gui.until_prefix("readyok", 2000ms);
+  REQUIRE(rest);
+  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+}
+
 const std::regex kInfoWithScore(
     R"(^info (.* )?depth \d+ (.* )?score (cp|mate) -?\d+ (.* )?pv [a-h][1-8][a-h][1-8][qrbn]?( .*)?$)");
 
@@ -159,10 +167,7 @@ TEST_CASE(
   gui.send("stop");
   auto missed = gui.until(is_bestmove, 2000ms);
   REQUIRE(missed);
-  gui.send("isready");
-  auto rest = gui.until_prefix("readyok", 2000ms);
-  REQUIRE(rest);
-  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  check_no_extra_bestmove(gui);
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
@@ -176,10 +181,7 @@ TEST_CASE("An engine ponder search ends with one bestmove after stop", "[uci-ada
   (void)gui.drain(200ms);  // the engine searches meanwhile
   gui.send("stop");
   REQUIRE(gui.until(is_bestmove, 3000ms));
-  gui.send("isready");
-  auto rest = gui.until_prefix("readyok", 2000ms);
-  REQUIRE(rest);
-  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  check_no_extra_bestmove(gui);
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
@@ -202,10 +204,7 @@ TEST_CASE("Isready is answered during an infinite search, which reports book mov
   REQUIRE(best);
   CHECK(std::any_of(best->begin(), best->end(),
                     [](const auto& l) { return std::regex_search(l, std::regex(" nodes \\d+")); }));
-  gui.send("isready");
-  auto rest = gui.until_prefix("readyok", 2000ms);
-  REQUIRE(rest);
-  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  check_no_extra_bestmove(gui);
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
@@ -308,10 +307,7 @@ TEST_CASE("A book ponder search the GUI abandons with ucinewgame still gets its 
   REQUIRE(lines);
   CHECK(std::count_if(lines->begin(), lines->end(), is_bestmove) == 1);
   gui.send("stop");
-  gui.send("isready");
-  auto rest = gui.until_prefix("readyok", 2000ms);
-  REQUIRE(rest);
-  CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
+  check_no_extra_bestmove(gui);
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
