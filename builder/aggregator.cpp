@@ -3,9 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
+#include "builder/run_file.h"
 #include "builder/run_merger.h"
 
 namespace gb::builder {
@@ -24,22 +23,22 @@ namespace {
 constexpr int kInitialBits = 14;
 constexpr std::size_t kSlack = 4096;
 constexpr double kMaxLoad = 0.7;
+// A table that cannot grow by at least this factor within the budget spills instead.
+constexpr double kMinGrowth = 1.25;
 // Spill files of one level merged into one of the next level: bounds the open
 // files of the final merge and keeps the rewriting at O(n log n) bytes.
 constexpr std::size_t kRunsPerMerge = 16;
+// Slots name games and tallies in 31 bits.
+constexpr std::size_t kMaxRefs = Slot::kTallied - 1;
+constexpr std::uint16_t kMaxPly = Slot::kBlackPly - 1;
 
 __extension__ typedef unsigned __int128 Wide;
 inline std::size_t home(Key key, std::size_t homes) {
   return std::size_t((static_cast<Wide>(key) * homes) >> 64);
 }
 
-// A table that cannot grow by at least this factor within the budget spills instead.
-constexpr double kMinGrowth = 1.25;
-
-bool node_less(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
-bool edge_less(const EdgeEntry& a, const EdgeEntry& b) {
-  return a.key != b.key ? a.key < b.key : a.move < b.move;
-}
+bool node_less(const Slot& a, const Slot& b) { return a.key < b.key; }
+bool edge_less(const Slot& a, const Slot& b) { return a.key != b.key ? a.key < b.key : a.move < b.move; }
 
 // Sorts nearly sorted data in place.
 template <class T, class Less>
@@ -67,164 +66,234 @@ inline std::uint32_t mover_score(store::Result r, Color mover) {
   return 1;
 }
 
-template <class T>
-bool write_all(std::FILE* f, const std::vector<T>& v, std::size_t n) {
-  return std::fwrite(v.data(), sizeof(T), n, f) == n;
+inline Color mover_of(const Slot& s) { return s.ply & Slot::kBlackPly ? Color::Black : Color::White; }
+
+// A game's contribution, counted once, for the side that moves at the slot.
+inline void count_game(store::Counters& c, const GameRecord& g, Color mover) {
+  c.add_game(g.result, g.elo[int(mover)], g.year);
 }
+
+// The counters of a slot as a Tally (occurrences and score for an edge).
+Tally tally_of(const Slot& s, const SlotTables& t) {
+  if (s.ref & Slot::kTallied) return t.tallies[s.ref & ~Slot::kTallied];
+  const GameRecord& g = t.games[s.ref - 1];
+  Tally out;
+  count_game(out.counters, g, mover_of(s));
+  out.occurrences = 1;
+  out.score = mover_score(g.result, mover_of(s));
+  out.last_game = s.ref;
+  return out;
+}
+
+bool over_refs(const SlotTables& t) { return t.games.size() >= kMaxRefs || t.tallies.size() >= kMaxRefs; }
 
 }  // namespace
 
+std::uint32_t TallyArena::add(const Tally& t) {
+  if (size_ == blocks_.size() << kBlockBits)
+    blocks_.push_back(std::make_unique<Tally[]>(std::size_t(1) << kBlockBits));
+  auto i = std::uint32_t(size_++);
+  (*this)[i] = t;
+  return i;
+}
+
+NodeEntry SlotTables::node(const Slot& s) const {
+  NodeEntry e;
+  e.key = s.key;
+  e.record.position_hash = s.hash;
+  e.record.min_ply = s.ply & kMaxPly;
+  e.record.flags = mover_of(s) == Color::Black ? store::kBlackToMove : 0;
+  if (s.ref & Slot::kTallied)
+    e.record.counters = tallies[s.ref & ~Slot::kTallied].counters;
+  else
+    count_game(e.record.counters, games[s.ref - 1], mover_of(s));
+  return e;
+}
+
+EdgeEntry SlotTables::edge(const Slot& s) const {
+  EdgeEntry e;
+  e.key = s.key;
+  e.move = s.move;
+  e.record.child_key = s.hash;
+  e.record.min_ply = s.ply & kMaxPly;
+  e.record.flags = mover_of(s) == Color::Black ? store::kEdgeBlackMoves : 0;
+  Tally t = tally_of(s, *this);
+  e.record.counters = t.counters;
+  e.record.occurrences = t.occurrences;
+  e.record.score = t.score;
+  return e;
+}
+
 Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side)
-    : nodes_((std::size_t(1) << kInitialBits) + kSlack),
-      edges_((std::size_t(1) << kInitialBits) + kSlack),
-      node_homes_(std::size_t(1) << kInitialBits),
+    : node_homes_(std::size_t(1) << kInitialBits),
       edge_homes_(std::size_t(1) << kInitialBits),
       budget_(memory_budget),
       spill_dir_(std::move(spill_dir)),
-      side_(side) {}
+      side_(side) {
+  tables_.nodes.resize(node_homes_ + kSlack);
+  tables_.edges.resize(edge_homes_ + kSlack);
+}
 
 Aggregator::~Aggregator() {
   for (const Run& r : runs_)
     if (!r.path.empty()) ::unlink(r.path.c_str());
 }
 
-NodeEntry* Aggregator::find_node(Key key) {
-  for (std::size_t i = home(key, node_homes_); i < nodes_.size(); ++i) {
-    NodeEntry& e = nodes_[i];
-    if (e.last_game == 0 || e.key == key) return &e;
-  }
+Slot* Aggregator::find_node(Key key) {
+  std::vector<Slot>& t = tables_.nodes;
+  for (std::size_t i = home(key, node_homes_); i < t.size(); ++i)
+    if (t[i].ref == 0 || t[i].key == key) return &t[i];
   return nullptr;  // the slack is full: grow
 }
 
-EdgeEntry* Aggregator::find_edge(Key key, std::uint16_t move) {
-  for (std::size_t i = home(key, edge_homes_); i < edges_.size(); ++i) {
-    EdgeEntry& e = edges_[i];
-    if (e.last_game == 0 || (e.key == key && e.move == move)) return &e;
-  }
+Slot* Aggregator::find_edge(Key key, std::uint16_t move) {
+  std::vector<Slot>& t = tables_.edges;
+  for (std::size_t i = home(key, edge_homes_); i < t.size(); ++i)
+    if (t[i].ref == 0 || (t[i].key == key && t[i].move == move)) return &t[i];
   return nullptr;
 }
 
 void Aggregator::grow_nodes(std::size_t homes) {
-  std::vector<NodeEntry> old;
+  std::vector<Slot> old;
   for (;; homes *= 2) {
     node_homes_ = homes;
-    old.assign(homes + kSlack, NodeEntry{});
-    old.swap(nodes_);
+    old.assign(homes + kSlack, Slot{});
+    old.swap(tables_.nodes);
     bool ok = true;
-    for (const NodeEntry& e : old)
-      if (e.last_game) {
-        NodeEntry* slot = find_node(e.key);
+    for (const Slot& s : old)
+      if (s.ref) {
+        Slot* slot = find_node(s.key);
         if (!slot) {
           ok = false;
           break;
         }
-        *slot = e;
+        *slot = s;
       }
     if (ok) return;
-    old.swap(nodes_);  // pathological clustering: try a larger table
+    old.swap(tables_.nodes);  // pathological clustering: try a larger table
   }
 }
 
 void Aggregator::grow_edges(std::size_t homes) {
-  std::vector<EdgeEntry> old;
+  std::vector<Slot> old;
   for (;; homes *= 2) {
     edge_homes_ = homes;
-    old.assign(homes + kSlack, EdgeEntry{});
-    old.swap(edges_);
+    old.assign(homes + kSlack, Slot{});
+    old.swap(tables_.edges);
     bool ok = true;
-    for (const EdgeEntry& e : old)
-      if (e.last_game) {
-        EdgeEntry* slot = find_edge(e.key, e.move);
+    for (const Slot& s : old)
+      if (s.ref) {
+        Slot* slot = find_edge(s.key, s.move);
         if (!slot) {
           ok = false;
           break;
         }
-        *slot = e;
+        *slot = s;
       }
     if (ok) return;
-    old.swap(edges_);
+    old.swap(tables_.edges);
   }
 }
 
-bool Aggregator::over_budget() const {
-  return nodes_.size() * sizeof(NodeEntry) + edges_.size() * sizeof(EdgeEntry) > budget_;
-}
-
 bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n) {
-  if (++game_id_ == 0) game_id_ = 1;
-  const int elo[2] = {game.white_elo, game.black_elo};
+  SlotTables& t = tables_;
+  GameRecord g;
+  g.elo[0] = std::uint16_t(std::clamp(game.white_elo, 0, 65535));
+  g.elo[1] = std::uint16_t(std::clamp(game.black_elo, 0, 65535));
+  g.year = std::uint16_t(std::clamp(game.year, 0, 65535));
+  g.result = game.result;
+  t.games.push_back(g);
+  const auto id = std::uint32_t(t.games.size());  // this game's ref
+  // Counts one more game (or, for an edge, one more play) into a slot that
+  // already has counters: its first tally when it named a single game.
+  auto tally = [&](Slot& s) -> Tally& {
+    if (!(s.ref & Slot::kTallied)) s.ref = Slot::kTallied | t.tallies.add(tally_of(s, t));
+    return t.tallies[s.ref & ~Slot::kTallied];
+  };
   // The lookups are cache misses in tables far larger than the cache: ask for
   // every slot of the game first (measured: add_game was 19% of a build).
   for (std::size_t i = 0; i < n; ++i) {
-    __builtin_prefetch(&nodes_[home(plies[i].key, node_homes_)], 1);
-    __builtin_prefetch(&edges_[home(plies[i].key, edge_homes_)], 1);
+    __builtin_prefetch(&t.nodes[home(plies[i].key, node_homes_)], 1);
+    __builtin_prefetch(&t.edges[home(plies[i].key, edge_homes_)], 1);
   }
   for (std::size_t i = 0; i < n; ++i) {
     const PlyRecord& p = plies[i];
     Color mover = (i & 1) ? ~game.first_mover : game.first_mover;
-    std::uint16_t ply = std::uint16_t(std::min(game.first_ply + int(i), 65535));
-    NodeEntry* node = find_node(p.key);
+    auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(kMaxPly)));
+    Slot* node = find_node(p.key);
     while (!node) {
       grow_nodes(node_homes_ * 2);
       node = find_node(p.key);
     }
-    if (node->last_game == 0) {
-      node->key = p.key;
-      node->record = store::NodeRecord{};
-      node->record.position_hash = p.position_hash;
-      node->record.min_ply = ply;
-      node->record.flags = mover == Color::Black ? store::kBlackToMove : 0;
+    if (node->ref == 0) {
+      *node = Slot{p.key, p.position_hash, id,
+                   std::uint16_t(ply | (mover == Color::Black ? Slot::kBlackPly : 0)), 0};
       ++node_count_;
-    } else if (node->record.position_hash != p.position_hash) {
+    } else if (node->hash != p.position_hash) {
       ++collisions_;  // another position with this key: never merged
       continue;
+    } else {
+      if (node->ref != id) {
+        Tally& c = tally(*node);
+        if (c.last_game != id) {
+          c.last_game = id;
+          count_game(c.counters, g, mover);
+        }
+      }
+      if ((node->ply & kMaxPly) > ply) node->ply = std::uint16_t((node->ply & Slot::kBlackPly) | ply);
     }
-    if (node->last_game != game_id_) {
-      node->last_game = game_id_;
-      node->record.counters.add_game(game.result, elo[int(mover)], game.year);
-    }
-    node->record.min_ply = std::min(node->record.min_ply, ply);
 
     if (!p.move || i + 1 >= n) continue;
     if ((side_ == Side::White && mover != Color::White) || (side_ == Side::Black && mover != Color::Black))
       continue;
-    EdgeEntry* edge = find_edge(p.key, p.move.raw());
+    Slot* edge = find_edge(p.key, p.move.raw());
     while (!edge) {
       grow_edges(edge_homes_ * 2);
       edge = find_edge(p.key, p.move.raw());
     }
-    if (edge->last_game == 0) {
-      edge->key = p.key;
-      edge->move = p.move.raw();
-      edge->record = store::EdgeRecord{};
-      edge->record.child_key = plies[i + 1].key;
-      edge->record.min_ply = ply;
-      edge->record.flags = mover == Color::Black ? store::kEdgeBlackMoves : 0;
+    if (edge->ref == 0) {
+      *edge = Slot{p.key, plies[i + 1].key, id,
+                   std::uint16_t(ply | (mover == Color::Black ? Slot::kBlackPly : 0)), p.move.raw()};
       ++edge_count_;
+      continue;
     }
-    if (edge->last_game != game_id_) {
-      edge->last_game = game_id_;
-      edge->record.counters.add_game(game.result, elo[int(mover)], game.year);
+    Tally& c = tally(*edge);  // a second game, or this game again
+    if (c.last_game != id) {
+      c.last_game = id;
+      count_game(c.counters, g, mover);
     }
-    ++edge->record.occurrences;
-    edge->record.score += mover_score(game.result, mover);
-    edge->record.min_ply = std::min(edge->record.min_ply, ply);
+    ++c.occurrences;
+    c.score += mover_score(g.result, mover);
+    if ((edge->ply & kMaxPly) > ply) edge->ply = std::uint16_t((edge->ply & Slot::kBlackPly) | ply);
   }
-  // Grow a table past its load limit: double it, or when that would pass the
-  // budget, give it what the budget leaves; spill when that is too little.
+  return make_room();
+}
+
+// Grows a table past its load limit: doubles it, or when that would pass the
+// budget, gives it what the budget leaves; spills when that is too little.
+// The tallies and games count against the budget too: when they push a grown
+// table set over it, the tables spill before they are full. (Tables that
+// never grew, under a tiny budget, spill only when full: their tallies are
+// bounded by their slots.)
+bool Aggregator::make_room() {
+  constexpr double kSlot = sizeof(Slot);
+  const SlotTables& t = tables_;
+  const std::size_t initial = std::size_t(1) << kInitialBits;
+  const bool used = node_count_ + edge_count_ > 0;
+  double fixed = double(t.tallies.bytes() + t.games.capacity() * sizeof(GameRecord)) + 2 * kSlack * kSlot;
+  double room = (double(budget_) - fixed) / kSlot;  // home slots the budget allows
+  bool grown = node_homes_ > initial || edge_homes_ > initial;
+  if ((grown && double(node_homes_ + edge_homes_) > room && used) || over_refs(t)) return spill();
   bool nodes_full = double(node_count_) > kMaxLoad * double(node_homes_);
   bool edges_full = double(edge_count_) > kMaxLoad * double(edge_homes_);
   if (!nodes_full && !edges_full) return true;
-  constexpr double kNode = sizeof(NodeEntry), kEdge = sizeof(EdgeEntry);
   double nodes = double(node_homes_) * (nodes_full ? 2 : 1),
          edges = double(edge_homes_) * (edges_full ? 2 : 1);
-  double room = double(budget_) - double(kSlack) * (kNode + kEdge);  // bytes for home slots
-  if (nodes * kNode + edges * kEdge > room) {
-    double fixed = (nodes_full ? 0 : nodes * kNode) + (edges_full ? 0 : edges * kEdge);
-    double full =
-        (nodes_full ? double(node_homes_) * kNode : 0) + (edges_full ? double(edge_homes_) * kEdge : 0);
-    double factor = (room - fixed) / full;  // how much the full tables may grow
-    if (factor < kMinGrowth) return node_count_ + edge_count_ > 0 ? spill() : true;
+  if (nodes + edges > room) {
+    double keep = (nodes_full ? 0 : nodes) + (edges_full ? 0 : edges);
+    double full = (nodes_full ? double(node_homes_) : 0) + (edges_full ? double(edge_homes_) : 0);
+    double factor = (room - keep) / full;  // how much the full tables may grow
+    if (factor < kMinGrowth) return used ? spill() : true;
     if (nodes_full) nodes = double(node_homes_) * factor;
     if (edges_full) edges = double(edge_homes_) * factor;
   }
@@ -233,43 +302,35 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   return true;
 }
 
-void Aggregator::take_sorted(std::vector<NodeEntry>& nodes, std::vector<EdgeEntry>& edges) {
-  // Compacts the used slots to the front (keeping their order) and finishes the sort.
-  auto nend =
-      std::remove_if(nodes_.begin(), nodes_.end(), [](const NodeEntry& e) { return e.last_game == 0; });
-  insertion_sort(nodes_.data(), nodes_.data() + (nend - nodes_.begin()), node_less);
-  auto eend =
-      std::remove_if(edges_.begin(), edges_.end(), [](const EdgeEntry& e) { return e.last_game == 0; });
-  insertion_sort(edges_.data(), edges_.data() + (eend - edges_.begin()), edge_less);
-  nodes_.resize(std::size_t(nend - nodes_.begin()));
-  edges_.resize(std::size_t(eend - edges_.begin()));
-  nodes.swap(nodes_);
-  edges.swap(edges_);
+// Compacts the used slots of each table to its front, in order.
+void Aggregator::sort_tables() {
+  auto sort = [](std::vector<Slot>& v, auto less) {
+    auto end = std::remove_if(v.begin(), v.end(), [](const Slot& s) { return s.ref == 0; });
+    insertion_sort(v.data(), v.data() + (end - v.begin()), less);
+    v.resize(std::size_t(end - v.begin()));
+  };
+  sort(tables_.nodes, node_less);
+  sort(tables_.edges, edge_less);
 }
 
 bool Aggregator::spill() {
-  std::size_t node_slots = nodes_.size(), edge_slots = edges_.size();
-  std::vector<NodeEntry> nodes;
-  std::vector<EdgeEntry> edges;
-  take_sorted(nodes, edges);
+  std::size_t node_slots = tables_.nodes.size(), edge_slots = tables_.edges.size();
+  sort_tables();
   Run run;
   run.path = next_run_path();
   ++spill_count_;
-  run.node_count = nodes.size();
-  run.edge_count = edges.size();
-  std::FILE* f = std::fopen(run.path.c_str(), "wb");
-  bool ok = f && write_all(f, nodes, nodes.size()) && write_all(f, edges, edges.size());
-  if (f && std::fclose(f) != 0) ok = false;
-  if (!ok) {
-    error_ = "cannot write the aggregation run " + run.path + ": " + std::strerror(errno);
-    return false;
-  }
+  RunFileWriter writer;
+  if (!writer.open(run, &error_)) return false;
+  for (const Slot& s : tables_.nodes) writer.add(tables_.node(s));
+  for (const Slot& s : tables_.edges) writer.add(tables_.edge(s));
+  if (!writer.close(&error_)) return false;
   runs_.push_back(std::move(run));
   // Reuse the memory: same number of slots, all free.
-  nodes.assign(node_slots, NodeEntry{});
-  edges.assign(edge_slots, EdgeEntry{});
-  nodes_.swap(nodes);
-  edges_.swap(edges);
+  tables_.nodes.assign(node_slots, Slot{});
+  tables_.edges.assign(edge_slots, Slot{});
+  tables_.tallies.clear();
+  tables_.games.clear();
+  tables_.games.shrink_to_fit();
   node_count_ = edge_count_ = 0;
   return compact_runs();
 }
@@ -290,22 +351,15 @@ bool Aggregator::compact_runs() {
     merged.path = next_run_path();
     {
       RunMerger merger(same);
-      if (!merger.open(&error_)) return false;
-      std::FILE* f = std::fopen(merged.path.c_str(), "wb");
-      bool ok = f != nullptr;
+      RunFileWriter writer;
+      if (!merger.open(&error_) || !writer.open(merged, &error_)) return false;
       NodeEntry n;
-      while (ok && merger.next_node(n)) {
-        ok = std::fwrite(&n, sizeof n, 1, f) == 1;
-        ++merged.node_count;
-      }
+      while (merger.next_node(n)) writer.add(n);
       EdgeEntry e;
-      while (ok && merger.next_edge(e)) {
-        ok = std::fwrite(&e, sizeof e, 1, f) == 1;
-        ++merged.edge_count;
-      }
-      if (f && std::fclose(f) != 0) ok = false;
-      if (!ok) {
-        error_ = "cannot write the aggregation run " + merged.path + ": " + std::strerror(errno);
+      while (merger.next_edge(e)) writer.add(e);
+      if (!writer.close(&error_)) return false;
+      if (!merger.error().empty()) {
+        error_ = merger.error();
         return false;
       }
       collisions_ += merger.collisions();
@@ -323,19 +377,17 @@ bool Aggregator::compact_runs() {
 }
 
 bool Aggregator::finish() {
+  sort_tables();
   Run run;
-  take_sorted(run.nodes, run.edges);
   // Give back the free slots before the commit needs memory for its pages
   // (lowers a build's peak by a third at --max-ply 40).
-  run.nodes.shrink_to_fit();
-  run.edges.shrink_to_fit();
-  run.node_count = run.nodes.size();
-  run.edge_count = run.edges.size();
+  tables_.nodes.shrink_to_fit();
+  tables_.edges.shrink_to_fit();
+  run.node_count = tables_.nodes.size();
+  run.edge_count = tables_.edges.size();
+  run.memory = std::move(tables_);
   runs_.push_back(std::move(run));
-  nodes_.clear();
-  nodes_.shrink_to_fit();
-  edges_.clear();
-  edges_.shrink_to_fit();
+  tables_ = SlotTables{};
   return true;
 }
 

@@ -2,15 +2,22 @@
 //
 // Each parse thread owns one Aggregator (no locks). Games are added as the
 // sequence of positions they pass through; counters are summed in two flat
-// hash tables (nodes by key, edges by key+move). When the tables outgrow the
-// memory budget they are sorted and written to a run file ("spill"); at the
-// end the in-memory tables become the last, sorted, in-memory run. The
-// RunMerger (run_merger.h) merges all runs of all threads in key order.
+// hash tables of compact slots (nodes by key, edges by key+move). When the
+// tables outgrow the memory budget they are sorted and written to a run file
+// (run_file.h, a "spill"); at the end the tables themselves become the last,
+// sorted, in-memory run. The RunMerger (run_merger.h) merges all runs of all
+// threads in key order.
+//
+// A slot is 24 bytes, a third of an expanded entry: most positions of a
+// collection are reached by one game only, so a slot names that game (its
+// result, ratings and year sit in a per-run table of games) and only a slot
+// that a second game reaches, or a repetition within its game, gets a Tally
+// with real counters. Smaller slots are fewer cache misses per ply, three
+// times as many positions in the same budget, and spill files a third the size.
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,18 +25,14 @@
 
 namespace gb::builder {
 
-// A node or edge with its key, as held in tables and run files.
+// A node or edge with its key, expanded: what runs yield and the book stores.
 struct NodeEntry {
   Key key = 0;
-  std::uint32_t last_game = 0;  // the game that last counted it (0: free slot)
-  std::uint32_t pad = 0;
   store::NodeRecord record;
 };
 struct EdgeEntry {
   Key key = 0;
   std::uint16_t move = 0;
-  std::uint16_t pad = 0;
-  std::uint32_t last_game = 0;  // 0: free slot
   store::EdgeRecord record;
 };
 
@@ -53,19 +56,79 @@ struct GameFacts {
 // Which side's moves become edges (--color).
 enum class Side : std::uint8_t { Both, White, Black };
 
-// A sorted run: in memory (the last one) or a spill file.
+// A node (move 0) or an edge in the tables.
+struct Slot {
+  Key key = 0;
+  std::uint64_t hash = 0;  // node: the position hash; edge: the child's key
+  std::uint32_t ref = 0;   // 0: free; kTallied | i: tallies[i]; else the one game (1-based) that counted it
+  std::uint16_t ply = 0;   // the smallest ply (15 bits) | kBlackPly: Black is to move at the node
+  std::uint16_t move = 0;  // edges: the move
+  static constexpr std::uint32_t kTallied = 0x80000000u;
+  static constexpr std::uint16_t kBlackPly = 0x8000;
+};
+static_assert(sizeof(Slot) == 24);
+
+// Counters of a slot reached by more than one game (or twice by one).
+struct Tally {
+  store::Counters counters;
+  std::uint32_t occurrences = 0;  // edges: Polyglot's count of every play
+  std::uint32_t score = 0;        // edges: Polyglot's 2*win + draw per play
+  std::uint32_t last_game = 0;    // the game that last counted it
+};
+
+// Tallies in blocks that never move (no doubling spike in the budget).
+class TallyArena {
+ public:
+  std::uint32_t add(const Tally& t);
+  Tally& operator[](std::uint32_t i) { return blocks_[i >> kBlockBits][i & kBlockMask]; }
+  const Tally& operator[](std::uint32_t i) const { return blocks_[i >> kBlockBits][i & kBlockMask]; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return blocks_.size() * sizeof(Tally) << kBlockBits; }
+  void clear() {
+    blocks_.clear();
+    size_ = 0;
+  }
+
+ private:
+  static constexpr int kBlockBits = 12;
+  static constexpr std::uint32_t kBlockMask = (1u << kBlockBits) - 1;
+  std::vector<std::unique_ptr<Tally[]>> blocks_;
+  std::size_t size_ = 0;
+};
+
+// The facts of a game that a slot names.
+struct GameRecord {
+  std::uint16_t elo[2] = {0, 0};  // by Color
+  std::uint16_t year = 0;
+  store::Result result = store::Result::Unknown;
+};
+
+// Slots with what they refer to: an Aggregator's live tables, or, sorted and
+// compacted, an in-memory run.
+struct SlotTables {
+  std::vector<Slot> nodes, edges;
+  TallyArena tallies;
+  std::vector<GameRecord> games;
+  NodeEntry node(const Slot& s) const;
+  EdgeEntry edge(const Slot& s) const;
+};
+
+// A sorted run: the slots of a build's last run, a spill file (run_file.h),
+// or expanded entries (an import); exactly one of the three.
 struct Run {
-  std::vector<NodeEntry> nodes;  // in-memory runs only
+  SlotTables memory;             // the last run of a build: sorted nodes, sorted edges
+  std::vector<NodeEntry> nodes;  // expanded entries, sorted
   std::vector<EdgeEntry> edges;
   std::string path;  // spill file: nodes then edges
   std::uint64_t node_count = 0;
   std::uint64_t edge_count = 0;
-  int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
+  std::uint64_t edge_offset = 0;  // spill file: where the edges start
+  int level = 0;                  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 
 class Aggregator {
  public:
-  // memory_budget: bytes the two tables may use before a spill; spill_dir:
+  // memory_budget: bytes the tables may use before a spill; spill_dir:
   // where run files go (removed by the destructor).
   Aggregator(std::size_t memory_budget, std::string spill_dir, Side side);
   ~Aggregator();
@@ -85,24 +148,22 @@ class Aggregator {
   std::size_t spills() const { return spill_count_; }
 
  private:
-  NodeEntry* find_node(Key key);
-  EdgeEntry* find_edge(Key key, std::uint16_t move);
+  Slot* find_node(Key key);
+  Slot* find_edge(Key key, std::uint16_t move);
   void grow_nodes(std::size_t homes);  // rebuilds the table with this many home slots (or more)
   void grow_edges(std::size_t homes);
-  bool over_budget() const;
+  bool make_room();  // grows a full table within the budget, or spills
   bool spill();
   bool compact_runs();
   std::string next_run_path();
-  void take_sorted(std::vector<NodeEntry>& nodes, std::vector<EdgeEntry>& edges);
+  void sort_tables();
 
-  std::vector<NodeEntry> nodes_;
-  std::vector<EdgeEntry> edges_;
+  SlotTables tables_;
   std::size_t node_homes_, edge_homes_;  // home slots of the tables (they hold a slack more)
   std::size_t node_count_ = 0, edge_count_ = 0;
   std::size_t budget_;
   std::string spill_dir_;
   Side side_;
-  std::uint32_t game_id_ = 0;
   std::uint64_t collisions_ = 0;
   std::size_t spill_count_ = 0;
   std::size_t run_serial_ = 0;  // names the run files

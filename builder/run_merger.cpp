@@ -3,52 +3,42 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <type_traits>
 
 namespace gb::builder {
 
-namespace {
-constexpr std::size_t kBufferRecords = 8192;
+template <>
+void RunStream<NodeEntry>::advance() {
+  if (!run_.path.empty())
+    has_ = file_.next(head_);
+  else if (!run_.nodes.empty())
+    has_ = at_ < run_.nodes.size() && (head_ = run_.nodes[at_++], true);
+  else
+    has_ = at_ < run_.memory.nodes.size() && (head_ = run_.memory.node(run_.memory.nodes[at_++]), true);
 }
 
-template <class T>
-RunStream<T>::RunStream(const std::vector<T>* memory, std::string path, long offset, std::uint64_t count)
-    : memory_(memory), path_(std::move(path)), offset_(offset), count_(count) {}
-
-template <class T>
-RunStream<T>::~RunStream() {
-  if (file_) std::fclose(file_);
+template <>
+void RunStream<EdgeEntry>::advance() {
+  if (!run_.path.empty())
+    has_ = file_.next(head_);
+  else if (!run_.edges.empty())
+    has_ = at_ < run_.edges.size() && (head_ = run_.edges[at_++], true);
+  else
+    has_ = at_ < run_.memory.edges.size() && (head_ = run_.memory.edge(run_.memory.edges[at_++]), true);
 }
 
 template <class T>
 bool RunStream<T>::open(std::string* error) {
-  if (memory_) {
-    window_ = memory_->data();
-    filled_ = memory_->size();
-    at_ = 0;
-    return true;
-  }
-  file_ = std::fopen(path_.c_str(), "rb");
-  if (!file_ || std::fseek(file_, offset_, SEEK_SET) != 0) {
-    if (error) *error = "cannot read the aggregation run " + path_ + ": " + std::strerror(errno);
-    return false;
-  }
-  buffer_.resize(kBufferRecords);
-  refill();
-  return true;
-}
-
-template <class T>
-void RunStream<T>::refill() {
-  std::size_t want = std::size_t(std::min<std::uint64_t>(kBufferRecords, count_ - read_));
-  filled_ = want ? std::fread(buffer_.data(), sizeof(T), want, file_) : 0;
-  read_ += filled_;
-  window_ = buffer_.data();
   at_ = 0;
-}
-
-template <class T>
-void RunStream<T>::advance() {
-  if (++at_ == filled_ && !memory_) refill();
+  has_ = false;
+  if (!run_.path.empty()) {
+    constexpr bool edges = std::is_same_v<T, EdgeEntry>;
+    if (!file_.open(run_.path, edges ? run_.edge_offset : 0, edges ? run_.edge_count : run_.node_count,
+                    error))
+      return false;
+  }
+  advance();
+  return true;
 }
 
 template class RunStream<NodeEntry>;
@@ -59,13 +49,10 @@ bool RunMerger::open(std::string* error) {
   nodes_.clear();
   edges_.clear();
   collisions_ = 0;
+  error_.clear();
   for (const Run* r : runs_) {
-    bool memory = r->path.empty();
-    long edge_offset = long(r->node_count * sizeof(NodeEntry));
-    nodes_.push_back(
-        std::make_unique<RunStream<NodeEntry>>(memory ? &r->nodes : nullptr, r->path, 0, r->node_count));
-    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(memory ? &r->edges : nullptr, r->path,
-                                                            edge_offset, r->edge_count));
+    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r));
+    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r));
     if (!nodes_.back()->open(error) || !edges_.back()->open(error)) return false;
   }
   return true;
@@ -126,20 +113,29 @@ bool edge_less(const EdgeEntry& a, const EdgeEntry& b) {
 
 }  // namespace
 
+// At the end of a stream: a run file that ended early is an error, not an end.
+bool RunMerger::check(bool more) {
+  if (more || !error_.empty()) return more;
+  for (std::size_t i = 0; i < runs_.size(); ++i)
+    if (nodes_[i]->failed() || edges_[i]->failed())
+      error_ = "the aggregation run " + runs_[i]->path + " is damaged";
+  return false;
+}
+
 bool RunMerger::next_node(NodeEntry& out) {
   if (!heaps_ready_) {
     make_heap_of(nodes_, node_heap_, node_less);
     make_heap_of(edges_, edge_heap_, edge_less);
     heaps_ready_ = true;
   }
-  return merge_step(
+  return check(merge_step(
       node_heap_, out, node_less, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
       [this](NodeEntry& acc, const NodeEntry& e) {
         if (e.record.position_hash == acc.record.position_hash)
           acc.record.merge(e.record);
         else
           ++collisions_;
-      });
+      }));
 }
 
 bool RunMerger::next_edge(EdgeEntry& out) {
@@ -148,10 +144,10 @@ bool RunMerger::next_edge(EdgeEntry& out) {
     make_heap_of(edges_, edge_heap_, edge_less);
     heaps_ready_ = true;
   }
-  return merge_step(
+  return check(merge_step(
       edge_heap_, out, edge_less,
       [](const EdgeEntry& a, const EdgeEntry& b) { return a.key == b.key && a.move == b.move; },
-      [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); });
+      [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); }));
 }
 
 }  // namespace gb::builder

@@ -7,48 +7,48 @@
 // that hit MDB_MAP_FULL is redone from scratch).
 #pragma once
 
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "builder/aggregator.h"
+#include "builder/run_file.h"
 
 namespace gb::builder {
 
+// The nodes (T = NodeEntry) or edges (EdgeEntry) of one run in order,
+// expanded: from the slots of an in-memory run or decoded from its file.
 template <class T>
 class RunStream {
  public:
-  RunStream(const std::vector<T>* memory, std::string path, long offset, std::uint64_t count);
-  ~RunStream();
-  RunStream(const RunStream&) = delete;
-  RunStream& operator=(const RunStream&) = delete;
-  bool open(std::string* error);
-  const T* peek() const { return at_ < filled_ ? &window_[at_] : nullptr; }
+  explicit RunStream(const Run& run) : run_(run) {}
+  [[nodiscard]] bool open(std::string* error);
+  const T* peek() const { return has_ ? &head_ : nullptr; }
   void advance();
+  bool failed() const { return file_.failed(); }
 
  private:
-  void refill();
-  const std::vector<T>* memory_;
-  std::string path_;
-  long offset_;
-  std::uint64_t count_, read_ = 0;
-  std::FILE* file_ = nullptr;
-  std::vector<T> buffer_;
-  const T* window_ = nullptr;
-  std::size_t at_ = 0, filled_ = 0;
+  const Run& run_;
+  RunFileReader file_;
+  std::size_t at_ = 0;  // in-memory runs: the next slot
+  T head_;
+  bool has_ = false;
 };
 
 class RunMerger {
  public:
   explicit RunMerger(std::vector<const Run*> runs) : runs_(std::move(runs)) {}
   [[nodiscard]] bool open(std::string* error);
-  // The next merged node/edge; false at the end.
+  // The next merged node/edge; false at the end (or when a run file is
+  // damaged: then error() says which).
   bool next_node(NodeEntry& out);
   bool next_edge(EdgeEntry& out);
   std::uint64_t collisions() const { return collisions_; }
+  // Empty unless a run file could not be read to its end.
+  const std::string& error() const { return error_; }
 
  private:
+  bool check(bool more);
   std::vector<const Run*> runs_;
   std::vector<std::unique_ptr<RunStream<NodeEntry>>> nodes_;
   std::vector<std::unique_ptr<RunStream<EdgeEntry>>> edges_;
@@ -56,6 +56,7 @@ class RunMerger {
   std::vector<RunStream<EdgeEntry>*> edge_heap_;
   bool heaps_ready_ = false;
   std::uint64_t collisions_ = 0;
+  std::string error_;
 };
 
 }  // namespace gb::builder

@@ -1,0 +1,248 @@
+#include "builder/run_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+namespace gb::builder {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = std::size_t(1) << 18;
+constexpr std::size_t kMaxRecord = 8 + 2 + 8 + 2 + 1 + 1 + sizeof(store::Counters) + 4 + 4 + 1 + 4;
+
+std::string io_error(const char* what, const std::string& path) {
+  return std::string(what) + " the aggregation run " + path + ": " + std::strerror(errno);
+}
+
+template <class T>
+char* put(char* p, const T& v) {
+  std::memcpy(p, &v, sizeof v);
+  return p + sizeof v;
+}
+template <class T>
+const char* get(const char* p, T& v) {
+  std::memcpy(&v, p, sizeof v);
+  return p + sizeof v;
+}
+
+// The counters of one game, as one record holds them when that is all it has.
+struct OneGame {
+  std::uint16_t elo = 0;  // the mover's
+  std::uint16_t year = 0;
+  store::Result result = store::Result::Unknown;
+
+  store::Counters counters() const {
+    store::Counters c;
+    c.add_game(result, elo, year);
+    return c;
+  }
+  // The one game c counts, if that is exactly what c holds.
+  static std::optional<OneGame> of(const store::Counters& c) {
+    if (c.games != 1 || c.min_year != c.max_year || c.elo_sum > 0xffff) return std::nullopt;
+    OneGame g;
+    g.elo = std::uint16_t(c.elo_sum);
+    g.year = c.min_year;
+    g.result = c.white_wins   ? store::Result::WhiteWins
+               : c.draws      ? store::Result::Draw
+               : c.black_wins ? store::Result::BlackWins
+                              : store::Result::Unknown;
+    if (g.counters() != c) return std::nullopt;
+    return g;
+  }
+};
+
+char* put_one_game(char* p, const OneGame& g) {
+  p = put(p, g.elo);
+  p = put(p, g.year);
+  return put(p, g.result);
+}
+const char* get_one_game(const char* p, OneGame& g) {
+  p = get(p, g.elo);
+  p = get(p, g.year);
+  return get(p, g.result);
+}
+
+// Polyglot's score of one play of the move for its mover.
+std::uint32_t one_play_score(store::Result r, bool black_moves) {
+  if (r == store::Result::WhiteWins) return black_moves ? 0 : 2;
+  if (r == store::Result::BlackWins) return black_moves ? 2 : 0;
+  return 1;
+}
+
+}  // namespace
+
+RunFileWriter::~RunFileWriter() {
+  if (file_) std::fclose(file_);
+}
+
+bool RunFileWriter::open(Run& run, std::string* error) {
+  run_ = &run;
+  run.node_count = run.edge_count = run.edge_offset = 0;
+  file_ = std::fopen(run.path.c_str(), "wb");
+  if (!file_) {
+    *error = io_error("cannot write", run.path);
+    return false;
+  }
+  buffer_.resize(kBufferBytes);
+  return true;
+}
+
+bool RunFileWriter::flush() {
+  if (ok_ && used_ && std::fwrite(buffer_.data(), 1, used_, file_) != used_) ok_ = false;
+  written_ += used_;
+  used_ = 0;
+  return ok_;
+}
+
+void RunFileWriter::reserve(std::size_t n) {
+  if (used_ + n > buffer_.size()) flush();
+}
+
+void RunFileWriter::add(const NodeEntry& e) {
+  reserve(kMaxRecord);
+  const store::NodeRecord& r = e.record;
+  char* p = buffer_.data() + used_;
+  p = put(p, e.key);
+  p = put(p, r.position_hash);
+  p = put(p, r.min_ply);
+  p = put(p, r.flags);
+  if (auto one = OneGame::of(r.counters)) {
+    p = put(p, std::uint8_t(0));
+    p = put_one_game(p, *one);
+  } else {
+    p = put(p, std::uint8_t(1));
+    p = put(p, r.counters);
+  }
+  used_ = std::size_t(p - buffer_.data());
+  ++run_->node_count;
+}
+
+void RunFileWriter::add(const EdgeEntry& e) {
+  if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
+  reserve(kMaxRecord);
+  const store::EdgeRecord& r = e.record;
+  char* p = buffer_.data() + used_;
+  p = put(p, e.key);
+  p = put(p, e.move);
+  p = put(p, r.child_key);
+  p = put(p, r.min_ply);
+  p = put(p, r.flags);
+  auto one = OneGame::of(r.counters);
+  if (one && r.occurrences == 1 && r.score == one_play_score(one->result, r.flags & store::kEdgeBlackMoves) &&
+      r.polyglot_rank == 0 && r.polyglot_learn == 0) {
+    p = put(p, std::uint8_t(0));
+    p = put_one_game(p, *one);
+  } else {
+    p = put(p, std::uint8_t(1));
+    p = put(p, r.counters);
+    p = put(p, r.occurrences);
+    p = put(p, r.score);
+    p = put(p, r.polyglot_rank);
+    p = put(p, r.polyglot_learn);
+  }
+  used_ = std::size_t(p - buffer_.data());
+  ++run_->edge_count;
+}
+
+bool RunFileWriter::close(std::string* error) {
+  if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
+  flush();
+  if (std::fclose(file_) != 0) ok_ = false;
+  file_ = nullptr;
+  if (!ok_) *error = io_error("cannot write", run_->path);
+  return ok_;
+}
+
+RunFileReader::~RunFileReader() {
+  if (file_) std::fclose(file_);
+}
+
+bool RunFileReader::open(const std::string& path, std::uint64_t offset, std::uint64_t count,
+                         std::string* error) {
+  if (file_) std::fclose(file_);
+  file_ = std::fopen(path.c_str(), "rb");
+  if (!file_ || std::fseek(file_, long(offset), SEEK_SET) != 0) {
+    if (error) *error = io_error("cannot read", path);
+    return false;
+  }
+  buffer_.resize(kBufferBytes);
+  at_ = end_ = 0;
+  left_ = count;
+  failed_ = false;
+  return true;
+}
+
+// Makes at least need bytes available, or all that is left of the file.
+bool RunFileReader::fill(std::size_t need) {
+  if (end_ - at_ >= need) return true;
+  std::memmove(buffer_.data(), buffer_.data() + at_, end_ - at_);
+  end_ -= at_;
+  at_ = 0;
+  end_ += std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_);
+  return end_ - at_ >= need;
+}
+
+// A record is at most kMaxRecord bytes: a file that ends inside one is damaged.
+bool RunFileReader::next(NodeEntry& out) {
+  if (left_ == 0 || failed_) return false;
+  constexpr std::size_t kHead = 8 + 8 + 2 + 1 + 1;
+  if (!fill(kHead + sizeof(store::Counters)) && end_ - at_ < kHead + 5) return !(failed_ = true);
+  const char* p = buffer_.data() + at_;
+  store::NodeRecord& r = out.record;
+  r = store::NodeRecord{};
+  p = get(p, out.key);
+  p = get(p, r.position_hash);
+  p = get(p, r.min_ply);
+  p = get(p, r.flags);
+  std::uint8_t tag;
+  p = get(p, tag);
+  if (tag == 0) {
+    OneGame g;
+    p = get_one_game(p, g);
+    r.counters = g.counters();
+  } else if (tag == 1 && end_ - at_ >= kHead + sizeof(store::Counters)) {
+    p = get(p, r.counters);
+  } else {
+    return !(failed_ = true);
+  }
+  at_ = std::size_t(p - buffer_.data());
+  --left_;
+  return true;
+}
+
+bool RunFileReader::next(EdgeEntry& out) {
+  if (left_ == 0 || failed_) return false;
+  constexpr std::size_t kHead = 8 + 2 + 8 + 2 + 1 + 1, kFull = sizeof(store::Counters) + 4 + 4 + 1 + 4;
+  if (!fill(kHead + kFull) && end_ - at_ < kHead + 5) return !(failed_ = true);
+  const char* p = buffer_.data() + at_;
+  store::EdgeRecord& r = out.record;
+  r = store::EdgeRecord{};
+  p = get(p, out.key);
+  p = get(p, out.move);
+  p = get(p, r.child_key);
+  p = get(p, r.min_ply);
+  p = get(p, r.flags);
+  std::uint8_t tag;
+  p = get(p, tag);
+  if (tag == 0) {
+    OneGame g;
+    p = get_one_game(p, g);
+    r.counters = g.counters();
+    r.occurrences = 1;
+    r.score = one_play_score(g.result, r.flags & store::kEdgeBlackMoves);
+  } else if (tag == 1 && end_ - at_ >= kHead + kFull) {
+    p = get(p, r.counters);
+    p = get(p, r.occurrences);
+    p = get(p, r.score);
+    p = get(p, r.polyglot_rank);
+    p = get(p, r.polyglot_learn);
+  } else {
+    return !(failed_ = true);
+  }
+  at_ = std::size_t(p - buffer_.data());
+  --left_;
+  return true;
+}
+
+}  // namespace gb::builder

@@ -1,0 +1,68 @@
+// The spill file of a sorted run: its nodes in key order, then its edges in
+// (key, move) order, as fixed little-endian fields (no varints: encoding and
+// decoding them was a fifth of a full-depth build). A record is its key
+// (with the move for an edge), hash or child key, min ply and flags, then a
+// tag: 0 for the counters of one game (the mover's Elo, the year and the
+// result, 5 bytes; most positions of a collection are reached by one game),
+// 1 for the counters in full. A one-game node takes 25 bytes, an edge 27.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "builder/aggregator.h"
+
+namespace gb::builder {
+
+class RunFileWriter {
+ public:
+  RunFileWriter() = default;
+  ~RunFileWriter();
+  RunFileWriter(const RunFileWriter&) = delete;
+  RunFileWriter& operator=(const RunFileWriter&) = delete;
+
+  // Creates run.path; then every node, then every edge, then close().
+  [[nodiscard]] bool open(Run& run, std::string* error);
+  void add(const NodeEntry& e);
+  void add(const EdgeEntry& e);
+  // Fills the run's counts and edge offset; false (error set) if any write failed.
+  [[nodiscard]] bool close(std::string* error);
+
+ private:
+  void reserve(std::size_t n);
+  bool flush();
+  Run* run_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::vector<char> buffer_;
+  std::size_t used_ = 0;
+  std::uint64_t written_ = 0;  // bytes flushed so far
+  bool ok_ = true;
+};
+
+// Reads the nodes (or the edges) of a run file in order.
+class RunFileReader {
+ public:
+  RunFileReader() = default;
+  ~RunFileReader();
+  RunFileReader(const RunFileReader&) = delete;
+  RunFileReader& operator=(const RunFileReader&) = delete;
+
+  // Opens path at offset for count records.
+  [[nodiscard]] bool open(const std::string& path, std::uint64_t offset, std::uint64_t count,
+                          std::string* error);
+  // The next record; false at the end or on a damaged file (then failed()).
+  bool next(NodeEntry& out);
+  bool next(EdgeEntry& out);
+  bool failed() const { return failed_; }
+
+ private:
+  bool fill(std::size_t need);
+  std::FILE* file_ = nullptr;
+  std::vector<char> buffer_;
+  std::size_t at_ = 0, end_ = 0;
+  std::uint64_t left_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace gb::builder
