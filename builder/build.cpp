@@ -32,7 +32,7 @@ namespace gb::builder {
 
 namespace {
 
-constexpr std::size_t kBlockSize = std::size_t(4) << 20;  // parsed on all threads at once
+constexpr std::size_t kBlockSize = std::size_t(1) << 20;  // parsed on all threads at once
 constexpr std::size_t kPartsPerThread = 4;
 
 std::optional<std::uint64_t> file_size(const std::string& path) {
@@ -95,62 +95,93 @@ struct Workers {
   bool book_has_games = false;
   std::ostream& errors;
   std::uint64_t error_count = 0;
-  std::string failure;             // a spill that failed
   GameCollector* games = nullptr;  // --index-games
 };
 
 struct PartResult {
   pgn::ReadSummary summary;
   VisitCounts counts;
-  bool failed = false;
+  PartGames games;  // the accepted games, marked duplicate or not
+  std::uint64_t added = 0, duplicates = 0;
 };
 
-// Parses one block of text on all threads; returns per-part results in order.
-// The block is cut in kPartsPerThread parts per thread, taken in turn by
-// whichever thread is free, so a thread that stops to spill its tables does
-// not leave the others waiting at the end of the block. With --index-games
-// one part per thread, part t on thread t, as before: which of two duplicate
-// games in one block is indexed is a race between the parts, and part 0 on
-// the calling thread, started first, almost always wins it (file order).
-std::vector<PartResult> parse_block(Workers& w, std::string_view text, const std::string& name,
-                                    std::uint64_t first_line) {
-  auto parts = pgn::split_at_game_boundaries(text, w.aggregators.size() * (w.games ? 1 : kPartsPerThread));
-  std::vector<PartResult> results(parts.size());
-  std::atomic<std::size_t> next_part{0};
-  auto work = [&](std::size_t thread) {
-    // Part t is thread t's with --index-games; otherwise the next part not taken.
-    bool first = true;
-    auto take = [&](std::size_t& i) {
-      i = !w.games ? next_part.fetch_add(1) : first ? thread : parts.size();
-      first = false;
-      return i < parts.size();
-    };
-    for (std::size_t i; take(i);) {
-      std::optional<store::ReadTxn> txn =
-          w.options.dedup && w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
-      BuildVisitor visitor(w.options, *w.aggregators[thread], &w.dedup, txn ? &*txn : nullptr,
-                           w.book.dbs().games);
-      pgn::ReadOptions ro;
-      pgn::PgnReader reader(
-          pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name), ro);
-      reader.set_start(first_line + parts[i].first_line - 1, 0);
-      if (w.games) {
-        IndexingVisitor indexing(visitor, w.games->part(i));
-        reader.read_all(indexing);
-      } else {
-        reader.read_all(visitor);
-      }
-      results[i].summary = reader.summary();
-      results[i].counts = visitor.counts();
-      results[i].failed = visitor.failed();
-      if (visitor.failed()) return;
-    }
+// Runs work(thread, part) for every part, each part on whichever thread is
+// free; stops early when work returns false. Returns false if any did.
+template <class Work>
+bool on_all_threads(std::size_t threads, std::size_t parts, Work work) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> ok{true};
+  auto run = [&](std::size_t thread) {
+    for (std::size_t i; ok && (i = next.fetch_add(1)) < parts;)
+      if (!work(thread, i)) ok = false;
   };
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < std::min(parts.size(), w.aggregators.size()); ++t)
-    threads.emplace_back(work, t);
-  work(0);
-  for (auto& t : threads) t.join();
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < std::min(parts, threads); ++t) pool.emplace_back(run, t);
+  run(0);
+  for (auto& t : pool) t.join();
+  return ok;
+}
+
+// Marks the games of a block that are duplicates: of a game in the book, or
+// of one before them in this build. The parts are taken in file order, so
+// the copy that counts is always the first in the input, whichever thread
+// read it.
+void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
+  std::optional<store::ReadTxn> txn =
+      w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
+  for (PartResult& r : results)
+    for (PendingGame& g : r.games.games) {
+      char key[16];
+      store::put_be64(key, g.fingerprint[0]);
+      store::put_be64(key + 8, g.fingerprint[1]);
+      bool in_book = txn && txn->get(w.book.dbs().games, std::string_view(key, 16)).has_value();
+      if (in_book || !w.dedup.insert(g.fingerprint)) {
+        g.duplicate = true;
+        ++r.duplicates;
+      }
+    }
+}
+
+// Parses one block of text on all threads, decides which games are
+// duplicates, and adds the others to the threads' aggregators. Returns the
+// per-part results in order, nullopt when a spill failed. The block is cut in
+// kPartsPerThread parts per thread, taken in turn by whichever thread is
+// free, so a thread that stops to spill its tables does not leave the others
+// waiting at the end of the block.
+std::optional<std::vector<PartResult>> parse_block(Workers& w, std::string_view text, const std::string& name,
+                                                   std::uint64_t first_line) {
+  const std::size_t threads = w.aggregators.size();
+  auto parts = pgn::split_at_game_boundaries(text, threads * kPartsPerThread);
+  std::vector<PartResult> results(parts.size());
+  if (w.games) w.games->set_parts(parts.size());
+  on_all_threads(threads, parts.size(), [&](std::size_t, std::size_t i) {
+    BuildVisitor visitor(w.options, results[i].games);
+    pgn::ReadOptions ro;
+    pgn::PgnReader reader(
+        pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name), ro);
+    reader.set_start(first_line + parts[i].first_line - 1, 0);
+    if (w.games) {
+      IndexingVisitor indexing(visitor, w.games->part(i));
+      reader.read_all(indexing);
+    } else {
+      reader.read_all(visitor);
+    }
+    results[i].summary = reader.summary();
+    results[i].counts = visitor.counts();
+    return true;
+  });
+  if (w.options.dedup) mark_duplicates(w, results);
+  bool ok = on_all_threads(threads, parts.size(), [&](std::size_t thread, std::size_t i) {
+    PartResult& r = results[i];
+    for (const PendingGame& g : r.games.games) {
+      if (g.duplicate) continue;
+      if (!w.aggregators[thread]->add_game(g.facts, r.games.plies.data() + g.first, g.n)) return false;
+      ++r.added;
+    }
+    r.games.plies = {};  // the positions are counted: give their memory back
+    return true;
+  });
+  if (!ok) return std::nullopt;
   return results;
 }
 
@@ -176,21 +207,21 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
     std::size_t cut = eof ? buffer.size() : last_boundary(buffer);
     if (cut == 0 && !eof) continue;  // one game larger than a block: read on
     auto results = parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line);
-    for (auto& r : results) {
+    if (!results) return false;
+    for (auto& r : *results) {
       for (auto e : r.summary.stored_errors) {
         e.game_number += games_before;
         w.errors << e.message() << '\n';
       }
       w.error_count += r.summary.errors;
-      if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before);
+      if (w.games) w.games->take_part(std::size_t(&r - results->data()), games_before, r.games);
       games_before += r.summary.games_read;
       report.games_read += r.summary.games_read;
       report.skipped += r.summary.games_skipped;
-      report.added += r.counts.added;
-      report.duplicates += r.counts.duplicates;
+      report.added += r.added;
+      report.duplicates += r.duplicates;
       report.filtered += r.counts.filtered;
       progress.add_games(r.summary.games_read);
-      if (r.failed) return false;
     }
     line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
     buffer.erase(0, cut);
@@ -226,7 +257,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   auto book_sources = book->sources();
   for (const auto& s : book_sources) known_sources.insert(s.content_hash);
   unsigned threads = std::max(1u, options.threads);
-  Workers w{options, *book, {}, {}, false, errors, 0, {}};
+  Workers w{options, *book, {}, {}, false, errors, 0, nullptr};
   {
     auto txn = store::ReadTxn::begin(book->env(), nullptr);
     MDB_stat st{};
@@ -237,7 +268,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   for (unsigned i = 0; i < threads; ++i)
     w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side));
   std::optional<GameCollector> games;
-  if (options.index_games) w.games = &games.emplace(threads);
+  if (options.index_games) w.games = &games.emplace();
 
   std::uint64_t total_bytes = 0;
   for (const auto& in : inputs) {

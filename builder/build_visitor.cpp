@@ -28,7 +28,7 @@ void BuildVisitor::begin_game(const pgn::GameLocation&) {
   round_.clear();
   event_.clear();
   white_elo_ = black_elo_ = date_value_ = 0;
-  plies_.clear();
+  first_ = out_.plies.size();
   moves_.clear();
   cut_ = false;
 }
@@ -73,54 +73,45 @@ pgn::Control BuildVisitor::begin_movetext(const Position& start) {
 
 pgn::Control BuildVisitor::move(const pgn::MoveEvent& e) {
   if (e.depth > 0) return pgn::Control::Skip;
-  if (options_.max_ply > 0 && int(plies_.size()) >= options_.max_ply) {
+  if (options_.max_ply > 0 && int(out_.plies.size() - first_) >= options_.max_ply) {
     // The position after the last counted move closes the game's path.
-    plies_.push_back({e.before.key(), store::position_hash(e.before), Move()});
+    out_.plies.push_back({e.before.key(), store::position_hash(e.before), Move()});
     cut_ = true;
     return pgn::Control::Skip;
   }
-  plies_.push_back({e.before.key(), store::position_hash(e.before), e.move});
-  moves_.push_back(e.move.raw());
+  out_.plies.push_back({e.before.key(), store::position_hash(e.before), e.move});
+  if (options_.dedup) moves_.push_back(e.move.raw());
   return pgn::Control::Continue;
 }
 
-Fingerprint BuildVisitor::fingerprint() {
+Fingerprint BuildVisitor::fingerprint(std::size_t first) {
   // One-shot XXH3-128 over tags, start key and moves, in a buffer reused from game to game.
   scratch_.clear();
   for (const std::string* s : {&white_, &black_, &date_, &round_, &event_}) {
     scratch_ += *s;
     scratch_ += '\n';
   }
-  Key start = plies_.empty() ? 0 : plies_.front().key;
+  Key start = out_.plies.size() > first ? out_.plies[first].key : 0;
   scratch_.append(reinterpret_cast<const char*>(&start), sizeof start);
   scratch_.append(reinterpret_cast<const char*>(moves_.data()), moves_.size() * sizeof(std::uint16_t));
   XXH128_hash_t h = XXH3_128bits(scratch_.data(), scratch_.size());
   return {h.high64, h.low64};
 }
 
-bool BuildVisitor::known(const Fingerprint& fp) const {
-  if (!book_txn_) return false;
-  char key[16];
-  store::put_be64(key, fp[0]);
-  store::put_be64(key + 8, fp[1]);
-  return book_txn_->get(games_dbi_, std::string_view(key, 16)).has_value();
-}
-
 void BuildVisitor::end_game(const pgn::GameEnd& end) {
-  if (end.skipped != pgn::SkipReason::None || failed_) return;  // bad or filtered games are counted elsewhere
-  ++counts_.games;
-  if (!cut_) plies_.push_back({end.final_position.key(), store::position_hash(end.final_position), Move()});
-  facts_.result = to_result(end.outcome);
-  if (options_.dedup) {
-    Fingerprint fp = fingerprint();
-    if (known(fp) || !dedup_->insert(fp)) {
-      ++counts_.duplicates;
-      return;
-    }
+  if (end.skipped != pgn::SkipReason::None) {  // bad or filtered games are counted elsewhere
+    out_.plies.resize(first_);
+    return;
   }
-  ++counts_.added;
-  counts_.plies += plies_.size() - 1;
-  if (!aggregator_.add_game(facts_, plies_.data(), plies_.size())) failed_ = true;
+  ++counts_.games;
+  if (!cut_)
+    out_.plies.push_back({end.final_position.key(), store::position_hash(end.final_position), Move()});
+  facts_.result = to_result(end.outcome);
+  PendingGame& g = out_.games.emplace_back();
+  g.facts = facts_;
+  if (options_.dedup) g.fingerprint = fingerprint(first_);
+  g.first = first_;
+  g.n = out_.plies.size() - first_;
 }
 
 }  // namespace gb::builder

@@ -2,8 +2,10 @@
 
 namespace gb::builder {
 
-void GameCollector::take_part(std::size_t i, std::uint64_t games_before) {
-  for (auto& g : parts_[i]) {
+void GameCollector::take_part(std::size_t i, std::uint64_t games_before, const PartGames& decided) {
+  for (std::size_t k = 0; k < parts_[i].size(); ++k) {
+    if (decided.games[k].duplicate) continue;
+    store::GameToIndex& g = parts_[i][k];
     g.game.source = source_;
     g.game.number += games_before;
     games_.push_back(std::move(g));
@@ -38,9 +40,9 @@ pgn::Control IndexingVisitor::move(const pgn::MoveEvent& e) {
 }
 
 void IndexingVisitor::end_game(const pgn::GameEnd& end) {
-  std::uint64_t added_before = build_.counts().added;
+  std::uint64_t accepted_before = build_.counts().games;
   build_.end_game(end);
-  if (build_.counts().added == added_before) return;
+  if (build_.counts().games == accepted_before) return;
   game_.keys.push_back(end.final_position.key());
   out_.push_back(std::move(game_));
 }

@@ -2,11 +2,12 @@
 // tags and its whole mainline, beyond --max-ply) and writes them with the
 // game index in the build's own transaction (book/store/game_index.h).
 //
-// The parse threads each fill one part buffer through an IndexingVisitor that
-// wraps the part's BuildVisitor, so a game is kept exactly when the build
-// counts it as added (duplicates, filtered and bad games are not). After each
-// block the parts are taken in file order, which gives the index the games'
-// order within their source.
+// Each parse part fills its buffer through an IndexingVisitor that wraps the
+// part's BuildVisitor, so the buffer holds exactly the games the build
+// visitor accepted (filtered and bad games are not), one for each
+// PendingGame. After the block's dedup decisions the parts are taken in file
+// order without the duplicates, which gives the index the games' order
+// within their source.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,9 @@ namespace gb::builder {
 
 class GameCollector {
  public:
-  explicit GameCollector(std::size_t parts) : parts_(parts) {}
+  GameCollector() = default;
+  // Parse parts of a block from now on.
+  void set_parts(std::size_t parts) { parts_.resize(parts); }
 
   // Games taken from now on belong to the source with this index in
   // Book::sources() order.
@@ -28,8 +31,9 @@ class GameCollector {
   // The part buffer one parse thread fills.
   std::vector<store::GameToIndex>& part(std::size_t i) { return parts_[i]; }
   // Moves the games of part i (read after games_before games of the source)
-  // to the end of the build's list, numbering them within the source.
-  void take_part(std::size_t i, std::uint64_t games_before);
+  // that decided does not mark duplicate to the end of the build's list,
+  // numbering them within the source.
+  void take_part(std::size_t i, std::uint64_t games_before, const PartGames& decided);
 
   const std::vector<store::GameToIndex>& games() const { return games_; }
   // Writes the kept games and their index rows (inside the commit batch).

@@ -179,6 +179,40 @@ TEST_CASE("Duplicate games are counted once, also across builds, unless --no-ded
   CHECK(j["games_added"] == 3);
 }
 
+TEST_CASE("Of two copies of a game the first in the file counts, on any number of threads", "[builder]") {
+  // Every game of twic0920 followed by its copy with the result reversed:
+  // the fingerprint (tags and moves) is the same, so the copy is the
+  // duplicate. Parse parts start at game boundaries, so some copies open a
+  // part that another thread reads while the original is still ahead of its
+  // own thread; the book must still hold the originals' results.
+  TempDir dir;
+  std::string all = gb::test::read_file(gb::test::data_path("pgn/small/twic0920.pgn"));
+  std::string originals, pairs;
+  for (std::size_t at = 0; at < all.size();) {
+    std::size_t next = all.find("\n[Event ", at);
+    next = next == std::string::npos ? all.size() : next + 1;
+    std::string game = all.substr(at, next - at), copy = game;
+    for (auto [from, to] : {std::pair{"1-0", "0-9"}, {"0-1", "1-0"}, {"0-9", "0-1"}})
+      for (std::size_t i; (i = copy.find(from)) != std::string::npos;) copy.replace(i, 3, to);
+    originals += game;
+    pairs += game + copy;
+    at = next;
+  }
+  std::string o = dir.write("originals.pgn", originals), p = dir.write("pairs.pgn", pairs);
+  REQUIRE(graphbook({"build", dir.file("o.book"), o, "--max-ply", "0", "--threads", "1"}).status == 0);
+  auto want = open_book(dir.file("o.book"));
+  for (const char* threads : {"1", "2", "3"}) {
+    INFO(threads << " threads");
+    std::string book = dir.file(std::string("p") + threads + ".book");
+    Output out = graphbook({"build", book, p, "--max-ply", "0", "--threads", threads, "--json"});
+    REQUIRE(out.status == 0);
+    CHECK(nlohmann::json::parse(out.out)["duplicates"] == 2245);
+    auto got = open_book(book);
+    CHECK(gb::test::dump(got, got.dbs().nodes) == gb::test::dump(want, want.dbs().nodes));
+    CHECK(gb::test::dump(got, got.dbs().edges) == gb::test::dump(want, want.dbs().edges));
+  }
+}
+
 TEST_CASE("The same file added twice adds nothing", "[builder]") {
   TempDir dir;
   std::string pgn = dir.write("a.pgn", std::string(kGameA) + kGameB);
