@@ -193,6 +193,37 @@ std::string Book::build_params(Error* error) {
   return v ? std::string(*v) : "{}";
 }
 
+std::optional<bool> Book::holds_only_meta(const Txn& txn, Error* error) {
+  MDB_dbi main_dbi;
+  if (int rc = mdb_dbi_open(txn.get(), nullptr, 0, &main_dbi)) {
+    if (error) *error = Error{rc, "open main database"};
+    return std::nullopt;
+  }
+  auto cursor = Cursor::open(txn, main_dbi, error);
+  if (!cursor) return std::nullopt;
+  std::vector<std::string> names;  // every named database
+  for (auto item = cursor->first(error); item; item = cursor->next(error)) names.emplace_back(item->key);
+  for (const std::string& name : names) {
+    if (name == "meta") continue;
+    auto dbi = txn.open_db(name.c_str(), 0, error);
+    if (!dbi) return std::nullopt;
+    MDB_stat st;
+    if (auto s = txn.stat(*dbi, st)) {
+      if (error) *error = *s;
+      return std::nullopt;
+    }
+    if (st.ms_entries > 0) return false;
+  }
+  return true;
+}
+
+bool Book::still_at_path() const {
+  struct stat open_file, at_path;
+  int fd = env_.fd();
+  return fd >= 0 && ::fstat(fd, &open_file) == 0 && ::stat(path_.c_str(), &at_path) == 0 &&
+         open_file.st_dev == at_path.st_dev && open_file.st_ino == at_path.st_ino;
+}
+
 Status Book::write(const std::function<Status(WriteTxn&)>& batch) {
   for (;;) {
     Error e;

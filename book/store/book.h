@@ -93,6 +93,14 @@ class Book {
   [[nodiscard]] Status put_build_params(WriteTxn& txn, const std::string& json);
   [[nodiscard]] BookStats stats(const Txn& txn, Error* error = nullptr);
 
+  // True when no database but meta holds a record: the book holds nothing
+  // that a build writing a new file in its place could lose (learning,
+  // fingerprints, sources, stored games, pending games). nullopt on an error.
+  [[nodiscard]] std::optional<bool> holds_only_meta(const Txn& txn, Error* error);
+  // True while the file at path() is the one this Book has open (a build into
+  // a fresh book renames a new file over it).
+  [[nodiscard]] bool still_at_path() const;
+
   Env& env() { return env_; }
   const Databases& dbs() const { return dbs_; }
   const std::string& path() const { return path_; }

@@ -55,6 +55,21 @@ Status Env::set_map_size(std::size_t bytes) {
 
 Status Env::adopt_map_size() { return set_map_size(0); }
 
+Status Env::set_no_sync(bool on) {
+  if (int rc = mdb_env_set_flags(env_, MDB_NOSYNC, on ? 1 : 0)) return make_error(rc, "set MDB_NOSYNC");
+  return std::nullopt;
+}
+
+Status Env::sync() {
+  if (int rc = mdb_env_sync(env_, 1)) return make_error(rc, "sync LMDB environment");
+  return std::nullopt;
+}
+
+int Env::fd() const {
+  mdb_filehandle_t fd = -1;
+  return mdb_env_get_fd(env_, &fd) == 0 ? fd : -1;
+}
+
 std::optional<std::string_view> Txn::get(MDB_dbi dbi, std::string_view key, Error* error) const {
   MDB_val k = to_val(key), v;
   int rc = mdb_get(txn_, dbi, &k, &v);

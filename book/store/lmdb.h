@@ -52,6 +52,13 @@ class Env {
   [[nodiscard]] Status set_map_size(std::size_t bytes);
   // Adopts a size another process set (after MDB_MAP_RESIZED).
   [[nodiscard]] Status adopt_map_size();
+  // MDB_NOSYNC on or off: commits without an fsync (a file that is synced by
+  // sync() before anything relies on it).
+  [[nodiscard]] Status set_no_sync(bool on);
+  // Flushes the data file to disk (mdb_env_sync with force).
+  [[nodiscard]] Status sync();
+  // The data file's descriptor, -1 when it has none.
+  int fd() const;
 
  private:
   MDB_env* env_ = nullptr;
