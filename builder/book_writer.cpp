@@ -1,7 +1,16 @@
 #include "builder/book_writer.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -179,12 +188,248 @@ Status write_edges(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, 
   return std::nullopt;
 }
 
+// Appends records in key order to one database of a book written from
+// scratch, in write transactions of about kChunkBytes of keys and values, so
+// that LMDB never holds more dirty pages than that (it keeps a transaction's
+// pages in memory until the commit). The records of the open transaction are
+// kept until it commits: on MDB_MAP_FULL the map is doubled and they are
+// written again.
+class ChunkedAppender {
+ public:
+  static constexpr std::size_t kChunkBytes = std::size_t(4) << 20;
+
+  ChunkedAppender(store::Book& book, MDB_dbi dbi) : book_(book), dbi_(dbi) { pending_.reserve(kChunkBytes); }
+  ~ChunkedAppender() { cursor_.reset(); }  // before the transaction aborts
+
+  [[nodiscard]] Status put(std::string_view key, std::string_view value) {
+    if (!txn_)
+      if (auto s = begin()) return s;
+    pending_.append(key);
+    pending_.append(value);
+    sizes_.emplace_back(std::uint32_t(key.size()), std::uint32_t(value.size()));
+    Status s = cursor_->put(key, value, MDB_APPEND);
+    if (s && s->map_full()) s = redo();
+    if (s) return s;
+    return pending_.size() >= kChunkBytes ? commit() : std::nullopt;
+  }
+
+  // Commits the records not yet committed.
+  [[nodiscard]] Status finish() { return txn_ ? commit() : std::nullopt; }
+
+ private:
+  Status begin() {
+    store::Error e;
+    auto txn = store::WriteTxn::begin(book_.env(), &e);
+    if (!txn) return e;
+    txn_.emplace(std::move(*txn));
+    auto cursor = store::Cursor::open(*txn_, dbi_, &e);
+    if (!cursor) return e;
+    cursor_.emplace(std::move(*cursor));
+    return std::nullopt;
+  }
+
+  Status commit() {
+    for (;;) {
+      cursor_.reset();
+      Status s = txn_->commit();
+      txn_.reset();
+      if (!s) break;
+      if (!s->map_full()) return s;
+      if (auto r = redo()) return r;
+    }
+    pending_.clear();
+    sizes_.clear();
+    return std::nullopt;
+  }
+
+  // Aborts the transaction, doubles the map and writes the pending records again.
+  Status redo() {
+    for (;;) {
+      cursor_.reset();
+      txn_.reset();
+      if (auto s = book_.env().set_map_size(book_.env().map_size() * 2)) return s;
+      if (auto s = begin()) return s;
+      Status s;
+      std::size_t at = 0;
+      for (auto [k, v] : sizes_) {
+        if ((s = cursor_->put(std::string_view(pending_).substr(at, k),
+                              std::string_view(pending_).substr(at + k, v), MDB_APPEND)))
+          break;
+        at += k + v;
+      }
+      if (!s || !s->map_full()) return s;
+    }
+  }
+
+  store::Book& book_;
+  MDB_dbi dbi_;
+  std::optional<store::WriteTxn> txn_;
+  std::optional<store::Cursor> cursor_;  // of txn_
+  std::string pending_;                  // keys and values written since the last commit
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes_;
+};
+
+// A build writes a fresh book into "BOOK.building-PID" beside it.
+constexpr std::string_view kBuildingSuffix = ".building-";
+
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string name_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The file the book's path names (a symbolic link is followed: the new
+// book replaces the file, not the link).
+std::string real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
+// Removes the new books (and their lock files) that killed builds of this
+// book left beside it: those whose process is gone.
+void remove_stale_builds(const std::string& book_path) {
+  const std::string dir = dir_of(book_path);
+  const std::string prefix = name_of(book_path) + std::string(kBuildingSuffix);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    char* end = nullptr;
+    long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+    if (pid <= 0 || (*end != '\0' && std::string_view(end) != "-lock")) continue;
+    if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH) ::unlink((dir + "/" + name).c_str());
+  }
+  ::closedir(d);
+}
+
+Status sync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return store::Error{errno, "open directory " + dir};
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return store::Error{err, "sync directory " + dir};
+  return std::nullopt;
+}
+
+// Writes the merged streams, the fingerprints and the totals into to, a new
+// book: nodes, edges and fingerprints in chunked transactions, the rest in a
+// last one. from_txn reads the meta records of the book being replaced.
+Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& to, RunMerger& merger,
+                   CommitInput& input, CommitResult& result) {
+  {
+    MergeAhead ahead(merger);
+    ChunkedAppender nodes(to, to.dbs().nodes);
+    NodeEntry n;
+    while (ahead.next_node(n)) {
+      if (n.record.counters.games < input.min_games) continue;
+      if (auto s = nodes.put(NodeKey(n.key).view(), as_bytes(n.record))) return s;
+      ++result.nodes_written;
+    }
+    if (auto s = nodes.finish()) return s;
+    ChunkedAppender edges(to, to.dbs().edges);
+    EdgeEntry e;
+    while (ahead.next_edge(e)) {
+      if (e.record.counters.games < input.min_games) continue;
+      if (auto s = edges.put(EdgeKey(e.key, e.move).view(), as_bytes(e.record))) return s;
+      ++result.edges_written;
+    }
+    if (auto s = edges.finish()) return s;
+  }  // the merge thread has ended: its collision count is final
+  result.collisions += merger.collisions();
+
+  ChunkedAppender games(to, to.dbs().games);
+  for (const Fingerprint& fp : input.fingerprints) {
+    char key[16];
+    store::put_be64(key, fp[0]);
+    store::put_be64(key + 8, fp[1]);
+    if (auto s = games.put(std::string_view(key, 16), {})) return s;
+  }
+  if (auto s = games.finish()) return s;
+
+  return to.write([&](store::WriteTxn& txn) -> Status {
+    store::Error error;
+    auto meta = store::Cursor::open(from_txn, from.dbs().meta, &error);  // stats and all
+    if (!meta) return error;
+    for (auto item = meta->first(&error); item; item = meta->next(&error))
+      if (auto s = txn.put(to.dbs().meta, item->key, item->value)) return s;
+    if (error.code) return error;
+    if (input.more_writes)
+      if (auto s = input.more_writes(txn)) return s;
+    for (const store::SourceInfo& src : input.sources)
+      if (auto s = to.add_source(txn, src)) return s;
+    store::BookStats stats = from.stats(from_txn);
+    stats.games += input.added.games;
+    stats.duplicates += input.added.duplicates;
+    stats.skipped += input.added.skipped;
+    stats.collisions += input.added.collisions + result.collisions;
+    stats.builds += 1;
+    if (auto s = to.put_stats(txn, stats)) return s;
+    return to.put_build_params(txn, input.params_json);
+  });
+}
+
+// The commit into a book that holds nothing but meta: the new book is written
+// beside it as BOOK.building-PID in transactions of bounded size (without
+// fsync), synced, and renamed over the book: the rename is the commit. The
+// caller holds the book's write transaction (its writer lock) meanwhile, so
+// that another build's commit waits and then finds the file replaced.
+Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& merger, CommitInput& input,
+                    CommitResult& result) {
+  result = CommitResult{};
+  result.appended = result.renamed = true;
+  std::string error;
+  if (!merger.open(&error)) return store::Error{EIO, error};
+  const std::string target = real_path(book.path());
+  const std::string temp = target + std::string(kBuildingSuffix) + std::to_string(::getpid());
+  ::unlink(temp.c_str());
+  ::unlink((temp + "-lock").c_str());
+  Status status = [&]() -> Status {
+    store::BookError be;
+    auto to = store::Book::open(temp, store::OpenMode::Create, &be, book.env().map_size());
+    if (!to) return store::Error{EIO, be.message};
+    if (auto s = to->env().set_no_sync(true)) return s;
+    if (auto s = write_fresh(book, book_txn, *to, merger, input, result)) return s;
+    if (auto s = to->env().sync()) return s;
+    return std::nullopt;
+  }();  // the new book is closed
+  ::unlink((temp + "-lock").c_str());
+  if (!status && ::rename(temp.c_str(), target.c_str()) != 0) status = store::Error{errno, "rename " + temp};
+  if (status) {
+    ::unlink(temp.c_str());
+    return status;
+  }
+  // The book's lock file holds the old file's transaction id: a process that
+  // opens the new file must start a new one.
+  ::unlink((target + "-lock").c_str());
+  return sync_dir(dir_of(target));
+}
+
 }  // namespace
 
 Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, CommitResult& result) {
   std::sort(input.fingerprints.begin(), input.fingerprints.end());
+  remove_stale_builds(real_path(book.path()));
+  const store::Error replaced{ESTALE, book.path() +
+                                          ": another build replaced the book while this one ran; nothing "
+                                          "was written, run the build again"};
+  {
+    store::Error e;
+    auto txn = store::WriteTxn::begin(book.env(), &e);  // the writer lock, held until the rename
+    if (!txn) return e;
+    if (!book.still_at_path()) return replaced;
+    auto fresh = book.holds_only_meta(*txn, &e);
+    if (!fresh) return e;
+    if (*fresh) return commit_fresh(book, *txn, merger, input, result);
+  }
   return book.write([&](store::WriteTxn& txn) -> Status {
     result = CommitResult{};
+    if (!book.still_at_path()) return replaced;
     std::string error;
     if (!merger.open(&error)) return store::Error{EIO, error};
     MDB_stat nodes_stat, edges_stat, games_stat;

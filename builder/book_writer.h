@@ -1,7 +1,15 @@
-// The commit of a build: one LMDB write transaction that merges the
-// aggregated runs into the book in key order (MDB_APPEND into an empty book),
-// adds the game fingerprints, the sources and the totals. Either all of it is
-// in the book afterwards or none of it, whenever the process dies.
+// The commit of a build. Into a book that holds records: one LMDB write
+// transaction that merges the aggregated runs into the book in key order, adds
+// the game fingerprints, the sources and the totals. Into a book that holds
+// nothing but meta (a new book): a new file beside it, BOOK.building-PID,
+// written with MDB_APPEND in transactions of about 4 MB each (so memory does
+// not grow with the book), synced and renamed over the book. Either way, all
+// of it is in the book afterwards or none of it, whenever the process dies;
+// new files that killed builds left are removed by the next commit.
+//
+// After a commit that renamed (CommitResult::renamed), the Book passed in
+// still has the replaced file open: read the result by opening the path again
+// (after closing it: LMDB allows one environment per file and process).
 #pragma once
 
 #include <array>
@@ -31,8 +39,11 @@ struct CommitResult {
   std::uint64_t edges_written = 0;
   std::uint64_t collisions = 0;  // found while merging runs and against the book
   bool appended = false;         // the book was empty: MDB_APPEND was used
+  bool renamed = false;          // the book held nothing but meta: a new file was renamed over it
 };
 
+// Errors: LMDB and file errors; ESTALE when another build replaced the book
+// file after this one opened it (nothing written).
 [[nodiscard]] store::Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input,
                                          CommitResult& result);
 

@@ -1,7 +1,11 @@
 // A build is atomic: killed with SIGKILL at any moment, the book opens and
-// holds exactly the counts from before the build or from after it.
+// holds exactly the counts from before the build or from after it; so is a
+// build into a new book, which writes a new file and renames it over the book.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "book/store/book.h"
@@ -29,6 +33,15 @@ Counts counts(const std::string& path) {
   c.start_games = node ? node->counters.games : 0;
   c.sources = book->sources().size();
   return c;
+}
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+bool leftover_new_files(const std::string& dir) {
+  return std::system(("ls '" + dir + "' | grep -q '\\.building-'").c_str()) == 0;
 }
 
 void copy(const std::string& from, const std::string& to) {
@@ -80,4 +93,48 @@ TEST_CASE("A build killed with SIGKILL at any moment leaves the book as before o
   CHECK(counts(build[2]) == after);
   // ... and removed the run files the killed builds left beside their books.
   CHECK(std::system(("ls '" + dir.path + "' | grep -q graphbook-run-").c_str()) != 0);
+}
+
+TEST_CASE(
+    "A build into a new book killed with SIGKILL at any moment leaves no book, an empty one or the full one",
+    "[builder][slow]") {
+  TempDir dir;
+  const std::string bin = gb::test::graphbook_binary();
+  const std::string tcec = gb::test::data_path("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  const Counts before{0, 0, 0};         // the build creates the book empty before it reads a game
+  const Counts after{22240, 22240, 1};  // README: tcec-standard holds 22,240 games
+
+  // One undisturbed build, to know how long it takes.
+  std::vector<std::string> build = {bin,         "build", dir.file("full.book"), tcec,
+                                    "--max-ply", "0",     "--no-dedup",          "--quiet"};
+  auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(gb::test::run(build).status == 0);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(counts(build[2]) == after);
+
+  // Every kill into one path, removed in between: the new files the killed
+  // builds leave are all that next build's to remove.
+  build[2] = dir.file("k.book");
+  int saw_before = 0, saw_after = 0, saw_new_file = 0;
+  for (double at : {0.02, 0.2, 0.5, 0.7, 0.85, 0.93, 0.98, 1.05}) {
+    INFO("killed at " << at << " of " << seconds << " s");
+    std::filesystem::remove(build[2]);
+    std::filesystem::remove(build[2] + "-lock");
+    pid_t pid = gb::test::spawn(build, dir.file("out"), dir.file("err"));
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds * at));
+    ::kill(pid, SIGKILL);
+    gb::test::wait_status(pid);
+    saw_new_file += exists(build[2] + ".building-" + std::to_string(pid));
+    Counts c = exists(build[2]) ? counts(build[2]) : before;  // killed before it created the book
+    CHECK((c == before || c == after));
+    saw_before += c == before;
+    saw_after += c == after;
+  }
+  CHECK(saw_before > 0);
+  CHECK(saw_new_file > 0);  // some kill landed while the new file was being written
+  // The next build into the path commits, and removes the new files the killed builds left.
+  std::filesystem::remove(build[2]);
+  REQUIRE(gb::test::run(build).status == 0);
+  CHECK(counts(build[2]) == after);
+  CHECK_FALSE(leftover_new_files(dir.path));
 }
