@@ -341,6 +341,7 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     }
     if (auto s = edges.finish()) return s;
   }  // the merge thread has ended: its collision count is final
+  if (!merger.error().empty()) return store::Error{EIO, merger.error()};
   result.collisions += merger.collisions();
 
   ChunkedAppender games(to, to.dbs().games);
@@ -443,6 +444,7 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
       if (auto s = write_nodes(book, txn, ahead, append, input.min_games, result)) return s;
       if (auto s = write_edges(book, txn, ahead, append, input.min_games, result)) return s;
     }  // the merge thread has ended: its collision count is final
+    if (!merger.error().empty()) return store::Error{EIO, merger.error()};
     result.collisions += merger.collisions();
 
     unsigned fp_flags = games_stat.ms_entries == 0 ? MDB_APPEND : 0;

@@ -107,3 +107,24 @@ TEST_CASE("Spilled runs and the last in-memory run merge into exact totals", "[b
   REQUIRE(merger.open(nullptr));
   CHECK(all_nodes(merger).size() == games + 1);
 }
+
+TEST_CASE("A spill file cut short is reported by the merge, never read as a shorter run", "[builder]") {
+  Aggregator agg(1, "/tmp", Side::Both);  // a spill whenever a table fills
+  GameFacts g;
+  for (int i = 0; i < 30000; ++i) {
+    PlyRecord plies[] = {{Key(i + 1) * 0x9E3779B97F4A7C15ull, 5, Move()}};
+    REQUIRE(agg.add_game(g, plies, 1));
+  }
+  REQUIRE(agg.finish());
+  REQUIRE(agg.spills() > 0);
+  const Run& spilled = agg.runs().front();
+  REQUIRE(!spilled.path.empty());
+  REQUIRE(::truncate(spilled.path.c_str(), off_t(spilled.edge_offset / 2)) == 0);
+  std::vector<const Run*> runs;
+  for (const Run& r : agg.runs()) runs.push_back(&r);
+  RunMerger merger(runs);
+  REQUIRE(merger.open(nullptr));
+  auto nodes = all_nodes(merger);
+  CHECK(nodes.size() < 30000);
+  CHECK(merger.error().find(spilled.path) != std::string::npos);
+}
