@@ -270,7 +270,8 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
 }
 
 // Grows a table past its load limit: doubles it, or when that would pass the
-// budget, gives it what the budget leaves; spills when that is too little.
+// budget (with the old copy it is rebuilt from), gives it what the budget
+// leaves; spills when that is too little.
 // The tallies and games count against the budget too: when they push a grown
 // table set over it, the tables spill before they are full. (Tables that
 // never grew, under a tiny budget, spill only when full: their tallies are
@@ -289,10 +290,12 @@ bool Aggregator::make_room() {
   if (!nodes_full && !edges_full) return true;
   double nodes = double(node_homes_) * (nodes_full ? 2 : 1),
          edges = double(edge_homes_) * (edges_full ? 2 : 1);
-  if (nodes + edges > room) {
+  // A table is rebuilt beside its old copy: the larger old copy counts too.
+  double old = std::max(nodes_full ? double(node_homes_) : 0.0, edges_full ? double(edge_homes_) : 0.0);
+  if (nodes + edges + old > room) {
     double keep = (nodes_full ? 0 : nodes) + (edges_full ? 0 : edges);
     double full = (nodes_full ? double(node_homes_) : 0) + (edges_full ? double(edge_homes_) : 0);
-    double factor = (room - keep) / full;  // how much the full tables may grow
+    double factor = (room - keep - old) / full;  // how much the full tables may grow
     if (factor < kMinGrowth) return used ? spill() : true;
     if (nodes_full) nodes = double(node_homes_) * factor;
     if (edges_full) edges = double(edge_homes_) * factor;

@@ -47,7 +47,7 @@ class MergeAhead {
   bool next_edge(EdgeEntry& out) { return next(edges_, out); }
 
  private:
-  static constexpr std::size_t kChunk = 4096;  // entries per hand-over
+  static constexpr std::size_t kChunk = 1024;  // entries per hand-over
   static constexpr std::size_t kDepth = 4;     // chunks the producer may be ahead
 
   template <class T>
@@ -196,7 +196,7 @@ Status write_edges(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, 
 // written again.
 class ChunkedAppender {
  public:
-  static constexpr std::size_t kChunkBytes = std::size_t(4) << 20;
+  static constexpr std::size_t kChunkBytes = std::size_t(1) << 20;
 
   ChunkedAppender(store::Book& book, MDB_dbi dbi) : book_(book), dbi_(dbi) { pending_.reserve(kChunkBytes); }
   ~ChunkedAppender() { cursor_.reset(); }  // before the transaction aborts

@@ -2,7 +2,7 @@
 // transaction that merges the aggregated runs into the book in key order, adds
 // the game fingerprints, the sources and the totals. Into a book that holds
 // nothing but meta (a new book): a new file beside it, BOOK.building-PID,
-// written with MDB_APPEND in transactions of about 4 MB each (so memory does
+// written with MDB_APPEND in transactions of about 1 MB each (so memory does
 // not grow with the book), synced and renamed over the book. Either way, all
 // of it is in the book afterwards or none of it, whenever the process dies;
 // new files that killed builds left are removed by the next commit.

@@ -52,7 +52,7 @@ void add_build(CLI::App& app, int& exit_status) {
     int max_ply = 40;
     unsigned min_games = 1;
     int min_elo = 0;
-    std::string since, until, color = "both", memory = "48M";
+    std::string since, until, color = "both", memory = "16M";
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
@@ -78,7 +78,7 @@ void add_build(CLI::App& app, int& exit_status) {
       ->check(CLI::Range(1u, 256u));
   cmd->add_option(
       "--memory", opt->memory,
-      "Memory for the aggregation tables of all threads (default 48M; e.g. 512M, 2G); beyond it sorted "
+      "Memory for the aggregation tables of all threads (default 16M; e.g. 512M, 2G); beyond it sorted "
       "runs spill to disk (beside the book) and are merged at the end. Small budgets cost little time");
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,

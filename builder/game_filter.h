@@ -20,7 +20,7 @@ struct BuildOptions {
   int until = 0;
   Side side = Side::Both;
   unsigned threads = 1;
-  std::size_t memory = std::size_t(64) << 20;  // aggregation budget in bytes (all threads)
+  std::size_t memory = std::size_t(16) << 20;  // aggregation budget in bytes (all threads)
   bool dedup = true;
   bool progress = false;                                // a progress line on stderr
   std::string spill_dir;                                // where runs go; default: beside the book

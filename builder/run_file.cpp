@@ -8,7 +8,7 @@ namespace gb::builder {
 
 namespace {
 
-constexpr std::size_t kBufferBytes = std::size_t(1) << 18;
+constexpr std::size_t kBufferBytes = std::size_t(1) << 16;  // per stream: a final merge may read dozens
 constexpr std::size_t kMaxRecord = 8 + 2 + 8 + 2 + 1 + 1 + sizeof(store::Counters) + 4 + 4 + 1 + 4;
 
 std::string io_error(const char* what, const std::string& path) {
