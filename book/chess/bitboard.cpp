@@ -75,6 +75,10 @@ void init_magics(PieceType t, Bitboard* table, Magic* magics) {
       b = (b - m.mask) & m.mask;
     } while (b);
     next_table += size;
+#ifdef GRAPHBOOK_PEXT
+    for (int i = 0; i < size; ++i) m.attacks[m.index(occupancy[i])] = reference[i];
+    continue;
+#endif
     for (int i = 0; i < size;) {
       for (m.magic = 0; popcount((m.magic * m.mask) >> 56) < 6;) m.magic = rng.sparse();
       for (++current, i = 0; i < size; ++i) {
