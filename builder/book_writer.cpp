@@ -317,6 +317,24 @@ Status sync_dir(const std::string& dir) {
   return std::nullopt;
 }
 
+// The last writes of a commit, in its last transaction: the game index, the
+// sources, the totals (stats before the build plus what it added) and the
+// build parameters.
+Status write_totals(store::Book& book, store::WriteTxn& txn, store::BookStats stats, const CommitInput& input,
+                    const CommitResult& result) {
+  if (input.more_writes)
+    if (auto s = input.more_writes(txn)) return s;
+  for (const store::SourceInfo& src : input.sources)
+    if (auto s = book.add_source(txn, src)) return s;
+  stats.games += input.added.games;
+  stats.duplicates += input.added.duplicates;
+  stats.skipped += input.added.skipped;
+  stats.collisions += input.added.collisions + result.collisions;
+  stats.builds += 1;
+  if (auto s = book.put_stats(txn, stats)) return s;
+  return book.put_build_params(txn, input.params_json);
+}
+
 // Writes the merged streams, the fingerprints and the totals into to, a new
 // book: nodes, edges and fingerprints in chunked transactions, the rest in a
 // last one. from_txn reads the meta records of the book being replaced.
@@ -345,12 +363,8 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
   result.collisions += merger.collisions();
 
   ChunkedAppender games(to, to.dbs().games);
-  for (const Fingerprint& fp : input.fingerprints) {
-    char key[16];
-    store::put_be64(key, fp[0]);
-    store::put_be64(key + 8, fp[1]);
-    if (auto s = games.put(std::string_view(key, 16), {})) return s;
-  }
+  for (const Fingerprint& fp : input.fingerprints)
+    if (auto s = games.put(FingerprintKey(fp).view(), {})) return s;
   if (auto s = games.finish()) return s;
 
   return to.write([&](store::WriteTxn& txn) -> Status {
@@ -360,18 +374,7 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     for (auto item = meta->first(&error); item; item = meta->next(&error))
       if (auto s = txn.put(to.dbs().meta, item->key, item->value)) return s;
     if (error.code) return error;
-    if (input.more_writes)
-      if (auto s = input.more_writes(txn)) return s;
-    for (const store::SourceInfo& src : input.sources)
-      if (auto s = to.add_source(txn, src)) return s;
-    store::BookStats stats = from.stats(from_txn);
-    stats.games += input.added.games;
-    stats.duplicates += input.added.duplicates;
-    stats.skipped += input.added.skipped;
-    stats.collisions += input.added.collisions + result.collisions;
-    stats.builds += 1;
-    if (auto s = to.put_stats(txn, stats)) return s;
-    return to.put_build_params(txn, input.params_json);
+    return write_totals(to, txn, from.stats(from_txn), input, result);
   });
 }
 
@@ -448,24 +451,9 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     result.collisions += merger.collisions();
 
     unsigned fp_flags = games_stat.ms_entries == 0 ? MDB_APPEND : 0;
-    for (const Fingerprint& fp : input.fingerprints) {
-      char key[16];
-      store::put_be64(key, fp[0]);
-      store::put_be64(key + 8, fp[1]);
-      if (auto s = txn.put(book.dbs().games, std::string_view(key, 16), {}, fp_flags)) return s;
-    }
-    if (input.more_writes)
-      if (auto s = input.more_writes(txn)) return s;
-    for (const store::SourceInfo& src : input.sources)
-      if (auto s = book.add_source(txn, src)) return s;
-    store::BookStats stats = book.stats(txn);
-    stats.games += input.added.games;
-    stats.duplicates += input.added.duplicates;
-    stats.skipped += input.added.skipped;
-    stats.collisions += input.added.collisions + result.collisions;
-    stats.builds += 1;
-    if (auto s = book.put_stats(txn, stats)) return s;
-    return book.put_build_params(txn, input.params_json);
+    for (const Fingerprint& fp : input.fingerprints)
+      if (auto s = txn.put(book.dbs().games, FingerprintKey(fp).view(), {}, fp_flags)) return s;
+    return write_totals(book, txn, book.stats(txn), input, result);
   });
 }
 

@@ -131,10 +131,7 @@ void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
       w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
   for (PartResult& r : results)
     for (PendingGame& g : r.games.games) {
-      char key[16];
-      store::put_be64(key, g.fingerprint[0]);
-      store::put_be64(key + 8, g.fingerprint[1]);
-      bool in_book = txn && txn->get(w.book.dbs().games, std::string_view(key, 16)).has_value();
+      bool in_book = txn && txn->get(w.book.dbs().games, FingerprintKey(g.fingerprint).view()).has_value();
       if (in_book || !w.dedup.insert(g.fingerprint)) {
         g.duplicate = true;
         ++r.duplicates;

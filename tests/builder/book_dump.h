@@ -1,6 +1,7 @@
 // Reading a whole book back for comparisons in the builder tests.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <map>
 #include <string>
 #include <utility>
@@ -10,6 +11,15 @@
 #include "book/store/polyglot.h"
 
 namespace gb::test {
+
+// The book at path, opened for reading (the test fails if it does not open).
+inline store::Book open_book(const std::string& path) {
+  store::BookError e;
+  auto book = store::Book::open(path, store::OpenMode::ReadOnly, &e);
+  INFO(e.message);
+  REQUIRE(book);
+  return std::move(*book);
+}
 
 // Every key and value of one database, as bytes.
 inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {

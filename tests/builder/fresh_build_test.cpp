@@ -16,30 +16,13 @@
 #include "test_data.h"
 
 using namespace gb;
+using gb::test::graphbook;
+using gb::test::info_json;
+using gb::test::open_book;
 using gb::test::Output;
 using gb::test::TempDir;
 
 namespace {
-
-Output graphbook(std::vector<std::string> args) {
-  args.insert(args.begin(), gb::test::graphbook_binary());
-  return gb::test::run(args);
-}
-
-store::Book open_book(const std::string& path) {
-  store::BookError e;
-  auto book = store::Book::open(path, store::OpenMode::ReadOnly, &e);
-  INFO(e.message);
-  REQUIRE(book);
-  return std::move(*book);
-}
-
-nlohmann::json info_json(const std::string& path) {
-  Output o = graphbook({"info", path, "--json"});
-  INFO(o.err);
-  REQUIRE(o.status == 0);
-  return nlohmann::json::parse(o.out);
-}
 
 ino_t inode(const std::string& path) {
   struct stat st;

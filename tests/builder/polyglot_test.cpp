@@ -10,17 +10,15 @@
 #include "test_data.h"
 
 using namespace gb;
+using gb::test::graphbook;
+using gb::test::info_json;
+using gb::test::open_book;
 using gb::test::Output;
 using gb::test::TempDir;
 
 namespace {
 
 const char* kPolyglot = "/usr/games/polyglot";
-
-Output graphbook(std::vector<std::string> args) {
-  args.insert(args.begin(), gb::test::graphbook_binary());
-  return gb::test::run(args);
-}
 
 std::vector<store::PolyglotEntry> load(const std::string& path) {
   std::string error;

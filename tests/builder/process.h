@@ -7,12 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "temp_dir.h"
+#include "test_data.h"
 
 namespace gb::test {
 
@@ -61,6 +64,20 @@ inline Output run(const std::vector<std::string>& argv) {
   o.err = read_file(dir + "/err");
   std::system(("rm -rf '" + dir + "'").c_str());
   return o;
+}
+
+// `graphbook ARGS...` with the binary under test.
+inline Output graphbook(std::vector<std::string> args) {
+  args.insert(args.begin(), graphbook_binary());
+  return run(args);
+}
+
+// `graphbook info BOOK --json`, parsed.
+inline nlohmann::json info_json(const std::string& book) {
+  Output o = graphbook({"info", book, "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  return nlohmann::json::parse(o.out);
 }
 
 }  // namespace gb::test
