@@ -741,6 +741,15 @@ class Parser {
     return out;
   }
 
+  // A function whose arguments all have one type: what(arg, ...).
+  NodePtr typed_call(Op op, Type type, const Token& t, const char* what, Type arg_type, int min_count,
+                     int max_count) {
+    auto n = node(op, type, t);
+    for (auto& a : parenthesised_args(what, min_count, max_count))
+      n->args.push_back(require(std::move(a), arg_type, t, what));
+    return n;
+  }
+
   NodePtr parse_direction(const Token& t, std::uint8_t dirs) {
     auto n = node(Op::Direction, Type::Set, t);
     n->directions = dirs;
@@ -1564,12 +1573,8 @@ class Parser {
       }
       return leaf(Op::CurrentFen, Type::String, t);
     }
-    if (w == "max" || w == "min") {
-      auto args = parenthesised_args(w.c_str(), 2, 1000);
-      auto n = node(w == "max" ? Op::Max : Op::Min, Type::Numeric, t);
-      for (auto& a : args) n->args.push_back(require(std::move(a), Type::Numeric, t, w.c_str()));
-      return n;
-    }
+    if (w == "max" || w == "min")
+      return typed_call(w == "max" ? Op::Max : Op::Min, Type::Numeric, t, w.c_str(), Type::Numeric, 2, 1000);
     if (w == "replace") {
       auto args = parenthesised_args("replace", 3, 4);
       auto n = node(Op::Replace, Type::String, t);
@@ -1578,12 +1583,7 @@ class Parser {
       check_literal_regex(*n->args[1], t);
       return n;
     }
-    if (w == "indexof") {
-      auto args = parenthesised_args("indexof", 2, 2);
-      auto n = node(Op::IndexOf, Type::Numeric, t);
-      for (auto& a : args) n->args.push_back(require(std::move(a), Type::String, t, "indexof"));
-      return n;
-    }
+    if (w == "indexof") return typed_call(Op::IndexOf, Type::Numeric, t, "indexof", Type::String, 2, 2);
     if (w == "if") {
       auto n = node(Op::If, Type::Boolean, t);
       n->args.push_back(parse_expr(kFull));
@@ -1664,12 +1664,7 @@ class Parser {
       n->text = expect_string();
       return n;
     }
-    if (w == "settag") {
-      auto args = parenthesised_args("settag", 2, 2);
-      auto n = node(Op::SetTag, Type::Boolean, t);
-      for (auto& a : args) n->args.push_back(require(std::move(a), Type::String, t, "settag"));
-      return n;
-    }
+    if (w == "settag") return typed_call(Op::SetTag, Type::Boolean, t, "settag", Type::String, 2, 2);
     if (w == "child") {
       auto n = node(Op::Child, Type::Position, t);
       if (is_punct("(")) {
