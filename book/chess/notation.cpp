@@ -34,9 +34,6 @@ std::optional<PieceType> promotion_from_letter(char c) {
   }
 }
 
-bool is_file(char c) { return c >= 'a' && c <= 'h'; }
-bool is_rank(char c) { return c >= '1' && c <= '8'; }
-
 MoveParse parse_castling(const Position& pos, bool king_side) {
   MoveList moves;
   generate_legal(pos, moves);
@@ -99,7 +96,7 @@ MoveParse parse_san(const Position& pos, std::string_view text) {
     --n;
   }
   if (n < 2 || !is_file(buf[n - 2]) || !is_rank(buf[n - 1])) return {Move(), MoveError::Syntax};
-  Square to = make_square(File(buf[n - 2] - 'a'), Rank(buf[n - 1] - '1'));
+  Square to = square_of(buf[n - 2], buf[n - 1]);
   int from_file = -1, from_rank = -1;
   if (n == 3) {
     if (is_file(buf[0]))
@@ -209,8 +206,8 @@ std::optional<Move> parse_uci(const Position& pos, std::string_view text) {
   if (text.size() < 4 || text.size() > 5 || !is_file(text[0]) || !is_rank(text[1]) || !is_file(text[2]) ||
       !is_rank(text[3]))
     return std::nullopt;
-  Square from = make_square(File(text[0] - 'a'), Rank(text[1] - '1'));
-  Square to = make_square(File(text[2] - 'a'), Rank(text[3] - '1'));
+  Square from = square_of(text[0], text[1]);
+  Square to = square_of(text[2], text[3]);
   PieceType promo = PieceType::None;
   if (text.size() == 5) {
     auto p = promotion_from_letter(text[4]);

@@ -204,7 +204,7 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
     std::string_view ep = fields[3];
     if (ep.size() != 2 || ep[0] < 'a' || ep[0] > 'h' || ep[1] < '1' || ep[1] > '8')
       return fail(FenError::Field::EnPassant, "'" + std::string(ep) + "' is not a square");
-    Square s = make_square(File(ep[0] - 'a'), Rank(ep[1] - '1'));
+    Square s = square_of(ep[0], ep[1]);
     if (rank_of(s) != relative_rank(pos.side_, RANK_6))
       return fail(FenError::Field::EnPassant, std::string(ep) + " is not on the " +
                                                   (pos.side_ == Color::White ? "sixth" : "third") + " rank");

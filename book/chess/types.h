@@ -42,6 +42,10 @@ enum File : int { FILE_A, FILE_B, FILE_C, FILE_D, FILE_E, FILE_F, FILE_G, FILE_H
 enum Rank : int { RANK_1, RANK_2, RANK_3, RANK_4, RANK_5, RANK_6, RANK_7, RANK_8 };
 
 constexpr Square make_square(File f, Rank r) { return Square(r * 8 + f); }
+// The characters of square names: files 'a'..'h', ranks '1'..'8'.
+constexpr bool is_file(char c) { return c >= 'a' && c <= 'h'; }
+constexpr bool is_rank(char c) { return c >= '1' && c <= '8'; }
+constexpr Square square_of(char file, char rank) { return make_square(File(file - 'a'), Rank(rank - '1')); }
 constexpr File file_of(Square s) { return File(s & 7); }
 constexpr Rank rank_of(Square s) { return Rank(s >> 3); }
 constexpr bool is_ok(Square s) { return s >= SQ_A1 && s <= SQ_H8; }

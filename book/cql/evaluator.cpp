@@ -852,7 +852,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (s.is_none()) return s;
       if (s.text.size() != 2 || s.text[0] < 'a' || s.text[0] > 'h' || s.text[1] < '1' || s.text[1] > '8')
         return Value::squares(0);
-      return Value::squares(square_bb(make_square(File(s.text[0] - 'a'), Rank(s.text[1] - '1'))));
+      return Value::squares(square_bb(square_of(s.text[0], s.text[1])));
     }
     case Op::Light: return Value::squares(eval_set(*n.args[0]) & kLightSquares);
     case Op::Dark: return Value::squares(eval_set(*n.args[0]) & ~kLightSquares);

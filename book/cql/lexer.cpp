@@ -43,8 +43,6 @@ struct DesignatorReader {
   std::string_view s;
 
   char at(std::size_t i) const { return i < s.size() ? s[i] : '\0'; }
-  static bool is_file(char c) { return c >= 'a' && c <= 'h'; }
-  static bool is_rank(char c) { return c >= '1' && c <= '8'; }
 
   // a, a-h
   std::size_t range(std::size_t i, bool (*ok)(char), char base, int& lo, int& hi) const {

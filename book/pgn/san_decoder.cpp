@@ -6,10 +6,6 @@ namespace gb::pgn {
 
 namespace {
 
-bool is_file(char c) { return c >= 'a' && c <= 'h'; }
-bool is_rank(char c) { return c >= '1' && c <= '8'; }
-Square square_of(char f, char r) { return make_square(File(f - 'a'), Rank(r - '1')); }
-
 PieceType piece_of(char c) {
   switch (c) {
     case 'N': return PieceType::Knight;
