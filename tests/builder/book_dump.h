@@ -9,6 +9,7 @@
 #include "book/chess/notation.h"
 #include "book/store/book.h"
 #include "book/store/polyglot.h"
+#include "play.h"
 
 namespace gb::test {
 
@@ -29,16 +30,6 @@ inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {
   for (auto item = cursor->first(); item; item = cursor->next())
     out[std::string(item->key)] = std::string(item->value);
   return out;
-}
-
-// The position after a line of SAN moves from the start.
-inline Position after(std::initializer_list<const char*> sans) {
-  Position pos;
-  for (const char* san : sans) {
-    UndoInfo undo;
-    pos.do_move(parse_san(pos, san).move, undo);
-  }
-  return pos;
 }
 
 // Polyglot entries sorted by (key, move, weight, learn): make-book orders

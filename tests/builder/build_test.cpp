@@ -92,8 +92,8 @@ TEST_CASE("Two move orders of one position end in one node with two games and tw
   INFO(o.err);
   REQUIRE(o.status == 0);
   auto book = open_book(path);
-  Key key = gb::test::after({"e4", "e5", "Nf3", "Nc6"}).key();
-  REQUIRE(gb::test::after({"Nf3", "Nc6", "e4", "e5"}).key() == key);
+  Key key = gb::test::play({"e4", "e5", "Nf3", "Nc6"}).key();
+  REQUIRE(gb::test::play({"Nf3", "Nc6", "e4", "e5"}).key() == key);
   auto node = book.node(key);
   REQUIRE(node);
   CHECK(node->counters.games == 2);

@@ -161,7 +161,7 @@ TEST_CASE("An imported book answers by position, and by key for entries no walk 
   for (const auto& edge : start)
     if (edge.move == parse_uci(Position(), "e2e4").value()) {
       e4 = true;
-      CHECK(edge.record.child_key == gb::test::after({"e4"}).key());
+      CHECK(edge.record.child_key == gb::test::play({"e4"}).key());
     }
   CHECK(e4);
   std::string out = dir.file("o.bin");

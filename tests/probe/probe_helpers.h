@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "book/chess/notation.h"
+#include "play.h"
 #include "run_graphbook.h"
 #include "temp_dir.h"
 #include "test_data.h"
@@ -118,15 +119,6 @@ inline std::map<std::uint16_t, std::uint16_t> polyglot_weights(const std::string
 inline std::uint16_t polyglot_move(const std::string& uci) {
   int ff = uci[0] - 'a', fr = uci[1] - '1', tf = uci[2] - 'a', tr = uci[3] - '1';
   return std::uint16_t(fr << 9 | ff << 6 | tr << 3 | tf);
-}
-
-inline Position play(std::initializer_list<const char*> sans) {
-  Position pos;
-  for (const char* san : sans) {
-    UndoInfo undo;
-    pos.do_move(parse_san(pos, san).move, undo);
-  }
-  return pos;
 }
 
 }  // namespace gb::test
