@@ -85,6 +85,36 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
   return out;
 }
 
+// The slot of (key, move) in table t (node slots have move 0), or the free
+// slot where it goes; nullptr when the slack past the last home is full.
+Slot* find(std::vector<Slot>& t, std::size_t homes, Key key, std::uint16_t move) {
+  for (std::size_t i = home(key, homes); i < t.size(); ++i)
+    if (t[i].ref == 0 || (t[i].key == key && t[i].move == move)) return &t[i];
+  return nullptr;
+}
+
+// Rebuilds table t with this many home slots, or more when clustering
+// overflows the slack; returns the number it got.
+std::size_t rebuild(std::vector<Slot>& t, std::size_t homes) {
+  std::vector<Slot> old;
+  for (;; homes *= 2) {
+    old.assign(homes + kSlack, Slot{});
+    old.swap(t);
+    bool ok = true;
+    for (const Slot& s : old)
+      if (s.ref) {
+        Slot* slot = find(t, homes, s.key, s.move);
+        if (!slot) {
+          ok = false;
+          break;
+        }
+        *slot = s;
+      }
+    if (ok) return homes;
+    old.swap(t);  // pathological clustering: try a larger table
+  }
+}
+
 bool over_refs(const SlotTables& t) { return t.games.size() >= kMaxRefs || t.tallies.size() >= kMaxRefs; }
 
 }  // namespace
@@ -139,62 +169,6 @@ Aggregator::~Aggregator() {
     if (!r.path.empty()) ::unlink(r.path.c_str());
 }
 
-Slot* Aggregator::find_node(Key key) {
-  std::vector<Slot>& t = tables_.nodes;
-  for (std::size_t i = home(key, node_homes_); i < t.size(); ++i)
-    if (t[i].ref == 0 || t[i].key == key) return &t[i];
-  return nullptr;  // the slack is full: grow
-}
-
-Slot* Aggregator::find_edge(Key key, std::uint16_t move) {
-  std::vector<Slot>& t = tables_.edges;
-  for (std::size_t i = home(key, edge_homes_); i < t.size(); ++i)
-    if (t[i].ref == 0 || (t[i].key == key && t[i].move == move)) return &t[i];
-  return nullptr;
-}
-
-void Aggregator::grow_nodes(std::size_t homes) {
-  std::vector<Slot> old;
-  for (;; homes *= 2) {
-    node_homes_ = homes;
-    old.assign(homes + kSlack, Slot{});
-    old.swap(tables_.nodes);
-    bool ok = true;
-    for (const Slot& s : old)
-      if (s.ref) {
-        Slot* slot = find_node(s.key);
-        if (!slot) {
-          ok = false;
-          break;
-        }
-        *slot = s;
-      }
-    if (ok) return;
-    old.swap(tables_.nodes);  // pathological clustering: try a larger table
-  }
-}
-
-void Aggregator::grow_edges(std::size_t homes) {
-  std::vector<Slot> old;
-  for (;; homes *= 2) {
-    edge_homes_ = homes;
-    old.assign(homes + kSlack, Slot{});
-    old.swap(tables_.edges);
-    bool ok = true;
-    for (const Slot& s : old)
-      if (s.ref) {
-        Slot* slot = find_edge(s.key, s.move);
-        if (!slot) {
-          ok = false;
-          break;
-        }
-        *slot = s;
-      }
-    if (ok) return;
-    old.swap(tables_.edges);
-  }
-}
-
 bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n) {
   SlotTables& t = tables_;
   GameRecord g;
@@ -220,10 +194,10 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     const PlyRecord& p = plies[i];
     Color mover = (i & 1) ? ~game.first_mover : game.first_mover;
     auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(kMaxPly)));
-    Slot* node = find_node(p.key);
+    Slot* node = find(t.nodes, node_homes_, p.key, 0);
     while (!node) {
-      grow_nodes(node_homes_ * 2);
-      node = find_node(p.key);
+      node_homes_ = rebuild(t.nodes, node_homes_ * 2);
+      node = find(t.nodes, node_homes_, p.key, 0);
     }
     if (node->ref == 0) {
       *node = Slot{p.key, p.position_hash, id,
@@ -246,10 +220,10 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     if (!p.move || i + 1 >= n) continue;
     if ((side_ == Side::White && mover != Color::White) || (side_ == Side::Black && mover != Color::Black))
       continue;
-    Slot* edge = find_edge(p.key, p.move.raw());
+    Slot* edge = find(t.edges, edge_homes_, p.key, p.move.raw());
     while (!edge) {
-      grow_edges(edge_homes_ * 2);
-      edge = find_edge(p.key, p.move.raw());
+      edge_homes_ = rebuild(t.edges, edge_homes_ * 2);
+      edge = find(t.edges, edge_homes_, p.key, p.move.raw());
     }
     if (edge->ref == 0) {
       *edge = Slot{p.key, plies[i + 1].key, id,
@@ -300,8 +274,8 @@ bool Aggregator::make_room() {
     if (nodes_full) nodes = double(node_homes_) * factor;
     if (edges_full) edges = double(edge_homes_) * factor;
   }
-  if (nodes_full) grow_nodes(std::size_t(nodes));
-  if (edges_full) grow_edges(std::size_t(edges));
+  if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes));
+  if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges));
   return true;
 }
 

@@ -148,10 +148,6 @@ class Aggregator {
   std::size_t spills() const { return spill_count_; }
 
  private:
-  Slot* find_node(Key key);
-  Slot* find_edge(Key key, std::uint16_t move);
-  void grow_nodes(std::size_t homes);  // rebuilds the table with this many home slots (or more)
-  void grow_edges(std::size_t homes);
   bool make_room();  // grows a full table within the budget, or spills
   bool spill();
   bool compact_runs();

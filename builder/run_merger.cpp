@@ -1,42 +1,55 @@
 #include "builder/run_merger.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <type_traits>
 
 namespace gb::builder {
 
-template <>
-void RunStream<NodeEntry>::advance() {
-  if (!run_.path.empty())
-    has_ = file_.next(head_);
-  else if (!run_.nodes.empty())
-    has_ = at_ < run_.nodes.size() && (head_ = run_.nodes[at_++], true);
-  else
-    has_ = at_ < run_.memory.nodes.size() && (head_ = run_.memory.node(run_.memory.nodes[at_++]), true);
-}
+namespace {
 
+// Where a run keeps its nodes or its edges.
+template <class T>
+struct RunPart;
 template <>
-void RunStream<EdgeEntry>::advance() {
-  if (!run_.path.empty())
+struct RunPart<NodeEntry> {
+  static const std::vector<NodeEntry>& entries(const Run& r) { return r.nodes; }
+  static const std::vector<Slot>& slots(const Run& r) { return r.memory.nodes; }
+  static NodeEntry expand(const Run& r, const Slot& s) { return r.memory.node(s); }
+  static std::uint64_t file_offset(const Run&) { return 0; }
+  static std::uint64_t count(const Run& r) { return r.node_count; }
+};
+template <>
+struct RunPart<EdgeEntry> {
+  static const std::vector<EdgeEntry>& entries(const Run& r) { return r.edges; }
+  static const std::vector<Slot>& slots(const Run& r) { return r.memory.edges; }
+  static EdgeEntry expand(const Run& r, const Slot& s) { return r.memory.edge(s); }
+  static std::uint64_t file_offset(const Run& r) { return r.edge_offset; }
+  static std::uint64_t count(const Run& r) { return r.edge_count; }
+};
+
+}  // namespace
+
+template <class T>
+void RunStream<T>::advance() {
+  using Part = RunPart<T>;
+  if (!run_.path.empty()) {
     has_ = file_.next(head_);
-  else if (!run_.edges.empty())
-    has_ = at_ < run_.edges.size() && (head_ = run_.edges[at_++], true);
-  else
-    has_ = at_ < run_.memory.edges.size() && (head_ = run_.memory.edge(run_.memory.edges[at_++]), true);
+  } else if (const auto& entries = Part::entries(run_); !entries.empty()) {
+    has_ = at_ < entries.size();
+    if (has_) head_ = entries[at_++];
+  } else {
+    const auto& slots = Part::slots(run_);
+    has_ = at_ < slots.size();
+    if (has_) head_ = Part::expand(run_, slots[at_++]);
+  }
 }
 
 template <class T>
 bool RunStream<T>::open(std::string* error) {
   at_ = 0;
   has_ = false;
-  if (!run_.path.empty()) {
-    constexpr bool edges = std::is_same_v<T, EdgeEntry>;
-    if (!file_.open(run_.path, edges ? run_.edge_offset : 0, edges ? run_.edge_count : run_.node_count,
-                    error))
-      return false;
-  }
+  if (!run_.path.empty() &&
+      !file_.open(run_.path, RunPart<T>::file_offset(run_), RunPart<T>::count(run_), error))
+    return false;
   advance();
   return true;
 }
