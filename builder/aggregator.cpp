@@ -313,7 +313,7 @@ bool Aggregator::spill() {
 }
 
 std::string Aggregator::next_run_path() {
-  return spill_dir_ + "/graphbook-run-" + std::to_string(::getpid()) + "-" +
+  return spill_dir_ + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) + "-" +
          std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" + std::to_string(run_serial_++);
 }
 

@@ -1,8 +1,6 @@
 #include "builder/book_writer.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +12,8 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+
+#include "builder/orphan_files.h"
 
 namespace gb::builder {
 
@@ -272,39 +272,11 @@ class ChunkedAppender {
 // A build writes a fresh book into "BOOK.building-PID" beside it.
 constexpr std::string_view kBuildingSuffix = ".building-";
 
-std::string dir_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string name_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // The file the book's path names (a symbolic link is followed: the new
 // book replaces the file, not the link).
 std::string real_path(const std::string& path) {
   char buf[PATH_MAX];
   return ::realpath(path.c_str(), buf) ? std::string(buf) : path;
-}
-
-// Removes the new books (and their lock files) that killed builds of this
-// book left beside it: those whose process is gone.
-void remove_stale_builds(const std::string& book_path) {
-  const std::string dir = dir_of(book_path);
-  const std::string prefix = name_of(book_path) + std::string(kBuildingSuffix);
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  while (dirent* entry = ::readdir(d)) {
-    std::string name = entry->d_name;
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    char* end = nullptr;
-    long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
-    if (pid <= 0 || (*end != '\0' && std::string_view(end) != "-lock")) continue;
-    if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH) ::unlink((dir + "/" + name).c_str());
-  }
-  ::closedir(d);
 }
 
 Status sync_dir(const std::string& dir) {
@@ -418,7 +390,8 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
 
 Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, CommitResult& result) {
   std::sort(input.fingerprints.begin(), input.fingerprints.end());
-  remove_stale_builds(real_path(book.path()));
+  const std::string target = real_path(book.path());
+  remove_orphans(dir_of(target), name_of(target) + std::string(kBuildingSuffix));  // of killed builds
   const store::Error replaced{ESTALE, book.path() +
                                           ": another build replaced the book while this one ran; nothing "
                                           "was written, run the build again"};

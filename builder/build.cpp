@@ -1,7 +1,5 @@
 #include "builder/build.h"
 
-#include <dirent.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #define XXH_STATIC_LINKING_ONLY
@@ -9,11 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <mutex>
@@ -26,7 +22,9 @@
 #include "book/pgn/split.h"
 #include "builder/build_visitor.h"
 #include "builder/game_index_writer.h"
+#include "builder/orphan_files.h"
 #include "builder/progress.h"
+#include "builder/run_file.h"
 
 namespace gb::builder {
 
@@ -53,25 +51,6 @@ std::optional<std::uint64_t> file_hash(const std::string& path) {
   std::fclose(f);
   if (!ok) return std::nullopt;
   return XXH3_64bits_digest(&state);
-}
-
-std::string dir_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// Removes run files that a killed build left in dir (their process is gone).
-void remove_stale_runs(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  const std::string prefix = "graphbook-run-";
-  while (dirent* entry = ::readdir(d)) {
-    std::string name = entry->d_name;
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH) ::unlink((dir + "/" + name).c_str());
-  }
-  ::closedir(d);
 }
 
 // The offset of the last game boundary after 0 in text, or 0 when there is none.
@@ -261,7 +240,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     if (txn && !txn->stat(book->dbs().games, st)) w.book_has_games = st.ms_entries > 0;
   }
   std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
-  remove_stale_runs(spill_dir);
+  remove_orphans(spill_dir, std::string(kRunFilePrefix));  // spill runs of killed builds
   for (unsigned i = 0; i < threads; ++i)
     w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side));
   std::optional<GameCollector> games;

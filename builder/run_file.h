@@ -9,11 +9,15 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "builder/aggregator.h"
 
 namespace gb::builder {
+
+// Run files are named PREFIX PID-... beside the book (orphan_files.h).
+inline constexpr std::string_view kRunFilePrefix = "graphbook-run-";
 
 class RunFileWriter {
  public:
