@@ -55,17 +55,6 @@ void insertion_sort(T* first, T* last, Less less) {
   }
 }
 
-// Score of one occurrence for the mover, as Polyglot's make-book counts it.
-inline std::uint32_t mover_score(store::Result r, Color mover) {
-  switch (r) {
-    case store::Result::WhiteWins: return mover == Color::White ? 2 : 0;
-    case store::Result::BlackWins: return mover == Color::Black ? 2 : 0;
-    case store::Result::Draw:
-    case store::Result::Unknown: return 1;
-  }
-  return 1;
-}
-
 inline Color mover_of(const Slot& s) { return s.ply & Slot::kBlackPly ? Color::Black : Color::White; }
 
 // A game's contribution, counted once, for the side that moves at the slot.
@@ -80,7 +69,7 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
   Tally out;
   count_game(out.counters, g, mover_of(s));
   out.occurrences = 1;
-  out.score = mover_score(g.result, mover_of(s));
+  out.score = store::play_score(g.result, mover_of(s));
   out.last_game = s.ref;
   return out;
 }
@@ -237,7 +226,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
       count_game(c.counters, g, mover);
     }
     ++c.occurrences;
-    c.score += mover_score(g.result, mover);
+    c.score += store::play_score(g.result, mover);
     if ((edge->ply & kMaxPly) > ply) edge->ply = std::uint16_t((edge->ply & Slot::kBlackPly) | ply);
   }
   return make_room();

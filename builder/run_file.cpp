@@ -52,6 +52,10 @@ struct OneGame {
   }
 };
 
+Color mover_of(const store::EdgeRecord& r) {
+  return r.flags & store::kEdgeBlackMoves ? Color::Black : Color::White;
+}
+
 char* put_one_game(char* p, const OneGame& g) {
   p = put(p, g.elo);
   p = put(p, g.year);
@@ -61,13 +65,6 @@ const char* get_one_game(const char* p, OneGame& g) {
   p = get(p, g.elo);
   p = get(p, g.year);
   return get(p, g.result);
-}
-
-// Polyglot's score of one play of the move for its mover.
-std::uint32_t one_play_score(store::Result r, bool black_moves) {
-  if (r == store::Result::WhiteWins) return black_moves ? 0 : 2;
-  if (r == store::Result::BlackWins) return black_moves ? 2 : 0;
-  return 1;
 }
 
 }  // namespace
@@ -129,7 +126,7 @@ void RunFileWriter::add(const EdgeEntry& e) {
   p = put(p, r.min_ply);
   p = put(p, r.flags);
   auto one = OneGame::of(r.counters);
-  if (one && r.occurrences == 1 && r.score == one_play_score(one->result, r.flags & store::kEdgeBlackMoves) &&
+  if (one && r.occurrences == 1 && r.score == store::play_score(one->result, mover_of(r)) &&
       r.polyglot_rank == 0 && r.polyglot_learn == 0) {
     p = put(p, std::uint8_t(0));
     p = put_one_game(p, *one);
@@ -230,7 +227,7 @@ bool RunFileReader::next(EdgeEntry& out) {
     p = get_one_game(p, g);
     r.counters = g.counters();
     r.occurrences = 1;
-    r.score = one_play_score(g.result, r.flags & store::kEdgeBlackMoves);
+    r.score = store::play_score(g.result, mover_of(r));
   } else if (tag == 1 && end_ - at_ >= kHead + kFull) {
     p = get(p, r.counters);
     p = get(p, r.occurrences);

@@ -116,6 +116,14 @@ struct EdgeRecord {
 };
 static_assert(sizeof(EdgeRecord) == 64);
 
+// Polyglot make-book's score of one play of a move for the side that played
+// it: 2 for a win, 1 for a draw or "*", 0 for a loss (EdgeRecord::score sums it).
+constexpr std::uint32_t play_score(Result r, Color mover) {
+  if (r == Result::WhiteWins) return mover == Color::White ? 2 : 0;
+  if (r == Result::BlackWins) return mover == Color::Black ? 2 : 0;
+  return 1;
+}
+
 // Learning counters (filled by `graphbook learn`), apart from source counters.
 // Key = Polyglot key (8, BE) + move (2, BE); move 0 holds the node's own.
 struct LearnRecord {
