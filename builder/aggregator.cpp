@@ -349,8 +349,6 @@ bool Aggregator::finish() {
   // (lowers a build's peak by a third at --max-ply 40).
   tables_.nodes.shrink_to_fit();
   tables_.edges.shrink_to_fit();
-  run.node_count = tables_.nodes.size();
-  run.edge_count = tables_.edges.size();
   run.memory = std::move(tables_);
   runs_.push_back(std::move(run));
   tables_ = SlotTables{};

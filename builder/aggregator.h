@@ -119,11 +119,11 @@ struct Run {
   SlotTables memory;             // the last run of a build: sorted nodes, sorted edges
   std::vector<NodeEntry> nodes;  // expanded entries, sorted
   std::vector<EdgeEntry> edges;
-  std::string path;  // spill file: nodes then edges
-  std::uint64_t node_count = 0;
+  std::string path;              // spill file: nodes then edges
+  std::uint64_t node_count = 0;  // spill file: its nodes, its edges, where the edges start
   std::uint64_t edge_count = 0;
-  std::uint64_t edge_offset = 0;  // spill file: where the edges start
-  int level = 0;                  // spill files: how many merges made it (see Aggregator::compact_runs)
+  std::uint64_t edge_offset = 0;
+  int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 
 class Aggregator {

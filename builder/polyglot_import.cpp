@@ -109,8 +109,6 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
   std::sort(run.edges.begin(), run.edges.end(), [](const EdgeEntry& a, const EdgeEntry& b) {
     return a.key != b.key ? a.key < b.key : a.move < b.move;
   });
-  run.node_count = run.nodes.size();
-  run.edge_count = run.edges.size();
 
   RunMerger merger({&run});
   CommitInput input;
