@@ -84,14 +84,14 @@ pgn::Control BuildVisitor::move(const pgn::MoveEvent& e) {
   return pgn::Control::Continue;
 }
 
-Fingerprint BuildVisitor::fingerprint(std::size_t first) {
+Fingerprint BuildVisitor::fingerprint() {
   // One-shot XXH3-128 over tags, start key and moves, in a buffer reused from game to game.
   scratch_.clear();
   for (const std::string* s : {&white_, &black_, &date_, &round_, &event_}) {
     scratch_ += *s;
     scratch_ += '\n';
   }
-  Key start = out_.plies.size() > first ? out_.plies[first].key : 0;
+  Key start = out_.plies.size() > first_ ? out_.plies[first_].key : 0;
   scratch_.append(reinterpret_cast<const char*>(&start), sizeof start);
   scratch_.append(reinterpret_cast<const char*>(moves_.data()), moves_.size() * sizeof(std::uint16_t));
   XXH128_hash_t h = XXH3_128bits(scratch_.data(), scratch_.size());
@@ -109,7 +109,7 @@ void BuildVisitor::end_game(const pgn::GameEnd& end) {
   facts_.result = to_result(end.outcome);
   PendingGame& g = out_.games.emplace_back();
   g.facts = facts_;
-  if (options_.dedup) g.fingerprint = fingerprint(first_);
+  if (options_.dedup) g.fingerprint = fingerprint();
   g.first = first_;
   g.n = out_.plies.size() - first_;
 }

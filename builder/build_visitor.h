@@ -101,7 +101,7 @@ class BuildVisitor : public pgn::VisitorBase {
   const VisitCounts& counts() const { return counts_; }
 
  private:
-  Fingerprint fingerprint(std::size_t first);
+  Fingerprint fingerprint();  // of the game being read
 
   const BuildOptions& options_;
   PartGames& out_;
