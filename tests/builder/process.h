@@ -19,13 +19,6 @@
 
 namespace gb::test {
 
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct Output {
   int status = -1;  // exit code, or 128 + signal
   std::string out, err;

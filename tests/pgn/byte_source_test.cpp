@@ -1,34 +1,23 @@
 // Where PGN bytes come from: plain and zstd files, byte ranges, memory.
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "book/pgn/game_record.h"
+#include "temp_dir.h"
 #include "test_data.h"
 
 using namespace gb::pgn;
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Writes bytes to a file that is removed when the test process ends.
 std::string temp_file(const std::string& bytes) {
-  char name[] = "/tmp/gb_pgn_test_XXXXXX";
-  int fd = mkstemp(name);
-  REQUIRE(fd >= 0);
-  std::FILE* f = fdopen(fd, "wb");
-  std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  return name;
+  static gb::test::TempDir dir;
+  static int serial = 0;
+  return dir.write("in" + std::to_string(serial++), bytes);
 }
 }  // namespace
 
 TEST_CASE("A truncated zstd file is an input error after the games before the cut", "[pgn]") {
-  std::string zst = slurp(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst"));
+  std::string zst = gb::test::read_file(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst"));
   REQUIRE(zst.size() > 1000);
   std::string path = temp_file(zst.substr(0, zst.size() / 2));
   std::uint64_t games = 0;
@@ -41,7 +30,8 @@ TEST_CASE("A truncated zstd file is an input error after the games before the cu
 }
 
 TEST_CASE("A zstd file is recognised by its magic number whatever its name", "[pgn]") {
-  std::string path = temp_file(slurp(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst")));
+  std::string path =
+      temp_file(gb::test::read_file(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst")));
   std::uint64_t games = 0;
   ReadSummary s = read_games(path, [&](const GameRecord&) { ++games; });
   std::remove(path.c_str());

@@ -2,8 +2,6 @@
 #include "book/pgn/split.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 
 #include "book/pgn/game_record.h"
 #include "test_data.h"
@@ -11,12 +9,6 @@
 using namespace gb::pgn;
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 ReadSummary read_range(ByteSource source, const ByteRange& r, std::uint64_t& games) {
   PgnReader reader(std::move(source));
@@ -33,7 +25,7 @@ ReadSummary read_range(ByteSource source, const ByteRange& r, std::uint64_t& gam
 
 TEST_CASE("Parts split at game boundaries read the same games as the whole", "[pgn]") {
   std::string path = gb::test::data_path("pgn/small/twic0920.pgn");
-  std::string text = slurp(path);
+  std::string text = gb::test::read_file(path);
   for (std::size_t parts : {1, 2, 3, 7}) {
     INFO(parts << " parts");
     auto ranges = split_at_game_boundaries(text, parts);
@@ -55,7 +47,7 @@ TEST_CASE("Parts split at game boundaries read the same games as the whole", "[p
 
 TEST_CASE("File ranges split at game boundaries carry their first line numbers", "[pgn]") {
   std::string path = gb::test::data_path("pgn/small/twic0920.pgn");
-  std::string text = slurp(path);
+  std::string text = gb::test::read_file(path);
   auto ranges = split_file_at_game_boundaries(path, 2);
   REQUIRE(ranges);
   REQUIRE(ranges->size() == 2);
