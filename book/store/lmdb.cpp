@@ -187,12 +187,6 @@ std::optional<Cursor::Item> Cursor::seek(std::string_view key, Error* error) {
   return op(&k, MDB_SET_RANGE, error);
 }
 
-Status Cursor::put_current(std::string_view key, std::string_view value) {
-  MDB_val k = to_val(key), v = to_val(value);
-  if (int rc = mdb_cursor_put(cursor_, &k, &v, MDB_CURRENT)) return make_error(rc, "write");
-  return std::nullopt;
-}
-
 Status Cursor::put(std::string_view key, std::string_view value, unsigned flags) {
   MDB_val k = to_val(key), v = to_val(value);
   if (int rc = mdb_cursor_put(cursor_, &k, &v, flags)) return make_error(rc, "write");

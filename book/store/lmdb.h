@@ -141,8 +141,6 @@ class Cursor {
   [[nodiscard]] std::optional<Item> next(Error* error = nullptr);
   // The first item whose key is >= key.
   [[nodiscard]] std::optional<Item> seek(std::string_view key, Error* error = nullptr);
-  // Overwrites the value of the current item (same key).
-  [[nodiscard]] Status put_current(std::string_view key, std::string_view value);
   [[nodiscard]] Status put(std::string_view key, std::string_view value, unsigned flags);
 
  private:
