@@ -12,29 +12,19 @@
 // (after closing it: LMDB allows one environment per file and process).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/fingerprint.h"
 #include "builder/run_merger.h"
 
 namespace gb::builder {
 
-using Fingerprint = std::array<std::uint64_t, 2>;  // XXH3-128, high then low
-
-// A fingerprint as the key of the games database (16 bytes, big-endian).
-struct FingerprintKey {
-  char bytes[16];
-  explicit FingerprintKey(const Fingerprint& fp) {
-    store::put_be64(bytes, fp[0]);
-    store::put_be64(bytes + 8, fp[1]);
-  }
-  std::string_view view() const { return {bytes, 16}; }
-};
+using store::Fingerprint;
+using store::FingerprintKey;
 
 struct CommitInput {
   std::vector<Fingerprint> fingerprints;  // of the games added (sorted by commit)

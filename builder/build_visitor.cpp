@@ -1,8 +1,5 @@
 #include "builder/build_visitor.h"
 
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
-
 #include "book/store/position_hash.h"
 
 namespace gb::builder {
@@ -85,17 +82,8 @@ pgn::Control BuildVisitor::move(const pgn::MoveEvent& e) {
 }
 
 Fingerprint BuildVisitor::fingerprint() {
-  // One-shot XXH3-128 over tags, start key and moves, in a buffer reused from game to game.
-  scratch_.clear();
-  for (const std::string* s : {&white_, &black_, &date_, &round_, &event_}) {
-    scratch_ += *s;
-    scratch_ += '\n';
-  }
   Key start = out_.plies.size() > first_ ? out_.plies[first_].key : 0;
-  scratch_.append(reinterpret_cast<const char*>(&start), sizeof start);
-  scratch_.append(reinterpret_cast<const char*>(moves_.data()), moves_.size() * sizeof(std::uint16_t));
-  XXH128_hash_t h = XXH3_128bits(scratch_.data(), scratch_.size());
-  return {h.high64, h.low64};
+  return store::game_fingerprint({white_, black_, date_, round_, event_}, start, moves_, scratch_);
 }
 
 void BuildVisitor::end_game(const pgn::GameEnd& end) {
