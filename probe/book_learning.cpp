@@ -1,12 +1,11 @@
 #include "probe/book_learning.h"
 
-#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
-#include <xxhash.h>
-
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "book/pgn/game_record.h"
+#include "book/store/fingerprint.h"
 
 namespace gb::probe {
 
@@ -50,23 +49,14 @@ std::uint8_t selected_sides(const pgn::GameRecord& g, const LearnOptions& o) {
 }
 
 void fingerprint(const pgn::GameRecord& g, char out[17]) {
-  XXH3_state_t state;
-  XXH3_128bits_reset(&state);
-  for (const char* tag : {"White", "Black", "Date", "Round", "Event"}) {
-    std::string_view v = g.tag(tag);
-    XXH3_128bits_update(&state, v.data(), v.size());
-    XXH3_128bits_update(&state, "\n", 1);
-  }
-  Key start = g.start.key();
-  XXH3_128bits_update(&state, &start, sizeof start);
-  for (const auto& ply : g.mainline) {
-    std::uint16_t raw = ply.move.raw();
-    XXH3_128bits_update(&state, &raw, sizeof raw);
-  }
-  XXH128_hash_t h = XXH3_128bits_digest(&state);
+  std::vector<std::uint16_t> moves;
+  for (const auto& ply : g.mainline) moves.push_back(ply.move.raw());
+  std::string scratch;
+  store::Fingerprint fp =
+      store::game_fingerprint({g.tag("White"), g.tag("Black"), g.tag("Date"), g.tag("Round"), g.tag("Event")},
+                              g.start.key(), moves, scratch);
   out[0] = 'G';
-  store::put_be64(out + 1, h.high64);
-  store::put_be64(out + 9, h.low64);
+  std::memcpy(out + 1, store::FingerprintKey(fp).bytes, 16);
 }
 
 // 1 win, 2 draw, 3 loss of the mover (LearnRecord::last_result).
