@@ -104,21 +104,21 @@ std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosi
   return r;
 }
 
-Candidate to_candidate(const MoveRow& row, Color mover) {
-  const store::Counters& c = row.counters;
+Candidate to_candidate(Move move, const store::Counters& c, const store::LearnRecord& learning, Color mover) {
   Candidate cand;
-  cand.move = row.move;
+  cand.move = move;
   cand.source.wins = mover == Color::White ? c.white_wins : c.black_wins;
   cand.source.losses = mover == Color::White ? c.black_wins : c.white_wins;
   cand.source.draws = c.draws + c.unknown;
-  cand.learned = Results{row.learning.wins, row.learning.draws, row.learning.losses};
-  cand.last = row.learning.last_result <= 3 ? LastResult(row.learning.last_result) : LastResult::None;
+  cand.learned = Results{learning.wins, learning.draws, learning.losses};
+  cand.last = learning.last_result <= 3 ? LastResult(learning.last_result) : LastResult::None;
   return cand;
 }
 
 std::vector<Candidate> to_candidates(const PositionReport& report) {
   std::vector<Candidate> out;
-  for (const MoveRow& row : report.moves) out.push_back(to_candidate(row, report.position.side_to_move()));
+  for (const MoveRow& row : report.moves)
+    out.push_back(to_candidate(row.move, row.counters, row.learning, report.position.side_to_move()));
   return out;
 }
 

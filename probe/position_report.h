@@ -44,9 +44,9 @@ struct PositionReport {
 [[nodiscard]] std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosition& where,
                                                         const OpeningTable* table, store::Error* error);
 
-// The results of the move's side (unknown results counted as draws, as
-// Polyglot's make-book does) for move choice.
-Candidate to_candidate(const MoveRow& row, Color mover);
+// A book move for move choice: the results from the mover's side (unknown
+// results counted as draws, as Polyglot's make-book does) and its learning.
+Candidate to_candidate(Move move, const store::Counters& c, const store::LearnRecord& learning, Color mover);
 std::vector<Candidate> to_candidates(const PositionReport& report);
 
 // Score of the side to move in percent over the games (unknown as draws).

@@ -5,19 +5,11 @@
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
+#include "probe/position_report.h"
 
 namespace gb::uci_adapter {
 
 namespace {
-
-probe::Results mover_results(const store::Counters& c, Color mover) {
-  probe::Results r;
-  std::uint32_t white = c.white_wins, black = c.black_wins;
-  r.wins = mover == Color::White ? white : black;
-  r.losses = mover == Color::White ? black : white;
-  r.draws = c.draws + c.unknown;
-  return r;
-}
 
 std::string percent(std::uint32_t part, std::uint32_t whole) {
   return std::to_string(whole ? int(100.0 * part / whole + 0.5) : 0) + "%";
@@ -31,15 +23,9 @@ std::vector<probe::Candidate> book_candidates(store::Book& book, const Position&
   if (edges.empty()) return out;
   MoveList legal;
   generate_legal(pos, legal);
-  for (const auto& e : edges) {
-    if (!legal.contains(e.move)) continue;
-    probe::Candidate c;
-    c.move = e.move;
-    c.source = mover_results(e.record.counters, pos.side_to_move());
-    c.learned = probe::Results{e.learning.wins, e.learning.draws, e.learning.losses};
-    c.last = probe::LastResult(e.learning.last_result <= 3 ? e.learning.last_result : 0);
-    out.push_back(c);
-  }
+  for (const auto& e : edges)
+    if (legal.contains(e.move))
+      out.push_back(probe::to_candidate(e.move, e.record.counters, e.learning, pos.side_to_move()));
   return out;
 }
 
