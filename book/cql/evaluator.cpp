@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -20,6 +21,34 @@ namespace {
 constexpr Bitboard kAll = ~Bitboard(0);
 
 std::string square_text(int sq) { return std::string{char('a' + (sq & 7)), char('1' + (sq >> 3))}; }
+
+// target op= rhs for the compound assignments (+= on a String appends); false
+// on division by zero, which leaves target as it was.
+bool compound_assign(AssignOp op, Value& target, const Value& rhs) {
+  switch (op) {
+    case AssignOp::Add:
+      if (target.kind == Value::Kind::String)
+        target.text += rhs.text;
+      else
+        target.number += rhs.number;
+      break;
+    case AssignOp::Sub: target.number -= rhs.number; break;
+    case AssignOp::Mul: target.number *= rhs.number; break;
+    case AssignOp::Div:
+      if (rhs.number == 0) return false;
+      target.number /= rhs.number;
+      break;
+    case AssignOp::Mod:
+      if (rhs.number == 0) return false;
+      target.number %= rhs.number;
+      break;
+    case AssignOp::Or: target.set |= rhs.set; break;
+    case AssignOp::And: target.set &= rhs.set; break;
+    case AssignOp::Set:
+    case AssignOp::SetIfNonEmpty: assert(false && "plain assignment is not compound"); break;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -463,28 +492,7 @@ Value Evaluator::Impl::eval_assign(const Node& n) {
     default: break;
   }
   if (var.is_none()) return Value::boolean(false);
-  switch (AssignOp(n.number2)) {
-    case AssignOp::Add:
-      if (var.kind == Value::Kind::String)
-        var.text += rhs.text;
-      else
-        var.number += rhs.number;
-      break;
-    case AssignOp::Sub: var.number -= rhs.number; break;
-    case AssignOp::Mul: var.number *= rhs.number; break;
-    case AssignOp::Div:
-      if (rhs.number == 0) return Value::boolean(false);
-      var.number /= rhs.number;
-      break;
-    case AssignOp::Mod:
-      if (rhs.number == 0) return Value::boolean(false);
-      var.number %= rhs.number;
-      break;
-    case AssignOp::Or: var.set |= rhs.set; break;
-    case AssignOp::And: var.set &= rhs.set; break;
-    default: break;
-  }
-  return Value::boolean(true);
+  return Value::boolean(compound_assign(AssignOp(n.number2), var, rhs));
 }
 
 Value Evaluator::Impl::eval_transform(const Node& n) {
@@ -1236,29 +1244,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
         it =
             d.emplace(key, std::make_pair(k, default_of(program.variables[std::size_t(n.number)].value_type)))
                 .first;
-      Value& cur = it->second.second;
-      switch (op) {
-        case AssignOp::Add:
-          if (cur.kind == Value::Kind::String)
-            cur.text += v.text;
-          else
-            cur.number += v.number;
-          break;
-        case AssignOp::Sub: cur.number -= v.number; break;
-        case AssignOp::Mul: cur.number *= v.number; break;
-        case AssignOp::Div:
-          if (!v.number) return Value::boolean(false);
-          cur.number /= v.number;
-          break;
-        case AssignOp::Mod:
-          if (!v.number) return Value::boolean(false);
-          cur.number %= v.number;
-          break;
-        case AssignOp::Or: cur.set |= v.set; break;
-        case AssignOp::And: cur.set &= v.set; break;
-        default: break;
-      }
-      return Value::boolean(true);
+      return Value::boolean(compound_assign(op, it->second.second, v));
     }
     case Op::DictUnbind: {
       auto& d = dicts[n.number];
