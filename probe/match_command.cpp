@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "book/chess/notation.h"
 #include "book/pgn/game_record.h"
@@ -33,23 +34,30 @@ struct SubmittedGame {
   }
 };
 
+// The positions a line of moves passes through, the start first (a null move
+// passes the turn).
+std::vector<Position> positions_of(const Position& start, std::span<const Move> moves) {
+  std::vector<Position> out{start};
+  for (Move m : moves) {
+    Position next = out.back();
+    UndoInfo undo;
+    if (m)
+      next.do_move(m, undo);
+    else
+      next.do_null_move(undo);
+    out.push_back(next);
+  }
+  return out;
+}
+
 std::optional<SubmittedGame> load_game(const char* command, const std::string& path, std::uint64_t number) {
   std::optional<SubmittedGame> game;
   pgn::ReadSummary summary = pgn::read_games(path, [&](const pgn::GameRecord& r) {
     if (r.game_number != number || game) return;
     SubmittedGame& g = game.emplace();
     g.tags = r.tags;
-    g.positions.push_back(r.start);
-    for (const auto& ply : r.mainline) {
-      Position next = g.positions.back();
-      UndoInfo undo;
-      if (ply.move)
-        next.do_move(ply.move, undo);
-      else
-        next.do_null_move(undo);
-      g.positions.push_back(next);
-      g.moves.push_back(ply.move);
-    }
+    for (const auto& ply : r.mainline) g.moves.push_back(ply.move);
+    g.positions = positions_of(r.start, g.moves);
     for (const Position& p : g.positions) g.keys.push_back(p.key());
   });
   if (!summary.input_errors.empty()) {
@@ -75,41 +83,29 @@ std::string numbered_san(const Position& pos, Move m) {
          to_san(pos, m);
 }
 
-std::string game_name(std::string_view white, std::string_view black, std::string_view event,
-                      std::string_view round) {
+// "White – Black, Event (Round)" from the tags of a submitted or a stored game.
+template <class Game>
+std::string game_name(const Game& g) {
+  std::string_view white = g.tag("White"), black = g.tag("Black"), event = g.tag("Event"),
+                   round = g.tag("Round");
   std::string s = std::string(white.empty() ? "?" : white) + " – " + std::string(black.empty() ? "?" : black);
   if (!event.empty() && event != "?") s += ", " + std::string(event);
   if (!round.empty() && round != "?" && round != "-") s += " (" + std::string(round) + ")";
   return s;
 }
 
-// A stored game replayed from its start.
-PageGame replay(const store::StoredGame& g) {
-  PageGame page;
-  page.name = game_name(g.tag("White"), g.tag("Black"), g.tag("Event"), g.tag("Round"));
-  std::optional<Position> start = g.start_fen.empty() ? Position() : Position::from_fen(g.start_fen);
-  page.positions.push_back(start.value_or(Position()));
-  for (Move m : g.moves) {
-    const Position& pos = page.positions.back();
-    page.sans.push_back(m ? to_san(pos, m) : "--");
-    Position next = pos;
-    UndoInfo undo;
-    if (m)
-      next.do_move(m, undo);
-    else
-      next.do_null_move(undo);
-    page.positions.push_back(next);
-  }
+// A game for the page: positions[p] at ply p, moves[p] played from it.
+PageGame page_of(std::string name, std::vector<Position> positions, std::span<const Move> moves) {
+  PageGame page{std::move(name), std::move(positions), {}};
+  for (std::size_t p = 0; p < moves.size(); ++p)
+    page.sans.push_back(moves[p] ? to_san(page.positions[p], moves[p]) : "--");
   return page;
 }
 
-PageGame page_of(const SubmittedGame& g) {
-  PageGame page;
-  page.name = game_name(g.tag("White"), g.tag("Black"), g.tag("Event"), g.tag("Round"));
-  page.positions = g.positions;
-  for (std::size_t p = 0; p < g.moves.size(); ++p)
-    page.sans.push_back(g.moves[p] ? to_san(g.positions[p], g.moves[p]) : "--");
-  return page;
+// A stored game replayed from its start.
+PageGame replay(const store::StoredGame& g) {
+  std::optional<Position> start = g.start_fen.empty() ? Position() : Position::from_fen(g.start_fen);
+  return page_of(game_name(g), positions_of(start.value_or(Position()), g.moves), g.moves);
 }
 
 struct Found {
@@ -224,7 +220,7 @@ void add_match(CLI::App& app, int& exit_status) {
       found.push_back(Found{r, std::move(*g), std::move(replayed)});
     }
     auto sources = book->sources();
-    PageGame submitted = page_of(*game);
+    PageGame submitted = page_of(game_name(*game), game->positions, game->moves);
     if (opt->json) {
       Json matches = Json::array();
       for (const Found& f : found) matches.push_back(match_json(f, sources));
