@@ -34,6 +34,18 @@ struct Failure {
 
 bool is_set_like(Type t) { return t == Type::Set || t == Type::Piece; }
 
+// The assignment operators of variables and dictionary entries.
+std::optional<AssignOp> assign_op(const Token& t) {
+  static const std::map<std::string, AssignOp> ops = {
+      {"=", AssignOp::Set},  {"=?", AssignOp::SetIfNonEmpty}, {"+=", AssignOp::Add}, {"-=", AssignOp::Sub},
+      {"*=", AssignOp::Mul}, {"/=", AssignOp::Div},           {"%=", AssignOp::Mod}, {"|=", AssignOp::Or},
+      {"&=", AssignOp::And}};
+  if (t.kind != TokenKind::Punct) return std::nullopt;
+  auto it = ops.find(t.text);
+  if (it == ops.end()) return std::nullopt;
+  return it->second;
+}
+
 class Parser {
  public:
   explicit Parser(std::vector<Token> tokens) : toks_(std::move(tokens)) { scopes_.emplace_back(); }
@@ -485,13 +497,9 @@ class Parser {
     ++pos_;  // [
     NodePtr key = parse_typed(kFull, info.key_type, "a dictionary key");
     expect_punct("]");
-    static const std::map<std::string, AssignOp> ops = {
-        {"=", AssignOp::Set},  {"=?", AssignOp::SetIfNonEmpty}, {"+=", AssignOp::Add}, {"-=", AssignOp::Sub},
-        {"*=", AssignOp::Mul}, {"/=", AssignOp::Div},           {"%=", AssignOp::Mod}, {"|=", AssignOp::Or},
-        {"&=", AssignOp::And}};
-    if (tok().kind == TokenKind::Punct && ops.count(tok().text)) {
+    if (auto assign = assign_op(tok())) {
       const Token op = toks_[pos_++];
-      AssignOp aop = ops.at(op.text);
+      AssignOp aop = *assign;
       NodePtr rhs = parse_typed(aop == AssignOp::Set ? kFull : 14, info.value_type, "a dictionary value");
       if (aop == AssignOp::SetIfNonEmpty && info.value_type != Type::Set)
         fail_at(op, "'=?' needs a Set dictionary");
@@ -515,44 +523,33 @@ class Parser {
       if (is_punct("[")) return parse_dictionary_access(slot, t);
       return var_node(slot, t);
     }
-    if (tok().kind == TokenKind::Punct) {
-      const std::string p = tok().text;
-      static const std::map<std::string, AssignOp> ops = {
-          {"=", AssignOp::Set},  {"=?", AssignOp::SetIfNonEmpty},
-          {"+=", AssignOp::Add}, {"-=", AssignOp::Sub},
-          {"*=", AssignOp::Mul}, {"/=", AssignOp::Div},
-          {"%=", AssignOp::Mod}, {"|=", AssignOp::Or},
-          {"&=", AssignOp::And}};
-      auto it = ops.find(p);
-      if (it != ops.end()) {
-        const Token op = toks_[pos_++];
-        AssignOp aop = it->second;
-        NodePtr rhs = aop == AssignOp::Set ? parse_expr(kFull, true) : parse_expr(14, true);
-        if (rhs->type == Type::Boolean)
-          fail_at(op, "a variable cannot hold a Boolean", "a non-Boolean filter");
-        if (aop == AssignOp::SetIfNonEmpty || aop == AssignOp::Or || aop == AssignOp::And)
-          rhs = require(std::move(rhs), Type::Set, op, p.c_str());
-        if (aop == AssignOp::Sub || aop == AssignOp::Mul || aop == AssignOp::Div || aop == AssignOp::Mod)
-          rhs = require(std::move(rhs), Type::Numeric, op, p.c_str());
-        if (slot < 0) {
-          if (aop != AssignOp::Set && aop != AssignOp::SetIfNonEmpty && !declare_on_compound)
-            fail_at(t, "variable " + t.text + " is not declared", "an assignment with '='");
-          slot = declare(t.text, rhs->type);
-        } else {
-          Type vt = vars_[slot].type;
-          if (vt == Type::Piece && aop == AssignOp::Set && rhs->type != Type::Piece)
-            rhs = as_set(std::move(rhs));
-          if (vt == Type::Set) rhs = as_set(std::move(rhs));
-          if (rhs->type != vt && !(aop == AssignOp::Add && vt == Type::String && rhs->type == Type::String))
-            fail_at(op, "variable " + t.text + " is a " + std::string(to_string(vt)) + ", this value is a " +
-                            std::string(to_string(rhs->type)));
-        }
-        auto n = node(Op::Assign, Type::Boolean, op);
-        n->number = slot;
-        n->number2 = int(aop);
-        n->args.push_back(std::move(rhs));
-        return n;
+    if (auto assign = assign_op(tok())) {
+      const Token op = toks_[pos_++];
+      AssignOp aop = *assign;
+      NodePtr rhs = aop == AssignOp::Set ? parse_expr(kFull, true) : parse_expr(14, true);
+      if (rhs->type == Type::Boolean) fail_at(op, "a variable cannot hold a Boolean", "a non-Boolean filter");
+      if (aop == AssignOp::SetIfNonEmpty || aop == AssignOp::Or || aop == AssignOp::And)
+        rhs = require(std::move(rhs), Type::Set, op, op.text.c_str());
+      if (aop == AssignOp::Sub || aop == AssignOp::Mul || aop == AssignOp::Div || aop == AssignOp::Mod)
+        rhs = require(std::move(rhs), Type::Numeric, op, op.text.c_str());
+      if (slot < 0) {
+        if (aop != AssignOp::Set && aop != AssignOp::SetIfNonEmpty && !declare_on_compound)
+          fail_at(t, "variable " + t.text + " is not declared", "an assignment with '='");
+        slot = declare(t.text, rhs->type);
+      } else {
+        Type vt = vars_[slot].type;
+        if (vt == Type::Piece && aop == AssignOp::Set && rhs->type != Type::Piece)
+          rhs = as_set(std::move(rhs));
+        if (vt == Type::Set) rhs = as_set(std::move(rhs));
+        if (rhs->type != vt && !(aop == AssignOp::Add && vt == Type::String && rhs->type == Type::String))
+          fail_at(op, "variable " + t.text + " is a " + std::string(to_string(vt)) + ", this value is a " +
+                          std::string(to_string(rhs->type)));
       }
+      auto n = node(Op::Assign, Type::Boolean, op);
+      n->number = slot;
+      n->number2 = int(aop);
+      n->args.push_back(std::move(rhs));
+      return n;
     }
     if (slot < 0) fail_at(t, "variable " + t.text + " is used before it is assigned", "an assignment first");
     return var_node(slot, t);
@@ -718,8 +715,6 @@ class Parser {
   }
 
   // ---- primaries
-  NodePtr leaf(Op op, Type type, const Token& at) { return node(op, type, at); }
-
   NodePtr unary(Op op, Type type, const Token& at, NodePtr arg) {
     auto n = node(op, type, at);
     n->args.push_back(std::move(arg));
@@ -1418,31 +1413,31 @@ class Parser {
       case TokenKind::End: fail("unexpected end of the query", "a filter");
       case TokenKind::Number: {
         ++pos_;
-        auto n = leaf(Op::Number, Type::Numeric, t);
+        auto n = node(Op::Number, Type::Numeric, t);
         n->number = t.number;
         return n;
       }
       case TokenKind::String: {
         ++pos_;
-        auto n = leaf(Op::String, Type::String, t);
+        auto n = node(Op::String, Type::String, t);
         n->text = t.text;
         return n;
       }
       case TokenKind::Backslash: {
         ++pos_;
         if (t.text == "group" || t.text == "group-index") {
-          auto n = leaf(t.text == "group" ? Op::RegexGroup : Op::RegexGroupIndex,
+          auto n = node(t.text == "group" ? Op::RegexGroup : Op::RegexGroupIndex,
                         t.text == "group" ? Type::String : Type::Numeric, t);
           n->number = t.number;
           return n;
         }
-        auto n = leaf(Op::String, Type::String, t);
+        auto n = node(Op::String, Type::String, t);
         n->text = t.text;
         return n;
       }
       case TokenKind::Designator: {
         ++pos_;
-        auto n = leaf(Op::Designator, Type::Set, t);
+        auto n = node(Op::Designator, Type::Set, t);
         n->piece_mask = t.piece_mask;
         n->squares = t.squares;
         return n;
@@ -1488,11 +1483,11 @@ class Parser {
         {"virtualmainline", {Op::VirtualMainline, Type::Boolean}},
         {"removecomment", {Op::RemoveComment, Type::Boolean}},
     };
-    if (auto it = simple.find(w); it != simple.end()) return leaf(it->second.first, it->second.second, t);
-    if (w == "true") return leaf(Op::True, Type::Boolean, t);
-    if (w == "false") return leaf(Op::False, Type::Boolean, t);
+    if (auto it = simple.find(w); it != simple.end()) return node(it->second.first, it->second.second, t);
+    if (w == "true") return node(Op::True, Type::Boolean, t);
+    if (w == "false") return node(Op::False, Type::Boolean, t);
     if (w == "white" || w == "black") {
-      auto n = leaf(Op::Number, Type::Numeric, t);
+      auto n = node(Op::Number, Type::Numeric, t);
       n->number = w == "white" ? 1 : -1;
       n->flag2 = true;
       return n;
@@ -1532,25 +1527,17 @@ class Parser {
     if (auto d = direction_word(w)) return parse_direction(t, *d);
     if (w == "attackedby" || w == "attacks")
       fail_at(t, "'" + w + "' needs a Set on its left", "a filter before it");
-    if (w == "between") {
-      auto args = parenthesised_args("between", 2, 2);
-      for (auto& a : args) a = require(std::move(a), Type::Set, t, "between");
-      auto n = node(Op::Between, Type::Set, t);
-      n->args = std::move(args);
-      return n;
-    }
+    if (w == "between") return typed_call(Op::Between, Type::Set, t, "between", Type::Set, 2, 2);
     if (w == "ray" || w == "xray") {
-      auto n = node(w == "ray" ? Op::Ray : Op::Xray, Type::Set, t);
-      n->directions = 0;
+      std::uint8_t directions = 0;
       while (w == "ray" && tok().kind == TokenKind::Word) {
         auto d = direction_word(tok().text);
         if (!d) break;
-        n->directions |= *d;
+        directions |= *d;
         ++pos_;
       }
-      if (!n->directions) n->directions = 0xFF;
-      n->args = parenthesised_args(w.c_str(), 2, 64);
-      for (auto& a : n->args) a = require(std::move(a), Type::Set, t, w.c_str());
+      auto n = typed_call(w == "ray" ? Op::Ray : Op::Xray, Type::Set, t, w.c_str(), Type::Set, 2, 64);
+      n->directions = directions ? directions : 0xFF;
       return n;
     }
     if (w == "pin") return parse_pin(t);
@@ -1571,7 +1558,7 @@ class Parser {
         ++pos_;
         return parse_fen_pattern(t, t.text == "fen" ? toks_[pos_ - 1].text : "");
       }
-      return leaf(Op::CurrentFen, Type::String, t);
+      return node(Op::CurrentFen, Type::String, t);
     }
     if (w == "max" || w == "min")
       return typed_call(w == "max" ? Op::Max : Op::Min, Type::Numeric, t, w.c_str(), Type::Numeric, 2, 1000);
@@ -1666,30 +1653,17 @@ class Parser {
     }
     if (w == "settag") return typed_call(Op::SetTag, Type::Boolean, t, "settag", Type::String, 2, 2);
     if (w == "child") {
-      auto n = node(Op::Child, Type::Position, t);
-      if (is_punct("(")) {
-        auto args = parenthesised_args("child", 1, 1);
-        n->args.push_back(require(std::move(args[0]), Type::Numeric, t, "child"));
-      }
-      return n;
+      if (is_punct("(")) return typed_call(Op::Child, Type::Position, t, "child", Type::Numeric, 1, 1);
+      return node(Op::Child, Type::Position, t);
     }
-    if (w == "distance" || w == "lca" || w == "ancestor" || w == "descendant") {
-      auto args = parenthesised_args(w.c_str(), 2, 2);
-      for (auto& a : args) a = require(std::move(a), Type::Position, t, w.c_str());
-      if (w == "ancestor" || w == "descendant") {
-        auto n = node(Op::Compare, Type::Position, t);
-        n->number = int(w == "ancestor" ? CompareOp::Lt : CompareOp::Gt);
-        n->args = std::move(args);
-        auto b = node(Op::Not, Type::Boolean, t);  // Boolean result: not not X
-        auto bb = node(Op::Not, Type::Boolean, t);
-        b->args.push_back(std::move(n));
-        bb->args.push_back(std::move(b));
-        return bb;
-      }
-      auto n =
-          node(w == "distance" ? Op::Distance : Op::Lca, w == "distance" ? Type::Numeric : Type::Position, t);
-      n->args = std::move(args);
-      return n;
+    if (w == "distance" || w == "lca")
+      return typed_call(w == "distance" ? Op::Distance : Op::Lca,
+                        w == "distance" ? Type::Numeric : Type::Position, t, w.c_str(), Type::Position, 2, 2);
+    if (w == "ancestor" || w == "descendant") {
+      auto n = typed_call(Op::Compare, Type::Position, t, w.c_str(), Type::Position, 2, 2);
+      n->number = int(w == "ancestor" ? CompareOp::Lt : CompareOp::Gt);
+      // Boolean result: not not X
+      return unary(Op::Not, Type::Boolean, t, unary(Op::Not, Type::Boolean, t, std::move(n)));
     }
     if (w == "find") return parse_find(t);
     if (w == "echo") return parse_echo(t);
@@ -1729,14 +1703,13 @@ class Parser {
     }
     if (w == "consecutivemoves") {
       accept_word("quiet");
-      auto n = node(Op::ConsecutiveMoves, Type::Numeric, t);
-      if (auto r = parse_range()) {
+      auto range = parse_range();
+      auto n = typed_call(Op::ConsecutiveMoves, Type::Numeric, t, "consecutivemoves", Type::Position, 2, 2);
+      if (range) {
         n->flag = true;
-        n->number = r->lo;
-        n->number2 = r->hi;
+        n->number = range->lo;
+        n->number2 = range->hi;
       }
-      auto args = parenthesised_args("consecutivemoves", 2, 2);
-      for (auto& a : args) n->args.push_back(require(std::move(a), Type::Position, t, "consecutivemoves"));
       return n;
     }
     if (w == "readfile" || w == "writefile" || w == "saveposition" || w == "currentmutation" ||
@@ -1759,7 +1732,7 @@ class Parser {
     if (p == "-") {
       ++pos_;
       if (tok().kind == TokenKind::Number && !tok().space_before) {
-        auto n = leaf(Op::Number, Type::Numeric, t);
+        auto n = node(Op::Number, Type::Numeric, t);
         n->number = -toks_[pos_++].number;
         return n;
       }
