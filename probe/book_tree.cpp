@@ -28,11 +28,6 @@ double white_score(const store::Counters& c) {
   return c.games ? (c.white_wins + 0.5 * (c.draws + c.unknown)) / c.games : 0.5;
 }
 
-std::string move_label(const Position& before, Move m) {
-  int n = before.fullmove_number();
-  return std::to_string(n) + (before.side_to_move() == Color::White ? ". " : "... ") + to_san(before, m);
-}
-
 }  // namespace
 
 std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& root,
@@ -76,7 +71,7 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
         after.do_move(e.move, undo);
         int depth = tree.nodes[i].depth + 1;
         const OpeningName* inherited = tree.nodes[i].inherited;
-        add_node(after, depth, move_label(before, e.move), inherited);
+        add_node(after, depth, numbered_san(before, e.move), inherited);
         found = index.find(e.record.child_key);
         if (found == index.end()) continue;  // a key collision: the child's key is not the move's
       }

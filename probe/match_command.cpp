@@ -13,6 +13,7 @@
 #include "probe/command_support.h"
 #include "probe/match.h"
 #include "probe/match_page.h"
+#include "probe/position_arg.h"
 
 namespace gb::probe {
 
@@ -75,12 +76,6 @@ std::optional<SubmittedGame> load_game(const char* command, const std::string& p
                  static_cast<unsigned long long>(summary.games_read));
   }
   return game;
-}
-
-// "9...Nc7" for the move played from pos.
-std::string numbered_san(const Position& pos, Move m) {
-  return std::to_string(pos.fullmove_number()) + (pos.side_to_move() == Color::White ? ". " : "... ") +
-         to_san(pos, m);
 }
 
 // "White – Black, Event (Round)" from the tags of a submitted or a stored game.

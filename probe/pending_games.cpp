@@ -13,6 +13,7 @@
 #include "book/chess/notation.h"
 #include "book/pgn/game_record.h"
 #include "probe/book_learning.h"
+#include "probe/position_arg.h"
 
 namespace gb::probe {
 
@@ -69,11 +70,8 @@ std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, cons
   auto pos = start_position(game.start_fen);
   if (!pos) return out + result_text(result) + "\n\n";
   for (std::size_t i = 0; i < game.moves.size(); ++i) {
-    if (pos->side_to_move() == Color::White)
-      out += std::to_string(pos->fullmove_number()) + ". ";
-    else if (i == 0)
-      out += std::to_string(pos->fullmove_number()) + "... ";
-    out += to_san(*pos, game.moves[i]) + " ";
+    bool numbered = pos->side_to_move() == Color::White || i == 0;  // Black's move only when it comes first
+    out += (numbered ? numbered_san(*pos, game.moves[i]) : to_san(*pos, game.moves[i])) + " ";
     UndoInfo undo;
     pos->do_move(game.moves[i], undo);
   }

@@ -16,16 +16,18 @@ std::string_view strip_move_number(std::string_view t) {
   return t.substr(i);
 }
 
+std::string numbered_san(const Position& pos, Move m) {
+  return std::to_string(pos.fullmove_number()) + (pos.side_to_move() == Color::White ? ". " : "... ") +
+         to_san(pos, m);
+}
+
 namespace {
 
+// Black's move is numbered only when it comes first.
 void append_san(ResolvedPosition& r, Move m) {
-  const Position& pos = r.position;
+  bool numbered = r.position.side_to_move() == Color::White || r.moves_san.empty();
   if (!r.moves_san.empty()) r.moves_san += ' ';
-  if (pos.side_to_move() == Color::White)
-    r.moves_san += std::to_string(pos.fullmove_number()) + ". ";
-  else if (r.moves_san.empty())
-    r.moves_san += std::to_string(pos.fullmove_number()) + "... ";
-  r.moves_san += to_san(pos, m);
+  r.moves_san += numbered ? numbered_san(r.position, m) : to_san(r.position, m);
 }
 
 void play(ResolvedPosition& r, Move m) {
