@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "book/chess/notation.h"
+
 namespace gb::cql {
 
 std::string_view to_string(Type t) {
@@ -190,8 +192,7 @@ std::string squares_text(Bitboard b) {
     if (b >> sq & 1) {
       if (!first) s += ",";
       first = false;
-      s += char('a' + (sq & 7));
-      s += char('1' + (sq >> 3));
+      s += square_name(Square(sq));
     }
   return s + "]";
 }

@@ -1,8 +1,35 @@
 #include "book/cql/board.h"
 
+#include "book/chess/notation.h"
 #include "book/cql/ast.h"
 
 namespace gb::cql {
+
+namespace {
+
+// The placement field of FEN for a board given square by square.
+std::string placement(const std::array<Piece, 64>& board) {
+  static const char letters[] = " PNBRQK  pnbrqk";
+  std::string out;
+  for (int r = 7; r >= 0; --r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      Piece p = board[std::size_t(r * 8 + f)];
+      if (p == Piece::None) {
+        ++empty;
+        continue;
+      }
+      if (empty) out += char('0' + empty);
+      empty = 0;
+      out += letters[int(p)];
+    }
+    if (empty) out += char('0' + empty);
+    if (r) out += '/';
+  }
+  return out;
+}
+
+}  // namespace
 
 Bitboard designated(const Position& pos, std::uint16_t mask, Bitboard squares) {
   if (!mask) return squares;
@@ -167,29 +194,12 @@ std::string fen_with_last_double_push(const Position& pos, Move last, const Posi
   Square ep = Square((int(last.to()) + int(last.from())) / 2);
   // Fields: placement side castling ep half full.
   std::size_t p1 = f.find(' '), p2 = f.find(' ', p1 + 1), p3 = f.find(' ', p2 + 1), p4 = f.find(' ', p3 + 1);
-  return f.substr(0, p3 + 1) + std::string{char('a' + file_of(ep)), char('1' + rank_of(ep))} + f.substr(p4);
+  return f.substr(0, p3 + 1) + square_name(ep) + f.substr(p4);
 }
 
 std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side,
                                             const Position& like) {
-  static const char letters[] = " PNBRQK  pnbrqk";
-  std::string fen;
-  for (int r = 7; r >= 0; --r) {
-    int empty = 0;
-    for (int f = 0; f < 8; ++f) {
-      Piece p = board[std::size_t(r * 8 + f)];
-      if (p == Piece::None) {
-        ++empty;
-        continue;
-      }
-      if (empty) fen += char('0' + empty);
-      empty = 0;
-      fen += letters[int(p)];
-    }
-    if (empty) fen += char('0' + empty);
-    if (r) fen += '/';
-  }
-  fen += side == Color::White ? " w " : " b ";
+  std::string fen = placement(board) + (side == Color::White ? " w " : " b ");
   std::string castling;
   const char rights[] = "KQkq";
   for (int i = 0; i < 4; ++i) {
@@ -261,25 +271,11 @@ namespace {
 // The placement field of pos with the piece on `to` moved back to `from`.
 std::string placement_with(const Position& pos, Square from, Square to, Piece moved,
                            Piece left = Piece::None) {
-  std::string out;
-  for (int r = 7; r >= 0; --r) {
-    int empty = 0;
-    for (int f = 0; f < 8; ++f) {
-      Square s = make_square(File(f), Rank(r));
-      Piece p = s == to ? left : s == from ? moved : pos.piece_on(s);
-      if (p == Piece::None) {
-        ++empty;
-        continue;
-      }
-      if (empty) out += char('0' + empty);
-      empty = 0;
-      static const char letters[] = " PNBRQK  pnbrqk";
-      out += letters[int(p)];
-    }
-    if (empty) out += char('0' + empty);
-    if (r) out += '/';
-  }
-  return out;
+  std::array<Piece, 64> board;
+  for (int s = 0; s < 64; ++s) board[std::size_t(s)] = pos.piece_on(Square(s));
+  board[std::size_t(from)] = moved;
+  board[std::size_t(to)] = left;
+  return placement(board);
 }
 
 }  // namespace

@@ -20,8 +20,6 @@ namespace {
 
 constexpr Bitboard kAll = ~Bitboard(0);
 
-std::string square_text(int sq) { return std::string{char('a' + (sq & 7)), char('1' + (sq >> 3))}; }
-
 // target op= rhs for the compound assignments (+= on a String appends); false
 // on division by zero, which leaves target as it was.
 bool compound_assign(AssignOp op, Value& target, const Value& rhs) {
@@ -59,10 +57,10 @@ std::string portray(const Value& v, const Game* game) {
     case Value::Kind::Numeric: return std::to_string(v.number);
     case Value::Kind::String: return v.text;
     case Value::Kind::Set: {
-      if (v.set && !more_than_one(v.set)) return square_text(lsb(v.set));
+      if (v.set && !more_than_one(v.set)) return square_name(lsb(v.set));
       std::string s = "[";
       for (Bitboard b = v.set; b;) {
-        s += square_text(pop_lsb(b));
+        s += square_name(pop_lsb(b));
         if (b) s += ",";
       }
       return s + "]";
@@ -142,7 +140,7 @@ struct Evaluator::Impl {
       if (current().piece_ids[sq] == v.number) {
         Piece p = pos->piece_on(Square(sq));
         static const char letters[] = " PNBRQK  pnbrqk";
-        return std::string(1, letters[int(p)]) + square_text(sq);
+        return std::string(1, letters[int(p)]) + square_name(Square(sq));
       }
     return "[absent]";
   }
