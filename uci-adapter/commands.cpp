@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "book/chess/notation.h"
+#include "probe/command_support.h"
 #include "probe/pending_games.h"
 #include "uci-adapter/options.h"
 #include "uci-adapter/run.h"
@@ -92,12 +93,11 @@ void add_pending_command(CLI::App& app, int& exit_status) {
       "played (as `graphbook learn --side`), once, and removed. `graphbook learn BOOK tournament.pgn`\n"
       "resolves them too, after learning the file. See docs/UCI.md.");
   cmd->callback([args, &exit_status] {
-    store::BookError book_error;
-    auto book = store::Book::open(
-        args->book, args->pgns.empty() ? store::OpenMode::ReadOnly : store::OpenMode::ReadWrite, &book_error);
+    auto book = probe::open_book_or_report(
+        "uci-pending", args->book,
+        args->pgns.empty() ? store::OpenMode::ReadOnly : store::OpenMode::ReadWrite);
     if (!book) {
-      std::fprintf(stderr, "graphbook uci-pending: %s\n", book_error.message.c_str());
-      exit_status = 2;
+      exit_status = probe::kExitBadInput;
       return;
     }
     nlohmann::json resolved = nlohmann::json::array();
