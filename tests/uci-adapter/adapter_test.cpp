@@ -36,13 +36,6 @@ std::vector<std::string> adapter_args(const std::string& book, std::vector<std::
   return args;
 }
 
-void handshake(ScriptedGui& gui) {
-  gui.send("uci");
-  REQUIRE(gui.until_prefix("uciok"));
-  gui.send("isready");
-  REQUIRE(gui.until_prefix("readyok"));
-}
-
 bool is_bestmove(const std::string& l) { return starts_with(l, "bestmove"); }
 
 // Nothing owed is left: an isready round trip brings no further bestmove.

@@ -27,13 +27,6 @@ std::vector<std::string> learning_adapter(const std::string& book) {
   return {graphbook_binary(), "uci", "--book", book, "--learning", "--", kStockfish};
 }
 
-void handshake(ScriptedGui& gui) {
-  gui.send("uci");
-  REQUIRE(gui.until_prefix("uciok"));
-  gui.send("isready");
-  REQUIRE(gui.until_prefix("readyok"));
-}
-
 std::string play_go(ScriptedGui& gui, const std::string& position) {
   gui.send(position);
   gui.send("go wtime 60000 btime 60000");
@@ -46,11 +39,9 @@ store::LearnRecord learned(store::Book& book, Key key, Move move) {
   return book.learning(key, move).value_or(store::LearnRecord{});
 }
 
-// One game the adapter plays as White and then loses nothing: the GUI sends
-// the scholar's mate as the final position.
-void play_scholars_mate(ScriptedGui& gui) {
-  gui.send("ucinewgame");
-  play_go(gui, "position startpos");
+// The GUI sends the scholar's mate as the final position of the game the
+// adapter plays as White: it learns a win for White.
+void end_with_scholars_mate(ScriptedGui& gui) {
   gui.send(kScholarsMate);
   gui.send("isready");
   auto lines = gui.until_prefix("readyok", 5000ms);
@@ -58,6 +49,13 @@ void play_scholars_mate(ScriptedGui& gui) {
   CHECK(std::any_of(lines->begin(), lines->end(), [](const auto& l) {
     return starts_with(l, "info string graphbook: game over by checkmate, learned a win for white");
   }));
+}
+
+// One game the adapter plays as White and then loses nothing.
+void play_scholars_mate(ScriptedGui& gui) {
+  gui.send("ucinewgame");
+  play_go(gui, "position startpos");
+  end_with_scholars_mate(gui);
 }
 
 // The adapter plays White from the start position: its move, 1... c5, its
@@ -269,13 +267,7 @@ TEST_CASE("An adapter keeps learning after another process grew the book's map (
     Position start;
     REQUIRE_FALSE(probe::record_pending_game(*other, {"", {move_of(start, "d2d4")}}, Color::White, true));
   }
-  gui.send(kScholarsMate);
-  gui.send("isready");
-  auto lines = gui.until_prefix("readyok", 5000ms);
-  REQUIRE(lines);
-  CHECK(std::any_of(lines->begin(), lines->end(), [](const auto& l) {
-    return starts_with(l, "info string graphbook: game over by checkmate, learned a win for white");
-  }));
+  end_with_scholars_mate(gui);
   gui.send("quit");
   REQUIRE(gui.wait_exit());
   auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -105,6 +106,14 @@ class ScriptedGui {
 };
 
 inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The opening of a session: uci until uciok, then isready until readyok.
+inline void handshake(ScriptedGui& gui) {
+  gui.send("uci");
+  REQUIRE(gui.until_prefix("uciok"));
+  gui.send("isready");
+  REQUIRE(gui.until_prefix("readyok"));
+}
 
 // Removes this test run's temporary directories when the test program ends.
 struct TempDirCleanup {
