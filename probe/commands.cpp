@@ -16,29 +16,41 @@ namespace gb::probe {
 
 namespace {
 
-// Opens the book, resolves the position and reads its report; prints the
-// problem and sets exit_status when something fails.
+// What probe, pick and tree start from: the position, its opening names and
+// the book with a reader on it (reader empty and error set when it fails).
 struct Probed {
   std::optional<store::Book> book;
   std::optional<ResolvedPosition> where;
   std::optional<OpeningTable> names;
+  std::optional<BookReader> reader;
+  store::Error error;
   std::optional<PositionReport> report;
+
+  const OpeningTable* table() const { return names->empty() ? nullptr : &*names; }
 };
 
-bool probe_position(const char* command, const std::string& book_path, const PositionOptions& o, Probed& p,
-                    int& exit_status) {
-  exit_status = kExitBadInput;
+// Resolves the position, loads the names and opens the book; false after
+// printing the problem.
+bool open_position(const char* command, const std::string& book_path, const PositionOptions& o, Probed& p) {
   p.where = resolve_or_report(command, o);
   if (!p.where) return false;
   p.names = load_names(command, o);
   if (!p.names) return false;
   p.book = open_book_or_report(command, book_path, store::OpenMode::ReadOnly);
   if (!p.book) return false;
-  store::Error error;
-  auto reader = BookReader::open(*p.book, &error);
-  if (reader) p.report = make_report(*reader, *p.where, p.names->empty() ? nullptr : &*p.names, &error);
+  if (auto reader = BookReader::open(*p.book, &p.error)) p.reader.emplace(std::move(*reader));
+  return true;
+}
+
+// The position's report into p.report; prints the problem and sets exit_status
+// when something fails.
+bool probe_position(const char* command, const std::string& book_path, const PositionOptions& o, Probed& p,
+                    int& exit_status) {
+  exit_status = kExitBadInput;
+  if (!open_position(command, book_path, o, p)) return false;
+  if (p.reader) p.report = make_report(*p.reader, *p.where, p.table(), &p.error);
   if (!p.report) {
-    std::fprintf(stderr, "graphbook %s: %s: %s\n", command, book_path.c_str(), error.message().c_str());
+    std::fprintf(stderr, "graphbook %s: %s: %s\n", command, book_path.c_str(), p.error.message().c_str());
     return false;
   }
   exit_status = 0;
@@ -218,22 +230,16 @@ void add_tree(CLI::App& app, int& exit_status) {
       "Transpositions are edges that meet at one node (dashed in the pictures).");
   cmd->callback([opt, &exit_status] {
     exit_status = kExitBadInput;
-    auto where = resolve_or_report("tree", opt->position);
-    if (!where) return;
-    auto names = load_names("tree", opt->position);
-    if (!names) return;
-    auto book = open_book_or_report("tree", opt->book, store::OpenMode::ReadOnly);
-    if (!book) return;
-    store::Error error;
-    auto reader = BookReader::open(*book, &error);
+    Probed p;
+    if (!open_position("tree", opt->book, opt->position, p)) return;
     std::optional<BookTree> tree;
-    if (reader) tree = build_tree(*reader, *where, opt->tree, names->empty() ? nullptr : &*names, &error);
+    if (p.reader) tree = build_tree(*p.reader, *p.where, opt->tree, p.table(), &p.error);
     if (!tree) {
-      std::fprintf(stderr, "graphbook tree: %s: %s\n", opt->book.c_str(), error.message().c_str());
+      std::fprintf(stderr, "graphbook tree: %s: %s\n", opt->book.c_str(), p.error.message().c_str());
       return;
     }
     if (tree->edges.empty() && tree->nodes[0].counters.games == 0) {
-      std::printf("Not in the book: %s\n", where->position.fen().c_str());
+      std::printf("Not in the book: %s\n", p.where->position.fen().c_str());
       exit_status = kExitNotInBook;
       return;
     }
