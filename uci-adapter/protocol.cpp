@@ -10,9 +10,7 @@ namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-// The text after the first occurrence of the token word (as a whole token),
-// trimmed; nullopt when the word is absent. Used for names and values that
-// may contain spaces.
+// s without the white space around it.
 std::string trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
