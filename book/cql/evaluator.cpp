@@ -136,19 +136,42 @@ struct Evaluator::Impl {
 
   // ---- piece portrayal needs the board
   std::string portray_piece(const Value& v) const {
+    Bitboard b = piece_square(v.number);
+    if (!b) return "[absent]";
+    static const char letters[] = " PNBRQK  pnbrqk";
+    return std::string(1, letters[int(pos->piece_on(lsb(b)))]) + square_name(lsb(b));
+  }
+
+  // The square of the piece with this ID at the current position, empty when it is gone.
+  Bitboard piece_square(std::int64_t id) const {
     for (int sq = 0; sq < 64; ++sq)
-      if (current().piece_ids[sq] == v.number) {
-        Piece p = pos->piece_on(Square(sq));
-        static const char letters[] = " PNBRQK  pnbrqk";
-        return std::string(1, letters[int(p)]) + square_name(Square(sq));
-      }
-    return "[absent]";
+      if (current().piece_ids[sq] == id) return square_bb(Square(sq));
+    return 0;
   }
 
   std::string to_text(const Node& arg) {
     Value v = eval(arg);
     if (v.kind == Value::Kind::Piece) return portray_piece(v);
     return portray(v, game);
+  }
+  // The arguments of str, comment and message, portrayed one after the other.
+  std::string args_text(const Node& n) {
+    std::string s;
+    for (const auto& a : n.args) s += to_text(*a);
+    return s;
+  }
+
+  // The deepest position on the way to the root from both x and y, and the
+  // number of moves between x and y through it (parents have smaller IDs).
+  std::pair<int, int> common_ancestor(int x, int y) const {
+    int steps = 0;
+    for (; x != y; ++steps) {
+      if (x > y)
+        x = game->nodes[std::size_t(x)].parent;
+      else
+        y = game->nodes[std::size_t(y)].parent;
+    }
+    return {x, steps};
   }
 
   Value eval(const Node& n) {
@@ -278,12 +301,8 @@ struct Evaluator::Impl {
     const auto& info = program.variables;
     if (!started) {
       vars.assign(info.size(), Value::none());
-      for (std::size_t i = 0; i < info.size(); ++i) {
-        if (!info[i].persistent) continue;
-        if (info[i].type == Type::Numeric) vars[i] = Value::numeric(0);
-        if (info[i].type == Type::Set) vars[i] = Value::squares(0);
-        if (info[i].type == Type::String) vars[i] = Value::string("");
-      }
+      for (std::size_t i = 0; i < info.size(); ++i)
+        if (info[i].persistent) vars[i] = default_of(info[i].type);  // Numeric, Set or String
       started = true;
       return;
     }
@@ -382,7 +401,7 @@ Value Evaluator::Impl::eval_line(const Node& n) {
     }
     return out;
   };
-  auto successors = [&](int p, bool first) {
+  auto successors = [&](int p) {
     std::vector<int> next;
     auto step = [&](int from, std::vector<int>& into) {
       if (backward) {
@@ -398,7 +417,6 @@ Value Evaluator::Impl::eval_line(const Node& n) {
         into.push_back(ch[i]);
       }
     };
-    (void)first;
     step(p, next);
     if (flags & kLineSingleColor) {
       std::vector<int> two;
@@ -443,7 +461,7 @@ Value Evaluator::Impl::eval_line(const Node& n) {
     if ((flags & kLineSingleColor) && game->nodes[std::size_t(p)].position.side_to_move() != start_color)
       return;
     path.push_back(p);
-    std::vector<int> next = successors(p, len == 0);
+    std::vector<int> next = successors(p);
     if (next.empty()) next.push_back(-1);
     for (int q : next) {
       std::vector<int> seeds;
@@ -621,7 +639,7 @@ Value Evaluator::Impl::eval_move(const Node& n) {
     if (m.secondary && mi.primary) continue;
     ++considered;
     if (m.speculative >= 0) {
-      Position after = m.mode == MoveSpec::Mode::Played || m.mode == MoveSpec::Mode::Previous ? *pos : *pos;
+      Position after = *pos;
       UndoInfo undo;
       if (mi.null_move)
         after.do_null_move(undo);
@@ -667,9 +685,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       Value v = eval(*n.args[0]);
       if (v.kind == Value::Kind::Set) return v;
       if (v.kind != Value::Kind::Piece) return Value::none();
-      for (int sq = 0; sq < 64; ++sq)
-        if (current().piece_ids[sq] == v.number) return Value::squares(square_bb(Square(sq)));
-      return Value::squares(0);
+      return Value::squares(piece_square(v.number));
     }
     case Op::Assign: return eval_assign(n);
     case Op::Unbind: vars[std::size_t(n.number)] = Value::none(); return Value::boolean(true);
@@ -975,20 +991,10 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       int id = current().piece_ids[lsb(v.set)];
       return id ? Value::numeric(id) : Value::none();
     }
-    case Op::Str: {
-      std::string s;
-      for (const auto& a : n.args) s += to_text(*a);
-      return Value::string(std::move(s));
-    }
-    case Op::Comment: {
-      std::string s;
-      for (const auto& a : n.args) s += to_text(*a);
-      out->comments.push_back({node, std::move(s), false});
-      return Value::boolean(true);
-    }
+    case Op::Str: return Value::string(args_text(n));
+    case Op::Comment: out->comments.push_back({node, args_text(n), false}); return Value::boolean(true);
     case Op::Message: {
-      std::string s;
-      for (const auto& a : n.args) s += to_text(*a);
+      std::string s = args_text(n);
       if (n.flag) {  // message quiet: the text alone
         out->messages += s + "\n";
       } else {
@@ -1180,18 +1186,12 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       Value a = eval(*n.args[0]), b = eval(*n.args[1]);
       if (a.kind != Value::Kind::Position || b.kind != Value::Kind::Position) return Value::none();
       int x = int(a.number), y = int(b.number);
-      int lca_x = x, lca_y = y;
-      while (lca_x != lca_y) {
-        if (lca_x > lca_y)
-          lca_x = game->nodes[std::size_t(lca_x)].parent;
-        else
-          lca_y = game->nodes[std::size_t(lca_y)].parent;
-      }
-      if (lca_x == x || lca_x == y) return Value::none();
+      const int lca = common_ancestor(x, y).first;
+      if (lca == x || lca == y) return Value::none();
       // Moves from the LCA down to each position, as (from, to, piece) codes.
       auto line_to = [&](int id) {
         std::vector<std::uint32_t> moves;
-        for (; id != lca_x; id = game->nodes[std::size_t(id)].parent) {
+        for (; id != lca; id = game->nodes[std::size_t(id)].parent) {
           const GameNode& c = game->nodes[std::size_t(id)];
           const Position& before = game->nodes[std::size_t(c.parent)].position;
           std::uint32_t code = c.null_move
@@ -1384,16 +1384,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::Lca: {
       Value a = eval(*n.args[0]), b = eval(*n.args[1]);
       if (a.is_none() || b.is_none()) return Value::none();
-      int x = int(a.number), y = int(b.number), dist = 0;
-      while (x != y) {
-        if (x > y)
-          x = game->nodes[std::size_t(x)].parent;
-        else
-          y = game->nodes[std::size_t(y)].parent;
-        ++dist;
-      }
-      if (n.op == Op::Lca) return Value::position(x);
-      return Value::numeric(dist);
+      auto [lca, distance] = common_ancestor(int(a.number), int(b.number));
+      return n.op == Op::Lca ? Value::position(lca) : Value::numeric(distance);
     }
   }
   return Value::none();
