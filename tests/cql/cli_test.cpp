@@ -13,17 +13,12 @@
 
 namespace {
 
+using gb::test::read_file;
+
 struct Run {
   int status = -1;
   std::string out, err;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Runs graphbook with the arguments (already shell-quoted where needed).
 Run graphbook(const std::string& args) {
@@ -34,8 +29,8 @@ Run graphbook(const std::string& args) {
   int raw = std::system(cmd.c_str());
   Run r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
+  r.out = read_file(base + ".out");
+  r.err = read_file(base + ".err");
   std::remove((base + ".out").c_str());
   std::remove((base + ".err").c_str());
   return r;
@@ -123,7 +118,7 @@ TEST_CASE("cql selects games by number, limits and match count", "[cql][cli]") {
 TEST_CASE("cql filter injections restrict the query", "[cql][cli]") {
   const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
   // Counted independently: [White "...Carlsen..."] lines.
-  std::istringstream in(slurp(carlsen));
+  std::istringstream in(read_file(carlsen));
   int white = 0;
   for (std::string line; std::getline(in, line);)
     if (line.rfind("[White \"", 0) == 0 && line.find("Carlsen") != std::string::npos) ++white;
@@ -195,7 +190,7 @@ TEST_CASE("cql settag edits the written tags (PlyCount from the mainline length)
                     quoted("cql(silent) terminal mainline settag(\"PlyCount\" str ply) removetag \"Round\""));
   REQUIRE(r.status == 0);
   // The plies of games 1-3 from the data's python-chess oracle file.
-  std::istringstream oracle(slurp(kTwic + ".oracle.tsv"));
+  std::istringstream oracle(read_file(kTwic + ".oracle.tsv"));
   std::vector<std::string> plies;
   for (std::string line; std::getline(oracle, line) && plies.size() < 3;)
     if (!line.empty() && line[0] != '#')
