@@ -642,13 +642,10 @@ class Parser {
     if (t.kind == TokenKind::End) fail("unexpected end", "a file name");
     std::string name;
     int line = t.line;
-    int end_col = -1;
     // Concatenate adjacent tokens without whitespace between them.
     do {
-      name += toks_[pos_].kind == TokenKind::Number ? toks_[pos_].text : toks_[pos_].text;
-      end_col = toks_[pos_].column;
-      ++pos_;
-    } while (!at_end() && !tok().space_before && !is_punct(")") && tok().line == line && end_col >= 0);
+      name += toks_[pos_++].text;
+    } while (!at_end() && !tok().space_before && !is_punct(")") && tok().line == line);
     return name;
   }
 
@@ -1280,13 +1277,12 @@ class Parser {
     if (n->flag && (n->number & kLineNestBan)) fail_at(t, "nestban does not work on backward lines");
     std::vector<LineItem> items = parse_line_items(*n, arrow, false);
     std::vector<std::int32_t> nfa;
-    int start_split = add_state(nfa, LineState::Split, -1, -1);  // state 0 is the start
+    add_state(nfa, LineState::Split, -1, -1);  // state 0 is the start
     Fragment f = build_sequence(nfa, items);
     nfa[1] = f.start;
     nfa[2] = f.start;
     int accept = add_state(nfa, LineState::Accept, -1, -1);
     patch(nfa, f.outs, accept);
-    (void)start_split;
     n->nfa = std::move(nfa);
     n->text = std::to_string(line_count_++);  // the line's identity for nestban
     if (n->flag2) n->type = Type::Position;
