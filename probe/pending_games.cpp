@@ -12,6 +12,7 @@
 
 #include "book/chess/notation.h"
 #include "book/pgn/game_record.h"
+#include "book/pgn/tag_pair.h"
 #include "probe/book_learning.h"
 #include "probe/position_arg.h"
 
@@ -41,15 +42,6 @@ std::string result_text(store::Result r) {
   return "*";
 }
 
-std::string escape_tag(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 // One game as PGN text: the given tags (FEN/SetUp added for a set-up start,
 // Result set), then SAN movetext.
 std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, const PlayedGame& game,
@@ -65,7 +57,7 @@ std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, cons
     set_tag("FEN", game.start_fen);
   }
   std::string out;
-  for (const auto& [n, v] : tags) out += "[" + n + " \"" + escape_tag(v) + "\"]\n";
+  for (const auto& [n, v] : tags) out += pgn::tag_pair(n, v);
   out += "\n";
   auto pos = start_position(game.start_fen);
   if (!pos) return out + result_text(result) + "\n\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "book/chess/notation.h"
+#include "book/pgn/tag_pair.h"
 
 namespace gb::cql {
 
@@ -32,15 +33,6 @@ class Movetext {
   }
   std::string out_, line_;
 };
-
-std::string quote_tag(const std::string& v) {
-  std::string s;
-  for (char c : v) {
-    if (c == '"' || c == '\\') s += '\\';
-    s += c;
-  }
-  return s;
-}
 
 struct Writer {
   const Game& game;
@@ -125,7 +117,7 @@ std::string write_pgn(const Game& game, const GameResult& result, const Program&
     }
   }
   std::string out;
-  for (const auto& [k, v] : tags) out += "[" + k + " \"" + quote_tag(v) + "\"]\n";
+  for (const auto& [k, v] : tags) out += pgn::tag_pair(k, v);
   out += "\n";
 
   std::vector<std::vector<std::string>> added(game.nodes.size());
