@@ -16,11 +16,6 @@ std::string_view strip_move_number(std::string_view t) {
   return t.substr(i);
 }
 
-std::string numbered_san(const Position& pos, Move m) {
-  return std::to_string(pos.fullmove_number()) + (pos.side_to_move() == Color::White ? ". " : "... ") +
-         to_san(pos, m);
-}
-
 namespace {
 
 // Black's move is numbered only when it comes first.

@@ -32,9 +32,6 @@ struct ResolvedPosition {
 // "" / "" / "e4"; any other token comes back unchanged.
 std::string_view strip_move_number(std::string_view token);
 
-// The move played from pos with its move number: "9. Nc7" for White, "9... Nc7" for Black.
-std::string numbered_san(const Position& pos, Move m);
-
 // The position, or nullopt and a message for the user (bad FEN, a move that
 // is not legal, a game or ply that does not exist; exit status 2).
 [[nodiscard]] std::optional<ResolvedPosition> resolve_position(const PositionSpec& spec, std::string* error);

@@ -190,6 +190,11 @@ std::string to_san(const Position& pos, Move m) {
   return san;
 }
 
+std::string numbered_san(const Position& pos, Move m) {
+  return std::to_string(pos.fullmove_number()) + (pos.side_to_move() == Color::White ? ". " : "... ") +
+         to_san(pos, m);
+}
+
 std::string to_uci(Move m, bool chess960) {
   if (m.is_null()) return "0000";
   Square to = m.to();

@@ -27,6 +27,8 @@ struct MoveParse {
 
 // The standard SAN of a legal move: minimal disambiguation, "=Q", "+", "#".
 std::string to_san(const Position& pos, Move m);
+// The same with its move number: "9. Nc7" for White, "9... Nc7" for Black.
+std::string numbered_san(const Position& pos, Move m);
 
 // UCI move text. Castling is written e1g1 in standard chess and as the king
 // taking its own rook (e1h1) when chess960 is true.
