@@ -8,14 +8,12 @@ namespace {
 
 // 64 characters, a8..h8 first, then down to a1..h1; FEN letters, '.' empty.
 std::string board_string(const Position& pos) {
-  static constexpr char kLetters[] = " PNBRQK";
   std::string s(64, '.');
   for (int rank = 7; rank >= 0; --rank)
     for (int file = 0; file < 8; ++file) {
       Piece p = pos.piece_on(Square(rank * 8 + file));
       if (p == Piece::None) continue;
-      char c = kLetters[int(type_of(p))];
-      s[std::size_t((7 - rank) * 8 + file)] = color_of(p) == Color::White ? c : char(c - 'A' + 'a');
+      s[std::size_t((7 - rank) * 8 + file)] = piece_char(p);
     }
   return s;
 }

@@ -249,7 +249,7 @@ std::string Position::fen(bool shredder) const {
         continue;
       }
       if (empties) s += char('0' + empties), empties = 0;
-      s += kPieceChars[int(p)];
+      s += piece_char(p);
     }
     if (empties) s += char('0' + empties);
     if (r) s += '/';

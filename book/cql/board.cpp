@@ -9,7 +9,6 @@ namespace {
 
 // The placement field of FEN for a board given square by square.
 std::string placement(const std::array<Piece, 64>& board) {
-  static const char letters[] = " PNBRQK  pnbrqk";
   std::string out;
   for (int r = 7; r >= 0; --r) {
     int empty = 0;
@@ -21,7 +20,7 @@ std::string placement(const std::array<Piece, 64>& board) {
       }
       if (empty) out += char('0' + empty);
       empty = 0;
-      out += letters[int(p)];
+      out += piece_char(p);
     }
     if (empty) out += char('0' + empty);
     if (r) out += '/';

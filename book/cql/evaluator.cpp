@@ -138,8 +138,7 @@ struct Evaluator::Impl {
   std::string portray_piece(const Value& v) const {
     Bitboard b = piece_square(v.number);
     if (!b) return "[absent]";
-    static const char letters[] = " PNBRQK  pnbrqk";
-    return std::string(1, letters[int(pos->piece_on(lsb(b)))]) + square_name(lsb(b));
+    return piece_char(pos->piece_on(lsb(b))) + square_name(lsb(b));
   }
 
   // The square of the piece with this ID at the current position, empty when it is gone.
