@@ -1,5 +1,6 @@
 #include "book/cql/lexer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -126,6 +127,20 @@ const char* const kPuncts[] = {"-->", "<--", "==", "!=", "<=", ">=", "=?", "+=",
                                "&=",  "~~",  "<",  ">",  "=",  "~",  "&",  "|",  "#",  "+",  "-",  "*",  "/",
                                "%",   ":",   "(",  ")",  "{",  "}",  "[",  "]",  "`",  ",",  "?"};
 
+// True when the next token is the file name after "input" or "output" in the
+// cql( ) header: a path such as games.pgn or out/mates.pgn, which the rest of
+// the language would read as a designator and a stray '.'.
+bool at_header_file_name(const std::vector<Token>& tokens) {
+  if (tokens.size() < 3 || tokens.back().kind != TokenKind::Word ||
+      (tokens.back().text != "input" && tokens.back().text != "output"))
+    return false;
+  if (tokens[0].kind != TokenKind::Word || tokens[0].text != "cql" || tokens[1].kind != TokenKind::Punct ||
+      tokens[1].text != "(")
+    return false;
+  return std::none_of(tokens.begin() + 2, tokens.end(),
+                      [](const Token& t) { return t.kind == TokenKind::Punct && t.text == ")"; });
+}
+
 }  // namespace
 
 bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
@@ -179,6 +194,15 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
     space = false;
     DesignatorReader reader{text};
 
+    if (c != '"' && c != ')' && at_header_file_name(tokens)) {
+      std::size_t j = i;
+      while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])) && text[j] != ')') ++j;
+      t.kind = TokenKind::Word;
+      t.text = std::string(text.substr(i, j - i));
+      i = j;
+      tokens.push_back(std::move(t));
+      continue;
+    }
     if (c == '"') {
       std::size_t end = text.find('"', i + 1);
       if (end == std::string_view::npos) return fail(i, "unterminated string literal");

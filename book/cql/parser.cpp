@@ -635,18 +635,13 @@ class Parser {
   }
 
   // ---- the cql() header
+  // A file name of the header: a string, or the word the lexer read up to
+  // white space or ')'.
   std::string raw_word_after() {
-    // File names are taken from the source text up to whitespace or ')'.
     const Token& t = tok();
-    if (t.kind == TokenKind::String) return toks_[pos_++].text;
-    if (t.kind == TokenKind::End) fail("unexpected end", "a file name");
-    std::string name;
-    int line = t.line;
-    // Concatenate adjacent tokens without whitespace between them.
-    do {
-      name += toks_[pos_++].text;
-    } while (!at_end() && !tok().space_before && !is_punct(")") && tok().line == line);
-    return name;
+    if (t.kind != TokenKind::String && t.kind != TokenKind::Word)
+      fail("unexpected " + describe(t), "a file name");
+    return toks_[pos_++].text;
   }
 
   void parse_header(Header& h) {

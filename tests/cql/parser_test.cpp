@@ -104,6 +104,19 @@ TEST_CASE("Comments, braces and the cql header are accepted", "[cql][parser]") {
   CHECK(p.root->args.size() == 2);
 }
 
+TEST_CASE("Header file names are paths, with or without quotes", "[cql][parser]") {
+  // The reference (section 2) writes cql(variations input games.pgn output hits.pgn matchcount 5 100).
+  Program p = must_parse("cql(variations input games.pgn output out/mates-1.pgn matchcount 5 100) mate");
+  CHECK(p.header.input == "games.pgn");
+  CHECK(p.header.output == "out/mates-1.pgn");
+  CHECK(p.header.variations);
+  REQUIRE(p.header.matchcount);
+  CHECK(p.header.matchcount->hi == 100);
+  Program q = must_parse("cql(input \"my games.pgn\") check");
+  CHECK(q.header.input == "my games.pgn");
+  CHECK(!must_fail("cql(input)").message.empty());
+}
+
 TEST_CASE("Piece designators combine a type part and a square part", "[cql][parser]") {
   CHECK(tree("[Kk][a1,a8,h1,h8]") == "designator [Kk][a1,h1,a8,h8] : Set\n");
   CHECK(tree("d-e4-5") == "designator [d4,e4,d5,e5] : Set\n");
