@@ -1,5 +1,4 @@
 // graphbook cql end to end: the real binary on real files.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -9,34 +8,14 @@
 #include <sstream>
 
 #include "book/pgn/reader.h"
+#include "run_graphbook.h"
 #include "test_data.h"
 
 namespace {
 
+using gb::test::graphbook;
 using gb::test::read_file;
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs graphbook with the arguments (already shell-quoted where needed).
-Run graphbook(const std::string& args) {
-  static int counter = 0;
-  std::string base =
-      "/tmp/graphbook_cql_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  std::string cmd = gb::test::graphbook_binary() + " " + args + " >" + base + ".out 2>" + base + ".err";
-  int raw = std::system(cmd.c_str());
-  Run r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = read_file(base + ".out");
-  r.err = read_file(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
-  return r;
-}
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+using gb::test::Run;
 
 // What the PGN reader sees in a text: games, moves (all lines), comments, NAGs, variations.
 struct Counts : gb::pgn::VisitorBase {
@@ -89,12 +68,14 @@ TEST_CASE("cql keeps comments, NAGs and variations of the games it writes", "[cq
 }
 
 TEST_CASE("cql adds the game number, match and comment-filter comments", "[cql][cli]") {
-  Run r = graphbook("cql -i " + kTwic + " -g 1 --cql " + quoted("initial comment(\"players \" player)"));
+  Run r =
+      graphbook("cql -i " + kTwic + " -g 1 --cql " + gb::test::quote("initial comment(\"players \" player)"));
   REQUIRE(r.status == 0);
   CHECK(r.out.find("{Game number 1} {CQL} {players Navara,D\nSvidler,P}") != std::string::npos);
   Run quiet = graphbook("cql -i " + kTwic + " -g 1 --quiet --cql initial");
   CHECK(quiet.out.find("{Game number 1} 1.") != std::string::npos);
-  Run silent = graphbook("cql -i " + kTwic + " -g 1 --silent --cql " + quoted("initial comment(\"x\")"));
+  Run silent =
+      graphbook("cql -i " + kTwic + " -g 1 --silent --cql " + gb::test::quote("initial comment(\"x\")"));
   CHECK(silent.out.find('{') == std::string::npos);
   Run custom = graphbook("cql -i " + kTwic + " -g 1 --noheader --matchstring HIT --cql initial");
   CHECK(custom.out.find("\n\n{HIT} 1.") != std::string::npos);
@@ -134,7 +115,7 @@ TEST_CASE("cql filter injections restrict the query", "[cql][cli]") {
 }
 
 TEST_CASE("cql reports a bad query with its place and exits 2", "[cql][cli]") {
-  Run r = graphbook("cql -i " + kTwic + " --cql " + quoted("mate\ncheck frob"));
+  Run r = graphbook("cql -i " + kTwic + " --cql " + gb::test::quote("mate\ncheck frob"));
   CHECK(r.status == 2);
   CHECK(r.err.find("--cql:2:7: error: unknown filter 'frob'\n  check frob\n        ^~~~\n") !=
         std::string::npos);
@@ -144,10 +125,10 @@ TEST_CASE("cql reports a bad query with its place and exits 2", "[cql][cli]") {
 }
 
 TEST_CASE("cql --parse prints the tree and exit status 1 means no game matched", "[cql][cli]") {
-  Run p = graphbook("cql --parse --cql " + quoted("position 0 : wtm"));
+  Run p = graphbook("cql --parse --cql " + gb::test::quote("position 0 : wtm"));
   CHECK(p.status == 0);
   CHECK(p.out.find(": : Boolean\n    position : Position") != std::string::npos);
-  Run none = graphbook("cql -i " + kTwic + " --cql " + quoted("[Aa] == 40"));
+  Run none = graphbook("cql -i " + kTwic + " --cql " + gb::test::quote("[Aa] == 40"));
   CHECK(none.status == 1);
   CHECK(none.out.empty());
 }
@@ -186,8 +167,9 @@ TEST_CASE("cql --variations searches variation positions, --mainline does not", 
 }
 
 TEST_CASE("cql settag edits the written tags (PlyCount from the mainline length)", "[cql][cli]") {
-  Run r = graphbook("cql -i " + kTwic + " -g 1 3 --cql " +
-                    quoted("cql(silent) terminal mainline settag(\"PlyCount\" str ply) removetag \"Round\""));
+  Run r = graphbook(
+      "cql -i " + kTwic + " -g 1 3 --cql " +
+      gb::test::quote("cql(silent) terminal mainline settag(\"PlyCount\" str ply) removetag \"Round\""));
   REQUIRE(r.status == 0);
   // The plies of games 1-3 from the data's python-chess oracle file.
   std::istringstream oracle(read_file(kTwic + ".oracle.tsv"));
