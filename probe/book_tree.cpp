@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,12 +15,6 @@
 namespace gb::probe {
 
 namespace {
-
-std::string key_hex(Key k) {
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, k);
-  return buf;
-}
 
 // White's score over the games, unknown results as draws; 0.5 without games.
 double white_score(const store::Counters& c) {

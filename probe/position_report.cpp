@@ -1,7 +1,6 @@
 #include "probe/position_report.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 
 #include "book/chess/notation.h"
@@ -15,12 +14,6 @@ double percent(std::uint32_t part, std::uint32_t whole) { return whole ? 100.0 *
 std::string fixed(double v, int decimals = 1) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string key_hex(Key k) {
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, k);
   return buf;
 }
 

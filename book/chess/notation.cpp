@@ -1,5 +1,8 @@
 #include "book/chess/notation.h"
 
+#include <cinttypes>
+#include <cstdio>
+
 #include "book/chess/movegen.h"
 
 namespace gb {
@@ -188,6 +191,12 @@ std::string to_san(const Position& pos, Move m) {
   next.do_move(m, undo);
   if (next.in_check()) san += count_legal(next) == 0 ? '#' : '+';
   return san;
+}
+
+std::string key_hex(Key k) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, k);
+  return buf;
 }
 
 std::string numbered_san(const Position& pos, Move m) {

@@ -38,4 +38,7 @@ std::string to_uci(Move m, bool chess960);
 
 std::string square_name(Square s);
 
+// A Polyglot key as 16 lower-case hex digits, as probes and queries print it.
+std::string key_hex(Key k);
+
 }  // namespace gb

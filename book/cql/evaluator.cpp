@@ -924,11 +924,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     }
     case Op::CurrentFen: return Value::string(fen_text(true));
     case Op::StandardFen: return Value::string(fen_text(false));
-    case Op::ZobristKey: {
-      char buf[17];
-      std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(pos->key()));
-      return Value::string(buf);
-    }
+    case Op::ZobristKey: return Value::string(key_hex(pos->key()));
     case Op::HalfmoveClock: return Value::numeric(pos->halfmove_clock());
     case Op::MoveNumber: return Value::numeric(pos->fullmove_number());
     case Op::Ply: return Value::numeric(current().ply + (imaginary ? 1 : 0));
