@@ -1,6 +1,8 @@
 #include "book/pgn/tokenizer.h"
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 
 namespace gb::pgn {
 
@@ -118,6 +120,61 @@ bool Tokenizer::seen_tag(std::string_view name) {
     if (tag_hashes_[i] == h) return true;
   if (tags_seen_ < std::size(tag_hashes_)) tag_hashes_[tags_seen_++] = h;
   return false;
+}
+
+namespace {
+
+// What a byte at the start of a token does in a skipped game, as read_game's
+// movetext loop reads it. kStop: the loop's own cases besides whitespace.
+enum SkipAction : std::uint8_t { kMove, kSpace, kNewline, kNumber, kStop };
+
+constexpr auto kSkipAction = [] {
+  std::array<SkipAction, 256> t{};  // kMove: the loop's default case, a token up to a kTokenEnd byte
+  for (unsigned char c : std::string_view(" \t\r\f\v")) t[c] = kSpace;
+  t['\n'] = kNewline;
+  for (unsigned char c = '0'; c <= '9'; ++c) t[c] = kNumber;
+  for (unsigned char c : std::string_view("{;%()$!?*[]}")) t[c] = kStop;
+  return t;
+}();
+
+}  // namespace
+
+void Tokenizer::skip_moves() {
+  // Only whole tokens inside [pos_, end_): a token that reaches end_ is left
+  // to the loop, which refills (or cuts a token longer than the buffer).
+  const char* b = buf_.get();
+  const std::size_t end = end_;
+  std::size_t i = pos_;
+  while (i < end) {  // continue: on to the next token; break: leave this one to the loop
+    switch (kSkipAction[std::uint8_t(b[i])]) {
+      case kSpace: ++i; continue;
+      case kNewline:
+        newline_at(i);
+        ++i;
+        continue;
+      case kMove: {
+        std::size_t j = i + 1;
+        while (j < end && !ends_token(b[j])) ++j;
+        if (j == end) break;
+        i = j;
+        continue;
+      }
+      case kNumber: {
+        // Only a move number "12." / "12..." here; other tokens starting with
+        // a digit may be results ("1-0", "1/2-1/2") or castling ("0-0").
+        std::size_t j = i + 1;
+        while (j < end && is_digit(b[j])) ++j;
+        if (j == end || b[j] != '.') break;
+        while (j < end && b[j] == '.') ++j;
+        if (j == end) break;
+        i = j;
+        continue;
+      }
+      case kStop: break;
+    }
+    break;
+  }
+  pos_ = i;
 }
 
 void Tokenizer::skip_variation() {

@@ -94,6 +94,12 @@ class Tokenizer {
   template <RawVisitor R>
   void read_comment(R& r, bool deliver);
   void skip_variation();  // after its '(' has been consumed
+  // The fast path of a skipped game (--max-ply skips most of each game's bytes):
+  // passes over whitespace, line ends, moves and move numbers like the movetext
+  // loop, and stops at pos_ on the first token that may need more (a result, a
+  // comment, a bracket...) or that reaches the end of the buffer, for the loop
+  // to read: the loop alone refills, so refills happen where they always did.
+  void skip_moves();
 
   ByteSource source_;
   std::unique_ptr<char[]> buf_;
@@ -241,9 +247,10 @@ bool Tokenizer::read_game(R& r) {
   int depth = 0;  // open variations that the visitor follows
   // The movetext loop: the hot path of the reader.
   for (;;) {
+    if (skipping) skip_moves();
     if (pos_ == end_ && fill() == 0) break;
     char c = buf_[pos_];
-    switch (c) {
+    switch (c) {  // a new case here is a kStop byte for skip_moves() too
       case '\n':
         newline_at(pos_);
         ++pos_;
