@@ -1,5 +1,8 @@
 #include "book/store/position_hash.h"
 
+// Inline: the hash of 67 bytes runs at every ply of a build, and a call into the
+// shared library costs more than the hash (the value is the same: docs/FORMAT.md).
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace gb::store {
