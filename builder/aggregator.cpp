@@ -33,8 +33,10 @@ constexpr std::size_t kMaxRefs = Slot::kTallied - 1;
 constexpr std::uint16_t kMaxPly = Slot::kBlackPly - 1;
 
 __extension__ typedef unsigned __int128 Wide;
-inline std::size_t home(Key key, std::size_t homes) {
-  return std::size_t((static_cast<Wide>(key) * homes) >> 64);
+// spread: the KeyRange's count. A range holds 1/count of the key space; its
+// keys times count (mod 2^64) spread it over all the homes, in the same order.
+inline std::size_t home(Key key, std::size_t homes, std::uint32_t spread) {
+  return std::size_t((static_cast<Wide>(Key(key * spread)) * homes) >> 64);
 }
 
 bool node_less(const Slot& a, const Slot& b) { return a.key < b.key; }
@@ -76,15 +78,15 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
 
 // The slot of (key, move) in table t (node slots have move 0), or the free
 // slot where it goes; nullptr when the slack past the last home is full.
-Slot* find(std::vector<Slot>& t, std::size_t homes, Key key, std::uint16_t move) {
-  for (std::size_t i = home(key, homes); i < t.size(); ++i)
+Slot* find(std::vector<Slot>& t, std::size_t homes, std::uint32_t spread, Key key, std::uint16_t move) {
+  for (std::size_t i = home(key, homes, spread); i < t.size(); ++i)
     if (t[i].ref == 0 || (t[i].key == key && t[i].move == move)) return &t[i];
   return nullptr;
 }
 
 // Rebuilds table t with this many home slots, or more when clustering
 // overflows the slack; returns the number it got.
-std::size_t rebuild(std::vector<Slot>& t, std::size_t homes) {
+std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, std::uint32_t spread) {
   std::vector<Slot> old;
   for (;; homes *= 2) {
     old.assign(homes + kSlack, Slot{});
@@ -92,7 +94,7 @@ std::size_t rebuild(std::vector<Slot>& t, std::size_t homes) {
     bool ok = true;
     for (const Slot& s : old)
       if (s.ref) {
-        Slot* slot = find(t, homes, s.key, s.move);
+        Slot* slot = find(t, homes, spread, s.key, s.move);
         if (!slot) {
           ok = false;
           break;
@@ -143,12 +145,13 @@ EdgeEntry SlotTables::edge(const Slot& s) const {
   return e;
 }
 
-Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side)
+Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range)
     : node_homes_(std::size_t(1) << kInitialBits),
       edge_homes_(std::size_t(1) << kInitialBits),
       budget_(memory_budget),
       spill_dir_(std::move(spill_dir)),
-      side_(side) {
+      side_(side),
+      range_(range) {
   tables_.nodes.resize(node_homes_ + kSlack);
   tables_.edges.resize(edge_homes_ + kSlack);
 }
@@ -167,67 +170,103 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   g.result = game.result;
   t.games.push_back(g);
   const auto id = std::uint32_t(t.games.size());  // this game's ref
+  const std::uint32_t spread = range_.count;
+  const bool whole = spread == 1;
+  auto mover_at = [&](std::size_t i) { return (i & 1) ? ~game.first_mover : game.first_mover; };
+  auto ply_at = [&](std::size_t i) {
+    auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(kMaxPly)));
+    return std::uint16_t(ply | (mover_at(i) == Color::Black ? Slot::kBlackPly : 0));
+  };
+  auto counts_edge = [&](std::size_t i) {
+    Color mover = mover_at(i);
+    return plies[i].move && i + 1 < n && !(side_ == Side::White && mover != Color::White) &&
+           !(side_ == Side::Black && mover != Color::Black);
+  };
+  // The lookups are cache misses in tables far larger than the cache, and so
+  // are the tallies of slots that a second game reached. So the game is
+  // counted in two passes: the first asks for every home slot, then finds
+  // (or fills) the slots and asks for their tallies; the second counts into
+  // the tallies (measured: add_game was a quarter of a build of the lines).
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!whole && !range_.holds(plies[i].key)) continue;
+    __builtin_prefetch(&t.nodes[home(plies[i].key, node_homes_, spread)], 1);
+    __builtin_prefetch(&t.edges[home(plies[i].key, edge_homes_, spread)], 1);
+  }
+  found_.clear();
+  bool moved = false;  // a table was rebuilt: the slots found before have moved
+  for (std::size_t i = 0; i < n; ++i) {
+    const PlyRecord& p = plies[i];
+    if (!whole && !range_.holds(p.key)) continue;
+    const std::uint16_t ply = ply_at(i);
+    Slot* node = find(t.nodes, node_homes_, spread, p.key, 0);
+    while (!node) {
+      node_homes_ = rebuild(t.nodes, node_homes_ * 2, spread);
+      node = find(t.nodes, node_homes_, spread, p.key, 0);
+      moved = true;
+    }
+    Found f{std::uint32_t(i), nullptr, nullptr};
+    if (node->ref == 0) {
+      *node = Slot{p.key, p.position_hash, id, ply, 0};
+      ++node_count_;
+    } else if (node->hash != p.position_hash) {
+      ++collisions_;  // another position with this key: never merged
+      continue;
+    } else {
+      if ((node->ply & kMaxPly) > (ply & kMaxPly))
+        node->ply = std::uint16_t((node->ply & Slot::kBlackPly) | (ply & kMaxPly));
+      if (node->ref != id) {  // (a repetition of a position this game reached first counts nothing)
+        f.node = node;
+        if (node->ref & Slot::kTallied) __builtin_prefetch(&t.tallies[node->ref & ~Slot::kTallied], 1);
+      }
+    }
+    if (counts_edge(i)) {
+      Slot* edge = find(t.edges, edge_homes_, spread, p.key, p.move.raw());
+      while (!edge) {
+        edge_homes_ = rebuild(t.edges, edge_homes_ * 2, spread);
+        edge = find(t.edges, edge_homes_, spread, p.key, p.move.raw());
+        moved = true;
+      }
+      if (edge->ref == 0) {
+        *edge = Slot{p.key, plies[i + 1].key, id, ply, p.move.raw()};
+        ++edge_count_;
+      } else {
+        if ((edge->ply & kMaxPly) > (ply & kMaxPly))
+          edge->ply = std::uint16_t((edge->ply & Slot::kBlackPly) | (ply & kMaxPly));
+        f.edge = edge;  // a second game, or this game again
+        if (edge->ref & Slot::kTallied) __builtin_prefetch(&t.tallies[edge->ref & ~Slot::kTallied], 1);
+      }
+    }
+    if (f.node || f.edge) found_.push_back(f);
+  }
   // Counts one more game (or, for an edge, one more play) into a slot that
   // already has counters: its first tally when it named a single game.
   auto tally = [&](Slot& s) -> Tally& {
     if (!(s.ref & Slot::kTallied)) s.ref = Slot::kTallied | t.tallies.add(tally_of(s, t));
     return t.tallies[s.ref & ~Slot::kTallied];
   };
-  // The lookups are cache misses in tables far larger than the cache: ask for
-  // every slot of the game first (measured: add_game was 19% of a build).
-  for (std::size_t i = 0; i < n; ++i) {
-    __builtin_prefetch(&t.nodes[home(plies[i].key, node_homes_)], 1);
-    __builtin_prefetch(&t.edges[home(plies[i].key, edge_homes_)], 1);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const PlyRecord& p = plies[i];
-    Color mover = (i & 1) ? ~game.first_mover : game.first_mover;
-    auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(kMaxPly)));
-    Slot* node = find(t.nodes, node_homes_, p.key, 0);
-    while (!node) {
-      node_homes_ = rebuild(t.nodes, node_homes_ * 2);
-      node = find(t.nodes, node_homes_, p.key, 0);
+  for (Found& f : found_) {
+    const PlyRecord& p = plies[f.ply];
+    const Color mover = mover_at(f.ply);
+    if (moved) {
+      if (f.node) f.node = find(t.nodes, node_homes_, spread, p.key, 0);
+      if (f.edge) f.edge = find(t.edges, edge_homes_, spread, p.key, p.move.raw());
     }
-    if (node->ref == 0) {
-      *node = Slot{p.key, p.position_hash, id,
-                   std::uint16_t(ply | (mover == Color::Black ? Slot::kBlackPly : 0)), 0};
-      ++node_count_;
-    } else if (node->hash != p.position_hash) {
-      ++collisions_;  // another position with this key: never merged
-      continue;
-    } else {
-      if (node->ref != id) {
-        Tally& c = tally(*node);
-        if (c.last_game != id) {
-          c.last_game = id;
-          count_game(c.counters, g, mover);
-        }
+    if (f.node) {
+      Tally& c = tally(*f.node);
+      if (c.last_game != id) {
+        c.last_game = id;
+        count_game(c.counters, g, mover);
       }
-      if ((node->ply & kMaxPly) > ply) node->ply = std::uint16_t((node->ply & Slot::kBlackPly) | ply);
     }
-
-    if (!p.move || i + 1 >= n) continue;
-    if ((side_ == Side::White && mover != Color::White) || (side_ == Side::Black && mover != Color::Black))
-      continue;
-    Slot* edge = find(t.edges, edge_homes_, p.key, p.move.raw());
-    while (!edge) {
-      edge_homes_ = rebuild(t.edges, edge_homes_ * 2);
-      edge = find(t.edges, edge_homes_, p.key, p.move.raw());
+    if (f.edge) {
+      Tally& c = tally(*f.edge);
+      if (c.last_game != id) {
+        c.last_game = id;
+        count_game(c.counters, g, mover);
+      }
+      ++c.occurrences;
+      c.score += store::play_score(g.result, mover);
     }
-    if (edge->ref == 0) {
-      *edge = Slot{p.key, plies[i + 1].key, id,
-                   std::uint16_t(ply | (mover == Color::Black ? Slot::kBlackPly : 0)), p.move.raw()};
-      ++edge_count_;
-      continue;
-    }
-    Tally& c = tally(*edge);  // a second game, or this game again
-    if (c.last_game != id) {
-      c.last_game = id;
-      count_game(c.counters, g, mover);
-    }
-    ++c.occurrences;
-    c.score += store::play_score(g.result, mover);
-    if ((edge->ply & kMaxPly) > ply) edge->ply = std::uint16_t((edge->ply & Slot::kBlackPly) | ply);
   }
   return make_room();
 }
@@ -263,8 +302,8 @@ bool Aggregator::make_room() {
     if (nodes_full) nodes = double(node_homes_) * factor;
     if (edges_full) edges = double(edge_homes_) * factor;
   }
-  if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes));
-  if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges));
+  if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes), range_.count);
+  if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges), range_.count);
   return true;
 }
 

@@ -126,11 +126,25 @@ struct Run {
   int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 
+// One of `count` equal ranges of the key space, in key order: the keys whose
+// scaled value key * count / 2^64 is `index`. A build gives each thread's
+// Aggregator one range, so that no position is counted on two threads: each
+// slot is held once in the build's memory, and the runs of two threads never
+// hold the same key, so their merge only concatenates.
+struct KeyRange {
+  std::uint32_t index = 0, count = 1;
+  bool holds(Key key) const {
+    __extension__ typedef unsigned __int128 Wide;
+    return std::uint64_t((static_cast<Wide>(key) * count) >> 64) == index;
+  }
+};
+
 class Aggregator {
  public:
   // memory_budget: bytes the tables may use before a spill; spill_dir:
-  // where run files go (removed by the destructor).
-  Aggregator(std::size_t memory_budget, std::string spill_dir, Side side);
+  // where run files go (removed by the destructor); range: the positions it
+  // counts (the others of every game are left to the other ranges).
+  Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range = {});
   ~Aggregator();
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;
@@ -154,12 +168,22 @@ class Aggregator {
   std::string next_run_path();
   void sort_tables();
 
+  // A ply of the game being added whose slots already held counters: what
+  // add_game's second pass counts into.
+  struct Found {
+    std::uint32_t ply;
+    Slot* node;  // nullptr: nothing to count at the node
+    Slot* edge;  // nullptr: nothing to count at the edge
+  };
+
   SlotTables tables_;
+  std::vector<Found> found_;             // add_game's scratch, kept for its capacity
   std::size_t node_homes_, edge_homes_;  // home slots of the tables (they hold a slack more)
   std::size_t node_count_ = 0, edge_count_ = 0;
   std::size_t budget_;
   std::string spill_dir_;
   Side side_;
+  KeyRange range_;
   std::uint64_t collisions_ = 0;
   std::size_t spill_count_ = 0;
   std::size_t run_serial_ = 0;  // names the run files

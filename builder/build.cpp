@@ -69,8 +69,8 @@ std::size_t last_boundary(std::string_view text) {
 struct Workers {
   const BuildOptions& options;
   store::Book& book;
-  std::vector<std::unique_ptr<Aggregator>> aggregators;
-  DedupSet dedup;
+  std::vector<std::unique_ptr<Aggregator>> aggregators;  // one per thread, each for one KeyRange
+  std::vector<DedupSet> dedup;  // one per thread, each for the fingerprints of one range
   bool book_has_games = false;
   std::ostream& errors;
   std::uint64_t error_count = 0;
@@ -102,28 +102,31 @@ bool on_all_threads(std::size_t threads, std::size_t parts, Work work) {
 }
 
 // Marks the games of a block that are duplicates: of a game in the book, or
-// of one before them in this build. The parts are taken in file order, so
-// the copy that counts is always the first in the input, whichever thread
-// read it.
+// of one before them in this build. Each thread decides for the fingerprints
+// of its range (in its own set), taking the parts in file order, so the copy
+// that counts is always the first in the input, whichever thread read it.
 void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
-  std::optional<store::ReadTxn> txn =
-      w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
-  for (PartResult& r : results)
-    for (PendingGame& g : r.games.games) {
-      bool in_book = txn && txn->get(w.book.dbs().games, FingerprintKey(g.fingerprint).view()).has_value();
-      if (in_book || !w.dedup.insert(g.fingerprint)) {
-        g.duplicate = true;
-        ++r.duplicates;
+  const auto ranges = std::uint32_t(w.dedup.size());
+  on_all_threads(ranges, ranges, [&](std::size_t, std::size_t i) {
+    const KeyRange range{std::uint32_t(i), ranges};
+    std::optional<store::ReadTxn> txn =
+        w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
+    for (PartResult& r : results)
+      for (PendingGame& g : r.games.games) {
+        if (!range.holds(g.fingerprint[0])) continue;
+        bool in_book = txn && txn->get(w.book.dbs().games, FingerprintKey(g.fingerprint).view()).has_value();
+        if (in_book || !w.dedup[i].insert(g.fingerprint)) g.duplicate = true;
       }
-    }
+    return true;
+  });
 }
 
 // Parses one block of text on all threads, decides which games are
-// duplicates, and adds the others to the threads' aggregators. Returns the
-// per-part results in order, nullopt when a spill failed. The block is cut in
+// duplicates, and adds the others to the aggregators, each of which counts
+// the positions of its key range in every game. Returns the per-part results
+// in order, nullopt when a spill failed. The block is parsed in
 // kPartsPerThread parts per thread, taken in turn by whichever thread is
-// free, so a thread that stops to spill its tables does not leave the others
-// waiting at the end of the block.
+// free, so that a long game does not leave the other threads waiting.
 std::optional<std::vector<PartResult>> parse_block(Workers& w, std::string_view text, const std::string& name,
                                                    std::uint64_t first_line) {
   const std::size_t threads = w.aggregators.size();
@@ -147,17 +150,18 @@ std::optional<std::vector<PartResult>> parse_block(Workers& w, std::string_view 
     return true;
   });
   if (w.options.dedup) mark_duplicates(w, results);
-  bool ok = on_all_threads(threads, parts.size(), [&](std::size_t thread, std::size_t i) {
-    PartResult& r = results[i];
-    for (const PendingGame& g : r.games.games) {
-      if (g.duplicate) continue;
-      if (!w.aggregators[thread]->add_game(g.facts, r.games.plies.data() + g.first, g.n)) return false;
-      ++r.added;
-    }
-    r.games.plies = {};  // the positions are counted: give their memory back
+  bool ok = on_all_threads(threads, threads, [&](std::size_t, std::size_t i) {
+    for (const PartResult& r : results)
+      for (const PendingGame& g : r.games.games)
+        if (!g.duplicate && !w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n))
+          return false;
     return true;
   });
   if (!ok) return std::nullopt;
+  for (PartResult& r : results) {
+    for (const PendingGame& g : r.games.games) (g.duplicate ? r.duplicates : r.added) += 1;
+    r.games.plies = {};  // the positions are counted: give their memory back
+  }
   return results;
 }
 
@@ -242,7 +246,9 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
   remove_orphans(spill_dir, std::string(kRunFilePrefix));  // spill runs of killed builds
   for (unsigned i = 0; i < threads; ++i)
-    w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side));
+    w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side,
+                                                         KeyRange{i, threads}));
+  w.dedup.resize(threads);
   std::optional<GameCollector> games;
   if (options.index_games) w.games = &games.emplace();
 
@@ -332,7 +338,10 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
 
   RunMerger merger(runs);
   CommitInput input;
-  input.fingerprints = w.dedup.take();
+  std::size_t fingerprints = 0;
+  for (const DedupSet& set : w.dedup) fingerprints += set.size();
+  input.fingerprints.reserve(fingerprints);
+  for (DedupSet& set : w.dedup) set.take(input.fingerprints);
   input.sources = std::move(sources);
   input.added.games = report.total.added;
   input.added.duplicates = report.total.duplicates;

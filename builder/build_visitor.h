@@ -21,7 +21,8 @@ namespace gb::builder {
 // The fingerprints of this build: an open-addressing table of the 128-bit
 // fingerprints themselves, one allocation per growth instead of one per game
 // (a node-based set was 10% of a build of the 198,350 lines). Fingerprints
-// are uniformly random: the home slot is fp[0] scaled to the table size, so
+// are uniformly random: the home slot is fp[1] scaled to the table size (a
+// build splits the fingerprints between its sets by fp[0]), so
 // the table can grow by half (its old copy, alive while it is rebuilt, is
 // then two thirds of it instead of a half-size table beside a doubled one).
 class DedupSet {
@@ -36,17 +37,15 @@ class DedupSet {
     ++count_;
     return true;
   }
-  // The fingerprints, in no particular order; the set is empty afterwards
-  // (its memory is given back before the commit).
-  std::vector<Fingerprint> take() {
-    std::vector<Fingerprint> out;
-    out.reserve(count_ + has_zero_);
+  // Appends the fingerprints to out, in no particular order; the set is
+  // empty afterwards (its memory is given back before the commit).
+  void take(std::vector<Fingerprint>& out) {
     if (has_zero_) out.push_back(Fingerprint{});
     for (const Fingerprint& f : slots_)
       if (!empty(f)) out.push_back(f);
     *this = DedupSet();
-    return out;
   }
+  std::size_t size() const { return count_ + has_zero_; }
 
  private:
   __extension__ typedef unsigned __int128 Wide;
@@ -54,7 +53,7 @@ class DedupSet {
   // The slot holding fp, or the free slot where it goes.
   Fingerprint* find(const Fingerprint& fp) {
     const std::size_t n = slots_.size();
-    for (auto i = std::size_t((static_cast<Wide>(fp[0]) * n) >> 64);; i = i + 1 == n ? 0 : i + 1)
+    for (auto i = std::size_t((static_cast<Wide>(fp[1]) * n) >> 64);; i = i + 1 == n ? 0 : i + 1)
       if (empty(slots_[i]) || slots_[i] == fp) return &slots_[i];
   }
   void grow() {

@@ -82,6 +82,7 @@ struct NodeRecord {
     counters.merge(o.counters);
     min_ply = std::min(min_ply, o.min_ply);
   }
+  bool operator==(const NodeRecord&) const = default;
 };
 static_assert(sizeof(NodeRecord) == 56);
 
@@ -113,6 +114,7 @@ struct EdgeRecord {
       flags &= ~kEdgeKeyOnly;
     }
   }
+  bool operator==(const EdgeRecord&) const = default;
 };
 static_assert(sizeof(EdgeRecord) == 64);
 

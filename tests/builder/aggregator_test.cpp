@@ -128,3 +128,96 @@ TEST_CASE("A spill file cut short is reported by the merge, never read as a shor
   CHECK(nodes.size() < 30000);
   CHECK(merger.error().find(spilled.path) != std::string::npos);
 }
+
+TEST_CASE("Aggregators of key ranges count every position in exactly one range, as one would", "[builder]") {
+  // Games over a small pool of keys: shared positions, transpositions,
+  // repetitions within a game, and positions one game reaches.
+  std::vector<std::vector<PlyRecord>> games;
+  std::uint64_t x = 0x243F6A8885A308D3ull;
+  auto next = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull; };
+  for (int g = 0; g < 3000; ++g) {
+    std::vector<Key> index;  // of each position in a pool of 400: 200 with White to move, 200 with Black
+    const int n = 2 + int((next() >> 33) % 30);
+    for (int i = 0; i < n; ++i) index.push_back(((next() >> 33) % 200) * 2 + Key(i % 2));
+    std::vector<PlyRecord> plies;
+    for (int i = 0; i < n; ++i) {
+      const Key key = (index[i] + 1) * 0x9E3779B97F4A7C15ull;
+      // The move names the position it leads to: one child per edge.
+      Move move = i + 1 < n ? Move(Square(index[i + 1] % 64), Square(8 + index[i + 1] / 64)) : Move();
+      plies.push_back({key, key ^ 0x5555, move});
+    }
+    games.push_back(std::move(plies));
+  }
+  auto facts = [](int g) {
+    GameFacts f;
+    f.result = store::Result(g % 4);
+    f.white_elo = 2000 + g % 700;
+    f.black_elo = 2100 + g % 500;
+    f.year = 1990 + g % 30;
+    return f;
+  };
+  Aggregator whole(1 << 20, "/tmp", Side::Both);
+  std::vector<std::unique_ptr<Aggregator>> ranges;
+  for (std::uint32_t i = 0; i < 3; ++i)
+    ranges.push_back(std::make_unique<Aggregator>(1 << 20, "/tmp", Side::Both, KeyRange{i, 3}));
+  for (std::size_t g = 0; g < games.size(); ++g) {
+    REQUIRE(whole.add_game(facts(int(g)), games[g].data(), games[g].size()));
+    for (auto& a : ranges) REQUIRE(a->add_game(facts(int(g)), games[g].data(), games[g].size()));
+  }
+  REQUIRE(whole.finish());
+  std::vector<const Run*> whole_runs, runs;
+  for (const Run& r : whole.runs()) whole_runs.push_back(&r);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    REQUIRE(ranges[i]->finish());
+    for (const Run& r : ranges[i]->runs()) runs.push_back(&r);
+    for (const Slot& s : ranges[i]->runs().back().memory.nodes) CHECK(KeyRange{i, 3}.holds(s.key));
+  }
+  RunMerger one(whole_runs), three(runs);
+  REQUIRE(one.open(nullptr));
+  REQUIRE(three.open(nullptr));
+  auto nodes = all_nodes(one);
+  CHECK(nodes.size() == 400);
+  auto split_nodes = all_nodes(three);
+  REQUIRE(split_nodes.size() == nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    CHECK(split_nodes[i].key == nodes[i].key);
+    CHECK(split_nodes[i].record == nodes[i].record);
+  }
+  auto edges = all_edges(one), split_edges = all_edges(three);
+  REQUIRE(split_edges.size() == edges.size());
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    CHECK(split_edges[i].key == edges[i].key);
+    CHECK(split_edges[i].move == edges[i].move);
+    CHECK(split_edges[i].record == edges[i].record);
+  }
+}
+
+TEST_CASE("A table rebuilt in the middle of a game still counts the game's earlier positions", "[builder]") {
+  // Keys packed into the top of the key space want the last home slots: a
+  // long run of them overflows the slack past the end, and the table is
+  // rebuilt (twice as large) while the second game is being added.
+  const Key top = ~Key(0), step = Key(1) << 47;
+  auto ply = [&](Key j, bool last) {
+    return PlyRecord{top - j * step, j, last ? Move() : Move(SQ_G1, SQ_F3)};
+  };
+  std::vector<PlyRecord> first, second;
+  for (Key j = 0; j < 10; ++j) first.push_back(ply(j, j == 9));
+  for (Key j = 0; j < 6000; ++j) second.push_back(ply(j, j == 5999));  // its first 10: known slots
+  Aggregator agg(std::size_t(1) << 30, "/tmp", Side::Both);
+  GameFacts g;
+  g.result = store::Result::BlackWins;
+  REQUIRE(agg.add_game(g, first.data(), first.size()));
+  REQUIRE(agg.add_game(g, second.data(), second.size()));
+  REQUIRE(agg.finish());
+  RunMerger merger({&agg.runs()[0]});
+  REQUIRE(merger.open(nullptr));
+  auto nodes = all_nodes(merger);
+  REQUIRE(nodes.size() == 6000);
+  for (const NodeEntry& n : nodes) {
+    CHECK(n.record.counters.games == (n.key > top - 10 * step ? 2u : 1u));
+    CHECK(n.record.counters.black_wins == n.record.counters.games);
+  }
+  auto edges = all_edges(merger);
+  REQUIRE(edges.size() == 5999);
+  for (const EdgeEntry& e : edges) CHECK(e.record.counters.games == (e.key > top - 9 * step ? 2u : 1u));
+}
