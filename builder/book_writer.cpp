@@ -27,11 +27,19 @@ namespace {
 // Runs the k-way merge of the runs on a second thread, a few chunks ahead of
 // the LMDB writes on the calling thread (the merge was a third of the
 // commit's CPU at full depth, and the parse threads are idle by then). Nodes
-// come first, then edges, as RunMerger gives them; the consumer may stop
-// early (an LMDB error): the destructor stops the producer.
+// come first, then edges, as RunMerger gives them, in chunks that fill_nodes
+// and fill_edges make (NodeChunk, EdgeChunk: the entries themselves, or their
+// records encoded for an append); a fill returns false once the merger has
+// nothing more. The consumer may stop early (an LMDB error): the destructor
+// stops the producer.
+template <class NodeChunk, class EdgeChunk>
 class MergeAhead {
  public:
-  explicit MergeAhead(RunMerger& merger) : merger_(merger), thread_([this] { produce(); }) {}
+  template <class FillNodes, class FillEdges>
+  MergeAhead(FillNodes fill_nodes, FillEdges fill_edges)
+      : thread_([this, fill_nodes, fill_edges]() mutable {
+          produce(nodes_, fill_nodes) && produce(edges_, fill_edges);
+        }) {}
   ~MergeAhead() {
     {
       std::lock_guard lock(mutex_);
@@ -43,174 +51,189 @@ class MergeAhead {
   MergeAhead(const MergeAhead&) = delete;
   MergeAhead& operator=(const MergeAhead&) = delete;
 
-  bool next_node(NodeEntry& out) { return next(nodes_, out); }
-  bool next_edge(EdgeEntry& out) { return next(edges_, out); }
+  // The next chunk; false at the end.
+  bool next_nodes(NodeChunk& out) { return next(nodes_, out); }
+  bool next_edges(EdgeChunk& out) { return next(edges_, out); }
 
  private:
-  static constexpr std::size_t kChunk = 1024;  // entries per hand-over
-  static constexpr std::size_t kDepth = 4;     // chunks the producer may be ahead
+  static constexpr std::size_t kDepth = 4;  // chunks the producer may be ahead
 
-  template <class T>
+  template <class Chunk>
   struct Channel {
-    std::deque<std::vector<T>> ready;  // guarded by mutex_
-    bool done = false;                 // guarded by mutex_
-    std::vector<T> current;            // the consumer's
-    std::size_t at = 0;
+    std::deque<Chunk> ready;  // guarded by mutex_
+    bool done = false;        // guarded by mutex_
   };
 
-  template <class T>
-  bool next(Channel<T>& ch, T& out) {
-    if (ch.at == ch.current.size()) {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return !ch.ready.empty() || ch.done; });
-      if (ch.ready.empty()) return false;
-      ch.current = std::move(ch.ready.front());
-      ch.ready.pop_front();
-      ch.at = 0;
-      lock.unlock();
-      changed_.notify_all();
-    }
-    out = ch.current[ch.at++];
-    return true;
-  }
-
-  // Hands one chunk over; false when the consumer has gone.
-  template <class T>
-  bool push(Channel<T>& ch, std::vector<T>& chunk) {
+  template <class Chunk>
+  bool next(Channel<Chunk>& ch, Chunk& out) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return ch.ready.size() < kDepth || stop_; });
-    if (stop_) return false;
-    if (!chunk.empty()) ch.ready.push_back(std::move(chunk));
-    chunk.clear();
-    chunk.reserve(kChunk);
+    changed_.wait(lock, [&] { return !ch.ready.empty() || ch.done; });
+    if (ch.ready.empty()) return false;
+    out = std::move(ch.ready.front());
+    ch.ready.pop_front();
     lock.unlock();
     changed_.notify_all();
     return true;
   }
 
-  template <class T>
-  void close(Channel<T>& ch) {
-    {
-      std::lock_guard lock(mutex_);
-      ch.done = true;
+  // Hands the chunks over as fill makes them; false when the consumer has gone.
+  template <class Chunk, class Fill>
+  bool produce(Channel<Chunk>& ch, Fill& fill) {
+    for (bool more = true; more;) {
+      Chunk chunk;
+      more = fill(chunk);
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return ch.ready.size() < kDepth || stop_; });
+      if (stop_) return false;
+      if (chunk.size()) ch.ready.push_back(std::move(chunk));
+      ch.done = !more;
+      lock.unlock();
+      changed_.notify_all();
     }
-    changed_.notify_all();
-  }
-
-  template <class T, class Next>
-  bool produce(Channel<T>& ch, Next next) {
-    std::vector<T> chunk;
-    chunk.reserve(kChunk);
-    T e;
-    while (next(e)) {
-      chunk.push_back(e);
-      if (chunk.size() == kChunk && !push(ch, chunk)) return false;
-    }
-    if (!push(ch, chunk)) return false;
-    close(ch);
     return true;
   }
 
-  void produce() {
-    produce(nodes_, [this](NodeEntry& e) { return merger_.next_node(e); }) &&
-        produce(edges_, [this](EdgeEntry& e) { return merger_.next_edge(e); });
-  }
-
-  RunMerger& merger_;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool stop_ = false;
-  Channel<NodeEntry> nodes_;
-  Channel<EdgeEntry> edges_;
+  Channel<NodeChunk> nodes_;
+  Channel<EdgeChunk> edges_;
   std::thread thread_;  // last: starts after the channels exist
 };
 
+constexpr std::size_t kEntriesPerChunk = 1024;
+
+// Fills chunk with up to kEntriesPerChunk entries from next; false at the end.
+template <class Entry, class Next>
+bool fill_entries(std::vector<Entry>& chunk, Next next) {
+  chunk.reserve(kEntriesPerChunk);
+  Entry e;
+  while (chunk.size() < kEntriesPerChunk)
+    if (!next(e))
+      return false;
+    else
+      chunk.push_back(e);
+  return true;
+}
+
+// The merged entries themselves, for the ordered merge into a book.
+using EntriesAhead = MergeAhead<std::vector<NodeEntry>, std::vector<EdgeEntry>>;
+
 // Merges the node stream into the book; returns the keys of positions whose
 // node collided with a different stored position.
-Status write_nodes(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, bool append,
+Status write_nodes(store::Book& book, store::WriteTxn& txn, EntriesAhead& merger, bool append,
                    std::uint32_t min_games, CommitResult& result) {
-  NodeEntry e;
+  std::vector<NodeEntry> chunk;
   store::Error error;
   auto cursor = store::Cursor::open(txn, book.dbs().nodes, &error);  // one cursor: no set-up per put
   if (!cursor) return error;
-  while (merger.next_node(e)) {
-    NodeKey key(e.key);
-    if (append) {
-      if (e.record.counters.games < min_games) continue;
-      if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
-      ++result.nodes_written;
-      continue;
-    }
-    store::NodeRecord stored;
-    if (auto v = txn.get(book.dbs().nodes, key.view()); v && store::from_bytes(*v, stored)) {
-      if (stored.position_hash != e.record.position_hash && stored.position_hash != 0) {
-        ++result.collisions;
-        std::uint64_t h = e.record.position_hash;
-        if (auto s = txn.put(book.dbs().collisions, key.view(), as_bytes(h))) return s;
+  while (merger.next_nodes(chunk))
+    for (NodeEntry& e : chunk) {
+      NodeKey key(e.key);
+      if (append) {
+        if (e.record.counters.games < min_games) continue;
+        if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
+        ++result.nodes_written;
         continue;
       }
-      if (stored.position_hash == 0) stored.position_hash = e.record.position_hash;  // an imported node
-      stored.merge(e.record);
-      e.record = stored;
-    } else if (e.record.counters.games < min_games) {
-      continue;
+      store::NodeRecord stored;
+      if (auto v = txn.get(book.dbs().nodes, key.view()); v && store::from_bytes(*v, stored)) {
+        if (stored.position_hash != e.record.position_hash && stored.position_hash != 0) {
+          ++result.collisions;
+          std::uint64_t h = e.record.position_hash;
+          if (auto s = txn.put(book.dbs().collisions, key.view(), as_bytes(h))) return s;
+          continue;
+        }
+        if (stored.position_hash == 0) stored.position_hash = e.record.position_hash;  // an imported node
+        stored.merge(e.record);
+        e.record = stored;
+      } else if (e.record.counters.games < min_games) {
+        continue;
+      }
+      if (auto s = txn.put(book.dbs().nodes, key.view(), as_bytes(e.record))) return s;
+      ++result.nodes_written;
     }
-    if (auto s = txn.put(book.dbs().nodes, key.view(), as_bytes(e.record))) return s;
-    ++result.nodes_written;
-  }
   return std::nullopt;
 }
 
-Status write_edges(store::Book& book, store::WriteTxn& txn, MergeAhead& merger, bool append,
+Status write_edges(store::Book& book, store::WriteTxn& txn, EntriesAhead& merger, bool append,
                    std::uint32_t min_games, CommitResult& result) {
-  EdgeEntry e;
+  std::vector<EdgeEntry> chunk;
   store::Error error;
   auto cursor = store::Cursor::open(txn, book.dbs().edges, &error);
   if (!cursor) return error;
-  while (merger.next_edge(e)) {
-    EdgeKey key(e.key, e.move);
-    if (append) {
-      if (e.record.counters.games < min_games) continue;
-      if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
+  while (merger.next_edges(chunk))
+    for (EdgeEntry& e : chunk) {
+      EdgeKey key(e.key, e.move);
+      if (append) {
+        if (e.record.counters.games < min_games) continue;
+        if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
+        ++result.edges_written;
+        continue;
+      }
+      store::EdgeRecord stored;
+      if (auto v = txn.get(book.dbs().edges, key.view()); v && store::from_bytes(*v, stored)) {
+        stored.merge(e.record);
+        e.record = stored;
+      } else if (e.record.counters.games < min_games) {
+        continue;
+      }
+      if (auto s = txn.put(book.dbs().edges, key.view(), as_bytes(e.record))) return s;
       ++result.edges_written;
-      continue;
     }
-    store::EdgeRecord stored;
-    if (auto v = txn.get(book.dbs().edges, key.view()); v && store::from_bytes(*v, stored)) {
-      stored.merge(e.record);
-      e.record = stored;
-    } else if (e.record.counters.games < min_games) {
-      continue;
-    }
-    if (auto s = txn.put(book.dbs().edges, key.view(), as_bytes(e.record))) return s;
-    ++result.edges_written;
-  }
   return std::nullopt;
+}
+
+// Records encoded for an append, keys and values back to back: what the
+// merge thread hands to the writer of a new book, so that the writer only
+// appends (encoding the records was a quarter of its time).
+struct EncodedRecords {
+  std::string bytes;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;  // of each record's key and value
+  std::size_t size() const { return sizes.size(); }
+  void add(std::string_view key, std::string_view value) {
+    bytes.append(key);
+    bytes.append(value);
+    sizes.emplace_back(std::uint32_t(key.size()), std::uint32_t(value.size()));
+  }
+};
+
+// Fills chunk with the records of up to kEntriesPerChunk entries from next
+// that have at least min_games games; false at the end.
+template <class Entry, class Next, class KeyOf>
+bool fill_records(EncodedRecords& chunk, Next next, KeyOf key_of, std::uint32_t min_games) {
+  chunk.bytes.reserve(kEntriesPerChunk * 32);
+  chunk.sizes.reserve(kEntriesPerChunk);
+  Entry e;
+  while (chunk.size() < kEntriesPerChunk) {
+    if (!next(e)) return false;
+    if (e.record.counters.games >= min_games) chunk.add(key_of(e).view(), as_bytes(e.record));
+  }
+  return true;
 }
 
 // Appends records in key order to one database of a book written from
 // scratch, in write transactions of about kChunkBytes of keys and values, so
 // that LMDB never holds more dirty pages than that (it keeps a transaction's
-// pages in memory until the commit). The records of the open transaction are
+// pages in memory until the commit). The chunks of the open transaction are
 // kept until it commits: on MDB_MAP_FULL the map is doubled and they are
 // written again.
 class ChunkedAppender {
  public:
   static constexpr std::size_t kChunkBytes = std::size_t(1) << 20;
 
-  ChunkedAppender(store::Book& book, MDB_dbi dbi) : book_(book), dbi_(dbi) { pending_.reserve(kChunkBytes); }
+  ChunkedAppender(store::Book& book, MDB_dbi dbi) : book_(book), dbi_(dbi) {}
   ~ChunkedAppender() { cursor_.reset(); }  // before the transaction aborts
 
-  [[nodiscard]] Status put(std::string_view key, std::string_view value) {
+  [[nodiscard]] Status append(EncodedRecords&& records) {
     if (!txn_)
       if (auto s = begin()) return s;
-    pending_.append(key);
-    pending_.append(value);
-    sizes_.emplace_back(std::uint32_t(key.size()), std::uint32_t(value.size()));
-    Status s = cursor_->put(key, value, MDB_APPEND);
+    pending_bytes_ += records.bytes.size();
+    pending_.push_back(std::move(records));
+    Status s = put(pending_.back());
     if (s && s->map_full()) s = redo();
     if (s) return s;
-    return pending_.size() >= kChunkBytes ? commit() : std::nullopt;
+    return pending_bytes_ >= kChunkBytes ? commit() : std::nullopt;
   }
 
   // Commits the records not yet committed.
@@ -228,6 +251,16 @@ class ChunkedAppender {
     return std::nullopt;
   }
 
+  Status put(const EncodedRecords& records) {
+    std::string_view bytes = records.bytes;
+    std::size_t at = 0;
+    for (auto [k, v] : records.sizes) {
+      if (auto s = cursor_->put(bytes.substr(at, k), bytes.substr(at + k, v), MDB_APPEND)) return s;
+      at += k + v;
+    }
+    return std::nullopt;
+  }
+
   Status commit() {
     for (;;) {
       cursor_.reset();
@@ -238,7 +271,7 @@ class ChunkedAppender {
       if (auto r = redo()) return r;
     }
     pending_.clear();
-    sizes_.clear();
+    pending_bytes_ = 0;
     return std::nullopt;
   }
 
@@ -250,13 +283,8 @@ class ChunkedAppender {
       if (auto s = book_.env().set_map_size(book_.env().map_size() * 2)) return s;
       if (auto s = begin()) return s;
       Status s;
-      std::size_t at = 0;
-      for (auto [k, v] : sizes_) {
-        if ((s = cursor_->put(std::string_view(pending_).substr(at, k),
-                              std::string_view(pending_).substr(at + k, v), MDB_APPEND)))
-          break;
-        at += k + v;
-      }
+      for (const EncodedRecords& records : pending_)
+        if ((s = put(records))) break;
       if (!s || !s->map_full()) return s;
     }
   }
@@ -265,8 +293,8 @@ class ChunkedAppender {
   MDB_dbi dbi_;
   std::optional<store::WriteTxn> txn_;
   std::optional<store::Cursor> cursor_;  // of txn_
-  std::string pending_;                  // keys and values written since the last commit
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes_;
+  std::vector<EncodedRecords> pending_;  // written since the last commit
+  std::size_t pending_bytes_ = 0;
 };
 
 // A build writes a fresh book into "BOOK.building-PID" beside it.
@@ -313,21 +341,29 @@ Status write_totals(store::Book& book, store::WriteTxn& txn, store::BookStats st
 Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& to, RunMerger& merger,
                    CommitInput& input, CommitResult& result) {
   {
-    MergeAhead ahead(merger);
+    const std::uint32_t min_games = input.min_games;
+    MergeAhead<EncodedRecords, EncodedRecords> ahead(
+        [&](EncodedRecords& chunk) {
+          return fill_records<NodeEntry>(
+              chunk, [&](NodeEntry& e) { return merger.next_node(e); },
+              [](const NodeEntry& e) { return NodeKey(e.key); }, min_games);
+        },
+        [&](EncodedRecords& chunk) {
+          return fill_records<EdgeEntry>(
+              chunk, [&](EdgeEntry& e) { return merger.next_edge(e); },
+              [](const EdgeEntry& e) { return EdgeKey(e.key, e.move); }, min_games);
+        });
+    EncodedRecords chunk;
     ChunkedAppender nodes(to, to.dbs().nodes);
-    NodeEntry n;
-    while (ahead.next_node(n)) {
-      if (n.record.counters.games < input.min_games) continue;
-      if (auto s = nodes.put(NodeKey(n.key).view(), as_bytes(n.record))) return s;
-      ++result.nodes_written;
+    while (ahead.next_nodes(chunk)) {
+      result.nodes_written += chunk.size();
+      if (auto s = nodes.append(std::move(chunk))) return s;
     }
     if (auto s = nodes.finish()) return s;
     ChunkedAppender edges(to, to.dbs().edges);
-    EdgeEntry e;
-    while (ahead.next_edge(e)) {
-      if (e.record.counters.games < input.min_games) continue;
-      if (auto s = edges.put(EdgeKey(e.key, e.move).view(), as_bytes(e.record))) return s;
-      ++result.edges_written;
+    while (ahead.next_edges(chunk)) {
+      result.edges_written += chunk.size();
+      if (auto s = edges.append(std::move(chunk))) return s;
     }
     if (auto s = edges.finish()) return s;
   }  // the merge thread has ended: its collision count is final
@@ -335,8 +371,12 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
   result.collisions += merger.collisions();
 
   ChunkedAppender games(to, to.dbs().games);
-  for (const Fingerprint& fp : input.fingerprints)
-    if (auto s = games.put(FingerprintKey(fp).view(), {})) return s;
+  for (std::size_t i = 0; i < input.fingerprints.size();) {
+    EncodedRecords chunk;
+    for (std::size_t end = std::min(input.fingerprints.size(), i + kEntriesPerChunk); i < end; ++i)
+      chunk.add(FingerprintKey(input.fingerprints[i]).view(), {});
+    if (auto s = games.append(std::move(chunk))) return s;
+  }
   if (auto s = games.finish()) return s;
 
   return to.write([&](store::WriteTxn& txn) -> Status {
@@ -416,7 +456,13 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     bool append = nodes_stat.ms_entries == 0 && edges_stat.ms_entries == 0;
     result.appended = append;
     {
-      MergeAhead ahead(merger);
+      EntriesAhead ahead(
+          [&](std::vector<NodeEntry>& chunk) {
+            return fill_entries(chunk, [&](NodeEntry& e) { return merger.next_node(e); });
+          },
+          [&](std::vector<EdgeEntry>& chunk) {
+            return fill_entries(chunk, [&](EdgeEntry& e) { return merger.next_edge(e); });
+          });
       if (auto s = write_nodes(book, txn, ahead, append, input.min_games, result)) return s;
       if (auto s = write_edges(book, txn, ahead, append, input.min_games, result)) return s;
     }  // the merge thread has ended: its collision count is final
