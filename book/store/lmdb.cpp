@@ -1,5 +1,11 @@
 #include "book/store/lmdb.h"
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <cstdio>
+
 namespace gb::store {
 
 namespace {
@@ -68,6 +74,26 @@ Status Env::sync() {
 int Env::fd() const {
   mdb_filehandle_t fd = -1;
   return mdb_env_get_fd(env_, &fd) == 0 ? fd : -1;
+}
+
+void Env::release_mapped_pages() const {
+  // LMDB keeps the map's address to itself (MDB_envinfo has it only for
+  // MDB_FIXEDMAP): find the mapping of the data file in /proc/self/maps.
+  struct stat st;
+  int fd = this->fd();
+  if (fd < 0 || ::fstat(fd, &st) != 0) return;
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long start, end, inode;
+    unsigned major, minor;
+    if (std::sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &major, &minor, &inode) == 5 &&
+        inode == st.st_ino && makedev(major, minor) == st.st_dev)
+      ::madvise(reinterpret_cast<void*>(start), end - start,
+                MADV_DONTNEED);  // a hint: failure costs memory only
+  }
+  std::fclose(maps);
 }
 
 std::optional<std::string_view> Txn::get(MDB_dbi dbi, std::string_view key, Error* error) const {

@@ -59,6 +59,12 @@ class Env {
   [[nodiscard]] Status sync();
   // The data file's descriptor, -1 when it has none.
   int fd() const;
+  // Unmaps from this process the pages of the map it has read (they stay in
+  // the page cache; the next read maps them again). LMDB reads every page
+  // through its read-only shared map, so a writer that appends a large file
+  // in many transactions would otherwise keep each page it once read
+  // resident and counted in its RSS. No write transaction may be open.
+  void release_mapped_pages() const;
 
  private:
   MDB_env* env_ = nullptr;
