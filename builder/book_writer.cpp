@@ -24,39 +24,63 @@ using store::Status;
 
 namespace {
 
-// Runs the k-way merge of the runs on a second thread, a few chunks ahead of
-// the LMDB writes on the calling thread (the merge was a third of the
-// commit's CPU at full depth, and the parse threads are idle by then). Nodes
-// come first, then edges, as RunMerger gives them, in chunks that fill_nodes
-// and fill_edges make (NodeChunk, EdgeChunk: the entries themselves, or their
-// records encoded for an append); a fill returns false once the merger has
-// nothing more. The consumer may stop early (an LMDB error): the destructor
-// stops the producer.
+// Runs the k-way merges of the runs on two more threads, one for the nodes
+// and one for the edges (RunMerger's two streams share nothing), a few chunks
+// ahead of the LMDB writes on the calling thread: the merge was the critical
+// path of the commit, the writer waiting on it, and the parse threads are
+// idle by then. The chunks are what fill_nodes and fill_edges make (NodeChunk,
+// EdgeChunk: the entries themselves, or their records encoded for an append);
+// a fill returns false once the merger has nothing more. The consumer may stop
+// early (an LMDB error): the destructor stops the producers.
 template <class NodeChunk, class EdgeChunk>
 class MergeAhead {
  public:
   template <class FillNodes, class FillEdges>
   MergeAhead(FillNodes fill_nodes, FillEdges fill_edges)
-      : thread_([this, fill_nodes, fill_edges]() mutable {
-          produce(nodes_, fill_nodes) && produce(edges_, fill_edges);
-        }) {}
+      : node_thread_([this, fill_nodes]() mutable { produce(nodes_, fill_nodes); }),
+        edge_thread_([this, fill_edges]() mutable { produce(edges_, fill_edges); }) {}
   ~MergeAhead() {
     {
       std::lock_guard lock(mutex_);
       stop_ = true;
     }
     changed_.notify_all();
-    thread_.join();
+    node_thread_.join();
+    edge_thread_.join();
   }
   MergeAhead(const MergeAhead&) = delete;
   MergeAhead& operator=(const MergeAhead&) = delete;
 
-  // The next chunk; false at the end.
+  // The next chunk of one stream; false at its end.
   bool next_nodes(NodeChunk& out) { return next(nodes_, out); }
   bool next_edges(EdgeChunk& out) { return next(edges_, out); }
 
+  // What next_either found.
+  enum class Ready { Nodes, Edges, Neither, End };
+  // The next chunk of whichever stream has one first (into nodes or edges);
+  // Neither (only when wait is false) if no chunk is ready yet; End when both
+  // streams have ended.
+  Ready next_either(NodeChunk& nodes, EdgeChunk& edges, bool wait) {
+    std::unique_lock lock(mutex_);
+    auto ended = [&] { return nodes_.ready.empty() && nodes_.done && edges_.ready.empty() && edges_.done; };
+    auto ready = [&] { return !nodes_.ready.empty() || !edges_.ready.empty() || ended(); };
+    if (wait)
+      changed_.wait(lock, ready);
+    else if (!ready())
+      return Ready::Neither;
+    if (ended()) return Ready::End;
+    Ready got = !nodes_.ready.empty() ? Ready::Nodes : Ready::Edges;
+    if (got == Ready::Nodes)
+      take(nodes_, nodes);
+    else
+      take(edges_, edges);
+    lock.unlock();
+    changed_.notify_all();
+    return got;
+  }
+
  private:
-  static constexpr std::size_t kDepth = 4;  // chunks the producer may be ahead
+  static constexpr std::size_t kDepth = 4;  // chunks a producer may be ahead
 
   template <class Chunk>
   struct Channel {
@@ -65,32 +89,37 @@ class MergeAhead {
   };
 
   template <class Chunk>
+  static void take(Channel<Chunk>& ch, Chunk& out) {
+    out = std::move(ch.ready.front());
+    ch.ready.pop_front();
+  }
+
+  template <class Chunk>
   bool next(Channel<Chunk>& ch, Chunk& out) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return !ch.ready.empty() || ch.done; });
     if (ch.ready.empty()) return false;
-    out = std::move(ch.ready.front());
-    ch.ready.pop_front();
+    take(ch, out);
     lock.unlock();
     changed_.notify_all();
     return true;
   }
 
-  // Hands the chunks over as fill makes them; false when the consumer has gone.
+  // Hands the chunks over as fill makes them, until the end or until the
+  // consumer has gone.
   template <class Chunk, class Fill>
-  bool produce(Channel<Chunk>& ch, Fill& fill) {
+  void produce(Channel<Chunk>& ch, Fill& fill) {
     for (bool more = true; more;) {
       Chunk chunk;
       more = fill(chunk);
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return ch.ready.size() < kDepth || stop_; });
-      if (stop_) return false;
+      if (stop_) return;
       if (chunk.size()) ch.ready.push_back(std::move(chunk));
       ch.done = !more;
       lock.unlock();
       changed_.notify_all();
     }
-    return true;
   }
 
   std::mutex mutex_;
@@ -98,7 +127,7 @@ class MergeAhead {
   bool stop_ = false;
   Channel<NodeChunk> nodes_;
   Channel<EdgeChunk> edges_;
-  std::thread thread_;  // last: starts after the channels exist
+  std::thread node_thread_, edge_thread_;  // last: they start after the channels exist
 };
 
 constexpr std::size_t kEntriesPerChunk = 1024;
@@ -212,25 +241,30 @@ bool fill_records(EncodedRecords& chunk, Next next, KeyOf key_of, std::uint32_t 
   return true;
 }
 
-// Appends records in key order to one database of a book written from
-// scratch, in write transactions of about kChunkBytes of keys and values, so
-// that LMDB never holds more dirty pages than that (it keeps a transaction's
-// pages in memory until the commit). The chunks of the open transaction are
-// kept until it commits: on MDB_MAP_FULL the map is doubled and they are
-// written again.
+// Appends records in key order to the databases of a book written from
+// scratch (each database in its own key order, the databases in any order),
+// in write transactions of about kChunkBytes of keys and values, so that LMDB
+// never holds more dirty pages than that (it keeps a transaction's pages in
+// memory until the commit). The chunks of the open transaction are kept until
+// it commits: on MDB_MAP_FULL the map is doubled and they are written again.
 class ChunkedAppender {
  public:
   static constexpr std::size_t kChunkBytes = std::size_t(1) << 20;
+  // Each transaction reads the last pages of the trees it appends to through
+  // LMDB's map, and the kernel maps their neighbours too: without a release
+  // now and then, a full-depth build of tcec kept 40 MB of the new book
+  // resident (half its peak).
+  static constexpr std::size_t kReleaseBytes = 8 * kChunkBytes;
 
-  ChunkedAppender(store::Book& book, MDB_dbi dbi) : book_(book), dbi_(dbi) {}
-  ~ChunkedAppender() { cursor_.reset(); }  // before the transaction aborts
+  explicit ChunkedAppender(store::Book& book) : book_(book) {}
+  ~ChunkedAppender() { cursors_.clear(); }  // before the transaction aborts
 
-  [[nodiscard]] Status append(EncodedRecords&& records) {
+  [[nodiscard]] Status append(MDB_dbi dbi, EncodedRecords&& records) {
     if (!txn_)
       if (auto s = begin()) return s;
     pending_bytes_ += records.bytes.size();
-    pending_.push_back(std::move(records));
-    Status s = put(pending_.back());
+    pending_.emplace_back(dbi, std::move(records));
+    Status s = put(dbi, pending_.back().second);
     if (s && s->map_full()) s = redo();
     if (s) return s;
     return pending_bytes_ >= kChunkBytes ? commit() : std::nullopt;
@@ -245,17 +279,30 @@ class ChunkedAppender {
     auto txn = store::WriteTxn::begin(book_.env(), &e);
     if (!txn) return e;
     txn_.emplace(std::move(*txn));
-    auto cursor = store::Cursor::open(*txn_, dbi_, &e);
-    if (!cursor) return e;
-    cursor_.emplace(std::move(*cursor));
     return std::nullopt;
   }
 
-  Status put(const EncodedRecords& records) {
+  // The transaction's cursor on dbi (one per database: no set-up per put).
+  store::Cursor* cursor(MDB_dbi dbi, Status& status) {
+    for (auto& [d, c] : cursors_)
+      if (d == dbi) return &c;
+    store::Error e;
+    auto c = store::Cursor::open(*txn_, dbi, &e);
+    if (!c) {
+      status = e;
+      return nullptr;
+    }
+    return &cursors_.emplace_back(dbi, std::move(*c)).second;
+  }
+
+  Status put(MDB_dbi dbi, const EncodedRecords& records) {
+    Status status;
+    store::Cursor* c = cursor(dbi, status);
+    if (!c) return status;
     std::string_view bytes = records.bytes;
     std::size_t at = 0;
     for (auto [k, v] : records.sizes) {
-      if (auto s = cursor_->put(bytes.substr(at, k), bytes.substr(at + k, v), MDB_APPEND)) return s;
+      if (auto s = c->put(bytes.substr(at, k), bytes.substr(at + k, v), MDB_APPEND)) return s;
       at += k + v;
     }
     return std::nullopt;
@@ -263,38 +310,44 @@ class ChunkedAppender {
 
   Status commit() {
     for (;;) {
-      cursor_.reset();
+      cursors_.clear();
       Status s = txn_->commit();
       txn_.reset();
       if (!s) break;
       if (!s->map_full()) return s;
       if (auto r = redo()) return r;
     }
+    committed_bytes_ += pending_bytes_;
     pending_.clear();
     pending_bytes_ = 0;
+    if (committed_bytes_ >=
+        kReleaseBytes) {  // the pages the transactions read (a new book is read only here)
+      book_.env().release_mapped_pages();
+      committed_bytes_ = 0;
+    }
     return std::nullopt;
   }
 
   // Aborts the transaction, doubles the map and writes the pending records again.
   Status redo() {
     for (;;) {
-      cursor_.reset();
+      cursors_.clear();
       txn_.reset();
       if (auto s = book_.env().set_map_size(book_.env().map_size() * 2)) return s;
       if (auto s = begin()) return s;
       Status s;
-      for (const EncodedRecords& records : pending_)
-        if ((s = put(records))) break;
+      for (const auto& [dbi, records] : pending_)
+        if ((s = put(dbi, records))) break;
       if (!s || !s->map_full()) return s;
     }
   }
 
   store::Book& book_;
-  MDB_dbi dbi_;
   std::optional<store::WriteTxn> txn_;
-  std::optional<store::Cursor> cursor_;  // of txn_
-  std::vector<EncodedRecords> pending_;  // written since the last commit
+  std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;   // of txn_
+  std::vector<std::pair<MDB_dbi, EncodedRecords>> pending_;  // written since the last commit
   std::size_t pending_bytes_ = 0;
+  std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages()
 };
 
 // A build writes a fresh book into "BOOK.building-PID" beside it.
@@ -340,6 +393,7 @@ Status write_totals(store::Book& book, store::WriteTxn& txn, store::BookStats st
 // last one. from_txn reads the meta records of the book being replaced.
 Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& to, RunMerger& merger,
                    CommitInput& input, CommitResult& result) {
+  ChunkedAppender appender(to);
   {
     const std::uint32_t min_games = input.min_games;
     MergeAhead<EncodedRecords, EncodedRecords> ahead(
@@ -353,31 +407,39 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
               chunk, [&](EdgeEntry& e) { return merger.next_edge(e); },
               [](const EdgeEntry& e) { return EdgeKey(e.key, e.move); }, min_games);
         });
-    EncodedRecords chunk;
-    ChunkedAppender nodes(to, to.dbs().nodes);
-    while (ahead.next_nodes(chunk)) {
-      result.nodes_written += chunk.size();
-      if (auto s = nodes.append(std::move(chunk))) return s;
+    // Nodes and edges as the two merges make them, and the fingerprints
+    // (already in order) while neither has a chunk ready.
+    std::size_t fingerprint = 0;
+    auto fingerprints = [&] {
+      EncodedRecords chunk;
+      for (std::size_t end = std::min(input.fingerprints.size(), fingerprint + kEntriesPerChunk);
+           fingerprint < end; ++fingerprint)
+        chunk.add(FingerprintKey(input.fingerprints[fingerprint]).view(), {});
+      return appender.append(to.dbs().games, std::move(chunk));
+    };
+    EncodedRecords nodes, edges;
+    for (;;) {
+      using Ready = decltype(ahead)::Ready;
+      Ready got = ahead.next_either(nodes, edges, fingerprint == input.fingerprints.size());
+      if (got == Ready::End) break;
+      Status s;
+      if (got == Ready::Nodes) {
+        result.nodes_written += nodes.size();
+        s = appender.append(to.dbs().nodes, std::move(nodes));
+      } else if (got == Ready::Edges) {
+        result.edges_written += edges.size();
+        s = appender.append(to.dbs().edges, std::move(edges));
+      } else {
+        s = fingerprints();
+      }
+      if (s) return s;
     }
-    if (auto s = nodes.finish()) return s;
-    ChunkedAppender edges(to, to.dbs().edges);
-    while (ahead.next_edges(chunk)) {
-      result.edges_written += chunk.size();
-      if (auto s = edges.append(std::move(chunk))) return s;
-    }
-    if (auto s = edges.finish()) return s;
-  }  // the merge thread has ended: its collision count is final
+    while (fingerprint < input.fingerprints.size())
+      if (auto s = fingerprints()) return s;
+    if (auto s = appender.finish()) return s;
+  }  // the merge threads have ended: the collision count is final
   if (!merger.error().empty()) return store::Error{EIO, merger.error()};
   result.collisions += merger.collisions();
-
-  ChunkedAppender games(to, to.dbs().games);
-  for (std::size_t i = 0; i < input.fingerprints.size();) {
-    EncodedRecords chunk;
-    for (std::size_t end = std::min(input.fingerprints.size(), i + kEntriesPerChunk); i < end; ++i)
-      chunk.add(FingerprintKey(input.fingerprints[i]).view(), {});
-    if (auto s = games.append(std::move(chunk))) return s;
-  }
-  if (auto s = games.finish()) return s;
 
   return to.write([&](store::WriteTxn& txn) -> Status {
     store::Error error;

@@ -57,20 +57,6 @@ bool RunStream<T>::open(std::string* error) {
 template class RunStream<NodeEntry>;
 template class RunStream<EdgeEntry>;
 
-bool RunMerger::open(std::string* error) {
-  heaps_ready_ = false;
-  nodes_.clear();
-  edges_.clear();
-  collisions_ = 0;
-  error_.clear();
-  for (const Run* r : runs_) {
-    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r));
-    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r));
-    if (!nodes_.back()->open(error) || !edges_.back()->open(error)) return false;
-  }
-  return true;
-}
-
 namespace {
 
 // A k-way merge step over streams: pops the smallest head and folds in every
@@ -126,41 +112,51 @@ bool edge_less(const EdgeEntry& a, const EdgeEntry& b) {
 
 }  // namespace
 
+bool RunMerger::open(std::string* error) {
+  nodes_.clear();
+  edges_.clear();
+  collisions_ = 0;
+  node_error_.clear();
+  edge_error_.clear();
+  for (const Run* r : runs_) {
+    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r));
+    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r));
+    if (!nodes_.back()->open(error) || !edges_.back()->open(error)) return false;
+  }
+  make_heap_of(nodes_, node_heap_, node_less);
+  make_heap_of(edges_, edge_heap_, edge_less);
+  return true;
+}
+
 // At the end of a stream: a run file that ended early is an error, not an end.
-bool RunMerger::check(bool more) {
-  if (more || !error_.empty()) return more;
+template <class T>
+bool RunMerger::check(bool more, const std::vector<std::unique_ptr<RunStream<T>>>& streams,
+                      std::string& error) {
+  if (more || !error.empty()) return more;
   for (std::size_t i = 0; i < runs_.size(); ++i)
-    if (nodes_[i]->failed() || edges_[i]->failed())
-      error_ = "the aggregation run " + runs_[i]->path + " is damaged";
+    if (streams[i]->failed()) error = "the aggregation run " + runs_[i]->path + " is damaged";
   return false;
 }
 
 bool RunMerger::next_node(NodeEntry& out) {
-  if (!heaps_ready_) {
-    make_heap_of(nodes_, node_heap_, node_less);
-    make_heap_of(edges_, edge_heap_, edge_less);
-    heaps_ready_ = true;
-  }
-  return check(merge_step(
-      node_heap_, out, node_less, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
-      [this](NodeEntry& acc, const NodeEntry& e) {
-        if (e.record.position_hash == acc.record.position_hash)
-          acc.record.merge(e.record);
-        else
-          ++collisions_;
-      }));
+  return check(
+      merge_step(
+          node_heap_, out, node_less, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
+          [this](NodeEntry& acc, const NodeEntry& e) {
+            if (e.record.position_hash == acc.record.position_hash)
+              acc.record.merge(e.record);
+            else
+              ++collisions_;
+          }),
+      nodes_, node_error_);
 }
 
 bool RunMerger::next_edge(EdgeEntry& out) {
-  if (!heaps_ready_) {
-    make_heap_of(nodes_, node_heap_, node_less);
-    make_heap_of(edges_, edge_heap_, edge_less);
-    heaps_ready_ = true;
-  }
   return check(merge_step(
-      edge_heap_, out, edge_less,
-      [](const EdgeEntry& a, const EdgeEntry& b) { return a.key == b.key && a.move == b.move; },
-      [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); }));
+                   edge_heap_, out, edge_less,
+                   [](const EdgeEntry& a, const EdgeEntry& b) { return a.key == b.key && a.move == b.move; },
+                   [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); }),
+               edges_, edge_error_);
 }
 
 }  // namespace gb::builder

@@ -4,7 +4,9 @@
 // collision: the first is kept, the other counted and dropped.
 //
 // open() may be called again to replay the streams from the start (a commit
-// that hit MDB_MAP_FULL is redone from scratch).
+// that hit MDB_MAP_FULL is redone from scratch). After open(), the node
+// stream and the edge stream share nothing: one thread may take the nodes
+// while another takes the edges.
 #pragma once
 
 #include <memory>
@@ -43,20 +45,20 @@ class RunMerger {
   // damaged: then error() says which).
   bool next_node(NodeEntry& out);
   bool next_edge(EdgeEntry& out);
-  std::uint64_t collisions() const { return collisions_; }
-  // Empty unless a run file could not be read to its end.
-  const std::string& error() const { return error_; }
+  std::uint64_t collisions() const { return collisions_; }  // of the nodes taken
+  // Empty unless a run file could not be read to its end (once both streams ended).
+  std::string error() const { return node_error_.empty() ? edge_error_ : node_error_; }
 
  private:
-  bool check(bool more);
+  template <class T>
+  bool check(bool more, const std::vector<std::unique_ptr<RunStream<T>>>& streams, std::string& error);
   std::vector<const Run*> runs_;
   std::vector<std::unique_ptr<RunStream<NodeEntry>>> nodes_;
   std::vector<std::unique_ptr<RunStream<EdgeEntry>>> edges_;
   std::vector<RunStream<NodeEntry>*> node_heap_;  // streams with a head, as a min-heap
   std::vector<RunStream<EdgeEntry>*> edge_heap_;
-  bool heaps_ready_ = false;
   std::uint64_t collisions_ = 0;
-  std::string error_;
+  std::string node_error_, edge_error_;
 };
 
 }  // namespace gb::builder
