@@ -8,8 +8,9 @@ namespace gb::pgn {
 
 Tokenizer::Tokenizer(ByteSource source, std::size_t buffer_size)
     : source_(std::move(source)), cap_(std::max<std::size_t>(buffer_size, 16)) {
-  buf_ = std::make_unique<char[]>(cap_);
-  spare_ = std::make_unique<char[]>(cap_);
+  // Not zeroed: only bytes read are looked at (a build makes a reader for
+  // every part of every block, and zeroing its buffers was 2 MB per part).
+  buf_ = std::make_unique_for_overwrite<char[]>(cap_);
 }
 
 std::size_t Tokenizer::fill() {
@@ -57,6 +58,7 @@ std::string_view Tokenizer::take_line() {
     if (pos_ == 0 && end_ == cap_) {
       // A line longer than the buffer: keep its head in the spare buffer and
       // drop the rest of the line.
+      if (!spare_) spare_ = std::make_unique_for_overwrite<char[]>(cap_);
       std::memcpy(spare_.get(), buf_.get(), cap_);
       pos_ = end_;
       for (;;) {

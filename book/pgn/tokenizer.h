@@ -103,7 +103,7 @@ class Tokenizer {
 
   ByteSource source_;
   std::unique_ptr<char[]> buf_;
-  std::unique_ptr<char[]> spare_;  // the head of a line longer than the buffer
+  std::unique_ptr<char[]> spare_;  // the head of a line longer than the buffer (made for the first)
   std::size_t cap_;
   std::size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
