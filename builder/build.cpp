@@ -135,9 +135,10 @@ std::optional<std::vector<PartResult>> parse_block(Workers& w, std::string_view 
   if (w.games) w.games->set_parts(parts.size());
   on_all_threads(threads, parts.size(), [&](std::size_t, std::size_t i) {
     BuildVisitor visitor(w.options, results[i].games);
+    std::string_view part = text.substr(parts[i].begin, parts[i].end - parts[i].begin);
     pgn::ReadOptions ro;
-    pgn::PgnReader reader(
-        pgn::ByteSource::from_memory(text.substr(parts[i].begin, parts[i].end - parts[i].begin), name), ro);
+    ro.buffer_size = std::min(ro.buffer_size, part.size() + 1);  // the part at once, no more
+    pgn::PgnReader reader(pgn::ByteSource::from_memory(part, name), ro);
     reader.set_start(first_line + parts[i].first_line - 1, 0);
     if (w.games) {
       IndexingVisitor indexing(visitor, w.games->part(i));
