@@ -6,6 +6,7 @@
 // the thread's Aggregator.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,52 +19,67 @@
 
 namespace gb::builder {
 
-// The fingerprints of this build: an open-addressing table of the 128-bit
+// The fingerprints of this build: open-addressing tables of the 128-bit
 // fingerprints themselves, one allocation per growth instead of one per game
-// (a node-based set was 10% of a build of the 198,350 lines). Fingerprints
-// are uniformly random: the home slot is fp[1] scaled to the table size (a
-// build splits the fingerprints between its sets by fp[0]), so
-// the table can grow by half (its old copy, alive while it is rebuilt, is
-// then two thirds of it instead of a half-size table beside a doubled one).
+// (a node-based set was 10% of a build of the 198,350 lines). The set is
+// kShards tables, chosen by the top bits of fp[1] (a build splits the
+// fingerprints between its sets by fp[0]), each growing by half on its own:
+// a growth holds a table's old copy beside the new one, and one table of
+// many is a small spike (one table for the lines grew to 11 MB for a moment,
+// a third of the build's peak). Fingerprints are uniformly random: the home
+// slot is the next bits of fp[1] scaled to the table's size.
 class DedupSet {
  public:
   // True when fp is new to this build (and then remembered).
   bool insert(const Fingerprint& fp) {
     if (empty(fp)) return std::exchange(has_zero_, true) == false;
-    if ((count_ + 1) * 10 > slots_.size() * 7) grow();
-    Fingerprint* slot = find(fp);
+    Shard& shard = shards_[fp[1] >> (64 - kShardBits)];
+    if ((shard.count + 1) * 10 > shard.slots.size() * 8) grow(shard);
+    Fingerprint* slot = find(shard.slots, fp);
     if (!empty(*slot)) return false;
     *slot = fp;
-    ++count_;
+    ++shard.count;
     return true;
   }
   // Appends the fingerprints to out, in no particular order; the set is
   // empty afterwards (its memory is given back before the commit).
   void take(std::vector<Fingerprint>& out) {
     if (has_zero_) out.push_back(Fingerprint{});
-    for (const Fingerprint& f : slots_)
-      if (!empty(f)) out.push_back(f);
-    *this = DedupSet();
+    for (Shard& shard : shards_) {
+      for (const Fingerprint& f : shard.slots)
+        if (!empty(f)) out.push_back(f);
+      shard = Shard();
+    }
+    has_zero_ = false;
   }
-  std::size_t size() const { return count_ + has_zero_; }
+  std::size_t size() const {
+    std::size_t n = has_zero_;
+    for (const Shard& shard : shards_) n += shard.count;
+    return n;
+  }
 
  private:
   __extension__ typedef unsigned __int128 Wide;
+  static constexpr int kShardBits = 6;
+  struct Shard {
+    std::vector<Fingerprint> slots = std::vector<Fingerprint>(64);
+    std::size_t count = 0;
+  };
   static bool empty(const Fingerprint& f) { return (f[0] | f[1]) == 0; }
-  // The slot holding fp, or the free slot where it goes.
-  Fingerprint* find(const Fingerprint& fp) {
-    const std::size_t n = slots_.size();
-    for (auto i = std::size_t((static_cast<Wide>(fp[1]) * n) >> 64);; i = i + 1 == n ? 0 : i + 1)
-      if (empty(slots_[i]) || slots_[i] == fp) return &slots_[i];
+  // The slot holding fp in slots, or the free slot where it goes.
+  static Fingerprint* find(std::vector<Fingerprint>& slots, const Fingerprint& fp) {
+    const std::size_t n = slots.size();
+    for (auto i = std::size_t((static_cast<Wide>(fp[1] << kShardBits) * n) >> 64);;
+         i = i + 1 == n ? 0 : i + 1)
+      if (empty(slots[i]) || slots[i] == fp) return &slots[i];
   }
-  void grow() {
-    std::vector<Fingerprint> old(slots_.size() + slots_.size() / 2);
-    old.swap(slots_);
+  static void grow(Shard& shard) {
+    std::vector<Fingerprint> old(shard.slots.size() + shard.slots.size() / 2);
+    old.swap(shard.slots);
     for (const Fingerprint& f : old)
-      if (!empty(f)) *find(f) = f;
+      if (!empty(f)) *find(shard.slots, f) = f;
   }
-  std::vector<Fingerprint> slots_ = std::vector<Fingerprint>(1024);
-  std::size_t count_ = 0;
+  std::array<Shard, std::size_t(1) << kShardBits> shards_;
   bool has_zero_ = false;  // the all-zero fingerprint, which marks a free slot
 };
 
