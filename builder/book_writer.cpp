@@ -409,18 +409,24 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
         });
     // Nodes and edges as the two merges make them, and the fingerprints
     // (already in order) while neither has a chunk ready.
-    std::size_t fingerprint = 0;
+    std::size_t run = 0, at = 0;  // the next fingerprint: input.fingerprints[run][at]
+    auto fingerprints_left = [&] { return run < input.fingerprints.size(); };
     auto fingerprints = [&] {
       EncodedRecords chunk;
-      for (std::size_t end = std::min(input.fingerprints.size(), fingerprint + kEntriesPerChunk);
-           fingerprint < end; ++fingerprint)
-        chunk.add(FingerprintKey(input.fingerprints[fingerprint]).view(), {});
+      while (chunk.size() < kEntriesPerChunk && fingerprints_left()) {
+        chunk.add(FingerprintKey(input.fingerprints[run][at]).view(), {});
+        if (++at == input.fingerprints[run].size()) {
+          input.fingerprints[run] = {};  // written: give its memory back
+          ++run;
+          at = 0;
+        }
+      }
       return appender.append(to.dbs().games, std::move(chunk));
     };
     EncodedRecords nodes, edges;
     for (;;) {
       using Ready = decltype(ahead)::Ready;
-      Ready got = ahead.next_either(nodes, edges, fingerprint == input.fingerprints.size());
+      Ready got = ahead.next_either(nodes, edges, !fingerprints_left());
       if (got == Ready::End) break;
       Status s;
       if (got == Ready::Nodes) {
@@ -434,7 +440,7 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       }
       if (s) return s;
     }
-    while (fingerprint < input.fingerprints.size())
+    while (fingerprints_left())
       if (auto s = fingerprints()) return s;
     if (auto s = appender.finish()) return s;
   }  // the merge threads have ended: the collision count is final
@@ -491,7 +497,6 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
 }  // namespace
 
 Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, CommitResult& result) {
-  std::sort(input.fingerprints.begin(), input.fingerprints.end());
   const std::string target = real_path(book.path());
   remove_orphans(dir_of(target), name_of(target) + std::string(kBuildingSuffix));  // of killed builds
   const store::Error replaced{ESTALE, book.path() +
@@ -532,8 +537,9 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     result.collisions += merger.collisions();
 
     unsigned fp_flags = games_stat.ms_entries == 0 ? MDB_APPEND : 0;
-    for (const Fingerprint& fp : input.fingerprints)
-      if (auto s = txn.put(book.dbs().games, FingerprintKey(fp).view(), {}, fp_flags)) return s;
+    for (const auto& run : input.fingerprints)
+      for (const Fingerprint& fp : run)
+        if (auto s = txn.put(book.dbs().games, FingerprintKey(fp).view(), {}, fp_flags)) return s;
     return write_totals(book, txn, book.stats(txn), input, result);
   });
 }

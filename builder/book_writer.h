@@ -27,7 +27,8 @@ using store::Fingerprint;
 using store::FingerprintKey;
 
 struct CommitInput {
-  std::vector<Fingerprint> fingerprints;  // of the games added (sorted by commit)
+  // Of the games added, in order: runs, each sorted, each after the one before.
+  std::vector<std::vector<Fingerprint>> fingerprints;
   std::vector<store::SourceInfo> sources;
   store::BookStats added;  // games, duplicates, skipped, collisions to add
   std::string params_json;

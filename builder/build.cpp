@@ -249,7 +249,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   for (unsigned i = 0; i < threads; ++i)
     w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side,
                                                          KeyRange{i, threads}));
-  w.dedup.resize(threads);
+  for (unsigned i = 0; i < threads; ++i) w.dedup.emplace_back(KeyRange{i, threads});
   std::optional<GameCollector> games;
   if (options.index_games) w.games = &games.emplace();
 
@@ -339,10 +339,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
 
   RunMerger merger(runs);
   CommitInput input;
-  std::size_t fingerprints = 0;
-  for (const DedupSet& set : w.dedup) fingerprints += set.size();
-  input.fingerprints.reserve(fingerprints);
-  for (DedupSet& set : w.dedup) set.take(input.fingerprints);
+  for (DedupSet& set : w.dedup) set.take(input.fingerprints);  // the ranges in order: all sorted
   input.sources = std::move(sources);
   input.added.games = report.total.added;
   input.added.duplicates = report.total.duplicates;

@@ -6,6 +6,7 @@
 // the thread's Aggregator.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -19,35 +20,43 @@
 
 namespace gb::builder {
 
-// The fingerprints of this build: open-addressing tables of the 128-bit
-// fingerprints themselves, one allocation per growth instead of one per game
-// (a node-based set was 10% of a build of the 198,350 lines). The set is
-// kShards tables, chosen by the top bits of fp[1] (a build splits the
-// fingerprints between its sets by fp[0]), each growing by half on its own:
-// a growth holds a table's old copy beside the new one, and one table of
-// many is a small spike (one table for the lines grew to 11 MB for a moment,
-// a third of the build's peak). Fingerprints are uniformly random: the home
-// slot is the next bits of fp[1] scaled to the table's size.
+// The fingerprints of one KeyRange of fp[0] in a build: open-addressing
+// tables of the 128-bit fingerprints themselves, one allocation per growth
+// instead of one per game (a node-based set was 10% of a build of the
+// 198,350 lines). The set is kShards tables, each for an equal part of the
+// range in fp[0] order, each growing by half on its own: a growth holds a
+// table's old copy beside the new one, and one table of many is a small
+// spike (one table for the lines grew to 11 MB for a moment, a third of the
+// build's peak). Fingerprints are uniformly random: the home slot is the
+// next bits of fp[0] scaled to the table's size.
 class DedupSet {
  public:
-  // True when fp is new to this build (and then remembered).
+  explicit DedupSet(KeyRange range = {}) : range_(range) {}
+
+  // True when fp is new to this build (and then remembered); fp is in the range.
   bool insert(const Fingerprint& fp) {
     if (empty(fp)) return std::exchange(has_zero_, true) == false;
-    Shard& shard = shards_[fp[1] >> (64 - kShardBits)];
+    const std::uint64_t spread = fp[0] * range_.count;  // the range over all 64 bits, in order
+    Shard& shard = shards_[spread >> (64 - kShardBits)];
     if ((shard.count + 1) * 10 > shard.slots.size() * 8) grow(shard);
-    Fingerprint* slot = find(shard.slots, fp);
+    Fingerprint* slot = find(shard.slots, spread, fp);
     if (!empty(*slot)) return false;
     *slot = fp;
     ++shard.count;
     return true;
   }
-  // Appends the fingerprints to out, in no particular order; the set is
-  // empty afterwards (its memory is given back before the commit).
-  void take(std::vector<Fingerprint>& out) {
-    if (has_zero_) out.push_back(Fingerprint{});
+  // Appends the fingerprints to out as runs, each sorted, all of one run
+  // before all of the next; the set is empty afterwards. The runs are the
+  // tables' own memory, compacted and sorted in place: no copy of the whole
+  // set exists at any time.
+  void take(std::vector<std::vector<Fingerprint>>& out) {
+    if (has_zero_) out.push_back({Fingerprint{}});
     for (Shard& shard : shards_) {
-      for (const Fingerprint& f : shard.slots)
-        if (!empty(f)) out.push_back(f);
+      std::vector<Fingerprint>& v = shard.slots;
+      v.erase(std::remove_if(v.begin(), v.end(), empty), v.end());
+      v.shrink_to_fit();
+      std::sort(v.begin(), v.end());
+      if (!v.empty()) out.push_back(std::move(v));
       shard = Shard();
     }
     has_zero_ = false;
@@ -67,18 +76,19 @@ class DedupSet {
   };
   static bool empty(const Fingerprint& f) { return (f[0] | f[1]) == 0; }
   // The slot holding fp in slots, or the free slot where it goes.
-  static Fingerprint* find(std::vector<Fingerprint>& slots, const Fingerprint& fp) {
+  static Fingerprint* find(std::vector<Fingerprint>& slots, std::uint64_t spread, const Fingerprint& fp) {
     const std::size_t n = slots.size();
-    for (auto i = std::size_t((static_cast<Wide>(fp[1] << kShardBits) * n) >> 64);;
+    for (auto i = std::size_t((static_cast<Wide>(spread << kShardBits) * n) >> 64);;
          i = i + 1 == n ? 0 : i + 1)
       if (empty(slots[i]) || slots[i] == fp) return &slots[i];
   }
-  static void grow(Shard& shard) {
+  void grow(Shard& shard) const {
     std::vector<Fingerprint> old(shard.slots.size() + shard.slots.size() / 2);
     old.swap(shard.slots);
     for (const Fingerprint& f : old)
-      if (!empty(f)) *find(shard.slots, f) = f;
+      if (!empty(f)) *find(shard.slots, f[0] * range_.count, f) = f;
   }
+  KeyRange range_;
   std::array<Shard, std::size_t(1) << kShardBits> shards_;
   bool has_zero_ = false;  // the all-zero fingerprint, which marks a free slot
 };
