@@ -30,7 +30,7 @@ namespace gb::builder {
 
 namespace {
 
-constexpr std::size_t kBlockSize = std::size_t(1) << 20;  // parsed on all threads at once
+constexpr std::size_t kBlockSize = std::size_t(1) << 19;  // parsed on all threads at once
 constexpr std::size_t kPartsPerThread = 4;
 
 std::optional<std::uint64_t> file_size(const std::string& path) {
@@ -123,15 +123,25 @@ void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
 
 // Parses one block of text on all threads, decides which games are
 // duplicates, and adds the others to the aggregators, each of which counts
-// the positions of its key range in every game. Returns the per-part results
-// in order, nullopt when a spill failed. The block is parsed in
+// the positions of its key range in every game. Fills the per-part results
+// in order; false when a spill failed. The block is parsed in
 // kPartsPerThread parts per thread, taken in turn by whichever thread is
-// free, so that a long game does not leave the other threads waiting.
-std::optional<std::vector<PartResult>> parse_block(Workers& w, std::string_view text, const std::string& name,
-                                                   std::uint64_t first_line) {
+// free, so that a long game does not leave the other threads waiting. The
+// results of the block before are reused, with their memory: a build of
+// many blocks allocates the parts' games and positions once, not per block
+// (per block they were page faults and fragments of the heap).
+bool parse_block(Workers& w, std::string_view text, const std::string& name, std::uint64_t first_line,
+                 std::vector<PartResult>& results) {
   const std::size_t threads = w.aggregators.size();
   auto parts = pgn::split_at_game_boundaries(text, threads * kPartsPerThread);
-  std::vector<PartResult> results(parts.size());
+  results.resize(parts.size());
+  for (PartResult& r : results) {
+    r.summary = {};
+    r.counts = {};
+    r.added = r.duplicates = 0;
+    r.games.games.clear();  // keeping their capacity
+    r.games.plies.clear();
+  }
   if (w.games) w.games->set_parts(parts.size());
   on_all_threads(threads, parts.size(), [&](std::size_t, std::size_t i) {
     BuildVisitor visitor(w.options, results[i].games);
@@ -158,44 +168,43 @@ std::optional<std::vector<PartResult>> parse_block(Workers& w, std::string_view 
           return false;
     return true;
   });
-  if (!ok) return std::nullopt;
-  for (PartResult& r : results) {
+  if (!ok) return false;
+  for (PartResult& r : results)
     for (const PendingGame& g : r.games.games) (g.duplicate ? r.duplicates : r.added) += 1;
-    r.games.plies = {};  // the positions are counted: give their memory back
-  }
-  return results;
+  return true;
 }
 
 // Reads one input block by block; fills report. Returns false on a spill failure.
 bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash,
                 Progress& progress) {
+  constexpr std::size_t kRead = std::size_t(1) << 18;  // bytes per read from the source
   std::string buffer;
-  std::vector<char> chunk(std::size_t(1) << 20);
-  buffer.reserve(kBlockSize + chunk.size());
+  std::vector<PartResult> results;
   std::uint64_t line = 1, games_before = 0;
   bool eof = false;
   while (!eof || !buffer.empty()) {
     while (!eof && buffer.size() < kBlockSize) {
-      std::size_t n = source.read(chunk.data(), chunk.size());
+      const std::size_t had = buffer.size();
+      buffer.resize(had + kRead);
+      std::size_t n = source.read(buffer.data() + had, kRead);
+      buffer.resize(had + n);
       if (n == 0) {
         eof = true;
         break;
       }
-      if (hash) XXH3_64bits_update(hash, chunk.data(), n);
-      buffer.append(chunk.data(), n);
+      if (hash) XXH3_64bits_update(hash, buffer.data() + had, n);
       progress.add_bytes(n);
     }
     std::size_t cut = eof ? buffer.size() : last_boundary(buffer);
     if (cut == 0 && !eof) continue;  // one game larger than a block: read on
-    auto results = parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line);
-    if (!results) return false;
-    for (auto& r : *results) {
+    if (!parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line, results)) return false;
+    for (auto& r : results) {
       for (auto e : r.summary.stored_errors) {
         e.game_number += games_before;
         w.errors << e.message() << '\n';
       }
       w.error_count += r.summary.errors;
-      if (w.games) w.games->take_part(std::size_t(&r - results->data()), games_before, r.games);
+      if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before, r.games);
       games_before += r.summary.games_read;
       report.games_read += r.summary.games_read;
       report.skipped += r.summary.games_skipped;
