@@ -320,9 +320,9 @@ class ChunkedAppender {
     committed_bytes_ += pending_bytes_;
     pending_.clear();
     pending_bytes_ = 0;
-    if (committed_bytes_ >=
-        kReleaseBytes) {  // the pages the transactions read (a new book is read only here)
-      book_.env().release_mapped_pages();
+    if (committed_bytes_ >= kReleaseBytes) {
+      book_.env().release_mapped_pages();  // what the transactions read (a new book is read only here)
+      book_.env().start_writeback();       // the final sync then waits for the last pages only
       committed_bytes_ = 0;
     }
     return std::nullopt;
@@ -347,7 +347,7 @@ class ChunkedAppender {
   std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;   // of txn_
   std::vector<std::pair<MDB_dbi, EncodedRecords>> pending_;  // written since the last commit
   std::size_t pending_bytes_ = 0;
-  std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages()
+  std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
 };
 
 // A build writes a fresh book into "BOOK.building-PID" beside it.

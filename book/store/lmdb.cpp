@@ -1,5 +1,6 @@
 #include "book/store/lmdb.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -74,6 +75,10 @@ Status Env::sync() {
 int Env::fd() const {
   mdb_filehandle_t fd = -1;
   return mdb_env_get_fd(env_, &fd) == 0 ? fd : -1;
+}
+
+void Env::start_writeback() const {
+  if (int fd = this->fd(); fd >= 0) ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // a hint, as above
 }
 
 void Env::release_mapped_pages() const {

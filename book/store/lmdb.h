@@ -65,6 +65,9 @@ class Env {
   // in many transactions would otherwise keep each page it once read
   // resident and counted in its RSS. No write transaction may be open.
   void release_mapped_pages() const;
+  // Starts writing the data file's dirty pages to disk without waiting
+  // (sync_file_range), so that a later sync() has only the rest to wait for.
+  void start_writeback() const;
 
  private:
   MDB_env* env_ = nullptr;
