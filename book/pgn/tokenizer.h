@@ -327,6 +327,15 @@ bool Tokenizer::read_game(R& r) {
         if (c >= '0' && c <= '9') {
           std::uint64_t line = line_;
           std::uint32_t col = column();
+          if (c == '0') {  // the draw "0.5-0.5", before "0." reads as a move number
+            std::size_t t = scan([](char ch) { return !ends_token(ch); });
+            if (std::string_view(buf_.get() + pos_, t - pos_) == "0.5-0.5") {
+              pos_ = t;
+              r.raw_outcome(Outcome::Draw);
+              r.raw_end_game();
+              return true;
+            }
+          }
           std::size_t j = scan(is_digit);
           if (j < end_ && buf_[j] == '.') {  // move number "12." / "12..."
             pos_ = j;
@@ -335,7 +344,7 @@ bool Tokenizer::read_game(R& r) {
           }
           j = scan([](char ch) { return !ends_token(ch) && ch != '.'; });
           std::string_view tok(buf_.get() + pos_, j - pos_);
-          if (tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "1/2" || tok == "0.5-0.5") {
+          if (tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "1/2") {
             pos_ = j;
             r.raw_outcome(tok == "1-0"   ? Outcome::WhiteWins
                           : tok == "0-1" ? Outcome::BlackWins

@@ -295,3 +295,13 @@ TEST_CASE("Garbage never stops the reader: every byte value is survived", "[pgn]
     CHECK(r.visitor.only("move").back() == "move 0 e4 e2e4");
   }
 }
+
+TEST_CASE("The draw written 0.5-0.5 ends a game like 1/2-1/2, not as a move number and a bad move", "[pgn]") {
+  for (std::size_t buffer : {std::size_t(16), std::size_t(1) << 20}) {
+    auto r = read_text("[Event \"A\"]\n\n1. e4 e5 0.5-0.5\n\n[Event \"B\"]\n\n1. d4 d5 1-0\n",
+                       tiny_buffer(buffer));
+    CHECK(r.visitor.only("end") == Events{"end 1/2-1/2 plies 2", "end 1-0 plies 2"});
+    CHECK(r.summary.games_read == 2);
+    CHECK(r.summary.errors == 0);
+  }
+}
