@@ -148,8 +148,8 @@ bool fill_entries(std::vector<Entry>& chunk, Next next) {
 // The merged entries themselves, for the ordered merge into a book.
 using EntriesAhead = MergeAhead<std::vector<NodeEntry>, std::vector<EdgeEntry>>;
 
-// Merges the node stream into the book; returns the keys of positions whose
-// node collided with a different stored position.
+// Merges the node stream into the book. A node whose stored position has
+// another position hash is a collision: counted, its key recorded, not merged.
 Status write_nodes(store::Book& book, store::WriteTxn& txn, EntriesAhead& merger, bool append,
                    std::uint32_t min_games, CommitResult& result) {
   std::vector<NodeEntry> chunk;
@@ -214,7 +214,7 @@ Status write_edges(store::Book& book, store::WriteTxn& txn, EntriesAhead& merger
 }
 
 // Records encoded for an append, keys and values back to back: what the
-// merge thread hands to the writer of a new book, so that the writer only
+// merge threads hand to the writer of a new book, so that the writer only
 // appends (encoding the records was a quarter of its time).
 struct EncodedRecords {
   std::string bytes;
@@ -532,7 +532,7 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
           });
       if (auto s = write_nodes(book, txn, ahead, append, input.min_games, result)) return s;
       if (auto s = write_edges(book, txn, ahead, append, input.min_games, result)) return s;
-    }  // the merge thread has ended: its collision count is final
+    }  // the merge threads have ended: the collision count is final
     if (!merger.error().empty()) return store::Error{EIO, merger.error()};
     result.collisions += merger.collisions();
 
