@@ -12,7 +12,8 @@ namespace gb::builder {
 namespace {
 
 // The tables are "ordered" linear-probing hash tables: a key's home slot is
-// its key scaled to the table, key * homes / 2^64 (Polyglot keys are
+// its key scaled to the table, key * homes / 2^64 (for a KeyRange, the key
+// spread over the whole space first: see home()) (Polyglot keys are
 // uniformly random; any table size works, so a table can grow to just what
 // the memory budget leaves instead of stopping at a power of two, which left
 // up to half the budget unused and doubled the spills), so the used slots are in

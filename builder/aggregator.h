@@ -1,7 +1,8 @@
 // In-memory aggregation of (position, move) counters for one build thread.
 //
-// Each parse thread owns one Aggregator (no locks). Games are added as the
-// sequence of positions they pass through; counters are summed in two flat
+// Each build thread owns one Aggregator (no locks), which counts the
+// positions of one KeyRange. Games are added as the sequence of positions
+// they pass through; counters are summed in two flat
 // hash tables of compact slots (nodes by key, edges by key+move). When the
 // tables outgrow the memory budget they are sorted and written to a run file
 // (run_file.h, a "spill"); at the end the tables themselves become the last,
