@@ -78,7 +78,8 @@ int Env::fd() const {
 }
 
 void Env::start_writeback() const {
-  if (int fd = this->fd(); fd >= 0) ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // a hint, as above
+  if (int fd = this->fd(); fd >= 0)
+    ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // a hint: sync() still waits
 }
 
 void Env::release_mapped_pages() const {
