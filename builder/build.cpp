@@ -243,9 +243,12 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     return std::nullopt;
   }
   BuildReport report;
-  std::unordered_set<std::uint64_t> known_sources;
+  std::unordered_set<std::uint64_t> known_sources, known_sizes;  // content hashes; file sizes
   auto book_sources = book->sources();
-  for (const auto& s : book_sources) known_sources.insert(s.content_hash);
+  for (const auto& s : book_sources) {
+    known_sources.insert(s.content_hash);
+    known_sizes.insert(s.size);
+  }
   unsigned threads = std::max(1u, options.threads);
   Workers w{options, *book, {}, {}, false, errors, 0, nullptr};
   {
@@ -280,18 +283,28 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     store::SourceInfo src;
     src.name = in;
     src.params = params;
-    XXH3_state_t stream_hash;
-    XXH3_64bits_reset(&stream_hash);
-    if (in != "-") {
-      auto size = file_size(in);
+    auto source = pgn::ByteSource::open(in);
+    auto size = in == "-" ? std::optional<std::uint64_t>(0) : file_size(in);
+    if (!source.ok() || !size) {
+      ir.error = source.ok() ? "cannot read " + in : source.error();
+      errors << "graphbook build: " << ir.error << '\n';
+      report.inputs.push_back(ir);
+      continue;
+    }
+    src.size = ir.bytes = *size;
+    // A file is hashed before it is read only when it may be a known source
+    // (one of its size is) or when what is read is not its bytes (zstd): any
+    // other file is new, and its hash is taken as it is read, so that it is
+    // read once, not twice. stdin is always hashed as it is read.
+    const bool hash_first = in != "-" && (known_sizes.contains(*size) || source.decompresses());
+    if (hash_first) {
       auto hash = file_hash(in);
-      if (!size || !hash) {
+      if (!hash) {
         ir.error = "cannot read " + in;
         errors << "graphbook build: " << ir.error << '\n';
         report.inputs.push_back(ir);
         continue;
       }
-      src.size = ir.bytes = *size;
       src.content_hash = *hash;
       if (!known_sources.insert(*hash).second) {
         ir.already_in_book = true;
@@ -300,24 +313,20 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
         continue;
       }
     }
-    auto source = pgn::ByteSource::open(in);
-    if (!source.ok()) {
-      ir.error = source.error();
-      errors << "graphbook build: " << ir.error << '\n';
-      report.inputs.push_back(ir);
-      continue;
-    }
+    XXH3_state_t stream_hash;
+    XXH3_64bits_reset(&stream_hash);
     if (w.games) w.games->begin_source(std::uint32_t(book_sources.size() + sources.size()));
-    if (!read_input(w, std::move(source), ir, in == "-" ? &stream_hash : nullptr, progress)) {
+    if (!read_input(w, std::move(source), ir, hash_first ? nullptr : &stream_hash, progress)) {
       for (auto& a : w.aggregators)
         if (!a->error().empty()) *error = a->error();
       return std::nullopt;
     }
     if (!ir.error.empty()) errors << "graphbook build: " << ir.error << '\n';
-    if (in == "-") {
+    if (!hash_first) {
       src.content_hash = XXH3_64bits_digest(&stream_hash);
-      if (!known_sources.insert(src.content_hash).second) ir.already_in_book = true;
+      if (!known_sources.insert(src.content_hash).second) ir.already_in_book = true;  // stdin only
     }
+    if (in != "-") known_sizes.insert(src.size);
     src.games_added = ir.added;
     src.added_at = std::int64_t(std::time(nullptr));
     if (ir.added > 0 || !ir.already_in_book) sources.push_back(src);

@@ -36,6 +36,8 @@ class ByteSource {
   std::size_t read(char* out, std::size_t size);
 
   bool ok() const { return error_.empty(); }
+  // Whether read() gives decompressed bytes rather than the file's own.
+  bool decompresses() const { return zstd_ != nullptr; }
   const std::string& error() const { return error_; }
   const std::string& name() const { return name_; }
 
