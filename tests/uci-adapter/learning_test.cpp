@@ -11,6 +11,7 @@
 #include "book/chess/notation.h"
 #include "book/store/book.h"
 #include "probe/pending_games.h"
+#include "run_graphbook.h"
 #include "scripted_gui.h"
 #include "uci-adapter/protocol.h"
 
@@ -137,18 +138,14 @@ TEST_CASE("A game without a result on the board waits as pending until the tourn
   std::string pgn = dir + "/played.pgn";
   write_black_win(pgn, moves);
   book.reset();  // the subcommand writes the book now
-  std::string out = dir + "/out.json";
-  REQUIRE(std::system(
-              (graphbook_binary() + " uci-pending '" + book_path + "' '" + pgn + "' --json > '" + out + "'")
-                  .c_str()) == 0);
-  auto report = nlohmann::json::parse(std::ifstream(out));
+  Run resolved = graphbook("uci-pending " + quote(book_path) + " " + quote(pgn) + " --json");
+  REQUIRE(resolved.status == 0);
+  auto report = nlohmann::json::parse(resolved.out);
   CHECK(report["resolved"][0]["resolved"] == 1);
   CHECK(report["resolved"][0]["learned"] == 1);
   CHECK(report["pending"].empty());
   // `graphbook learn` on the same file afterwards: the game is known by its fingerprint, not learned twice.
-  REQUIRE(
-      std::system((graphbook_binary() + " learn '" + book_path + "' '" + pgn + "' --side white > /dev/null")
-                      .c_str()) == 0);
+  REQUIRE(graphbook("learn " + quote(book_path) + " " + quote(pgn) + " --side white").status == 0);
   book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
   REQUIRE(book);
   CHECK(probe::pending_games(*book).empty());
@@ -172,11 +169,9 @@ TEST_CASE("graphbook learn resolves a pending game of the adapter from the tourn
   std::string pgn = dir + "/played.pgn";
   write_black_win(pgn, moves);
   auto learn = [&] {
-    std::string out = dir + "/out.json";
-    REQUIRE(
-        std::system((graphbook_binary() + " learn '" + book_path + "' '" + pgn + "' --json > '" + out + "'")
-                        .c_str()) == 0);
-    return nlohmann::json::parse(std::ifstream(out));
+    Run r = graphbook("learn " + quote(book_path) + " " + quote(pgn) + " --json");
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
   };
   auto first = learn();
   REQUIRE(first.size() == 1);
