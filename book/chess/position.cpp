@@ -24,10 +24,8 @@ inline Key castling_key(CastlingRights cr) {
   return k;
 }
 
-constexpr std::string_view kPieceChars = " PNBRQK  pnbrqk";
-
 Piece piece_from_char(char c) {
-  auto i = kPieceChars.find(c);
+  auto i = std::string_view(kPieceChars).find(c);
   return (i == std::string_view::npos || c == ' ') ? Piece::None : Piece(i);
 }
 

@@ -25,8 +25,10 @@ enum class Piece : std::uint8_t {
 constexpr Piece make_piece(Color c, PieceType t) { return Piece(int(c) * 8 + int(t)); }
 constexpr PieceType type_of(Piece p) { return PieceType(int(p) & 7); }
 constexpr Color color_of(Piece p) { return Color(int(p) >> 3); }
-// The FEN letter of a piece ("PNBRQK" White, "pnbrqk" Black; ' ' for None).
-constexpr char piece_char(Piece p) { return " PNBRQK  pnbrqk"[int(p)]; }
+// The FEN letters of the pieces, indexed by Piece ("PNBRQK" White, "pnbrqk"
+// Black; ' ' for None and the two unused codes).
+inline constexpr char kPieceChars[] = " PNBRQK  pnbrqk";
+constexpr char piece_char(Piece p) { return kPieceChars[int(p)]; }
 
 enum Square : int {
   SQ_A1, SQ_B1, SQ_C1, SQ_D1, SQ_E1, SQ_F1, SQ_G1, SQ_H1,
