@@ -65,9 +65,7 @@ struct OracleVisitor : VisitorBase {
   void end_game(const GameEnd& end) {
     current.plies = std::to_string(end.plies);
     current.fen = end.final_position.fen();
-    char key[17];
-    std::snprintf(key, sizeof key, "%016llx", (unsigned long long)end.final_position.key());
-    current.key = key;
+    current.key = key_hex(end.final_position.key());
     current.skipped = end.skipped;
     games.push_back(current);
   }
