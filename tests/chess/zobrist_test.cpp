@@ -49,7 +49,7 @@ TEST_CASE("Incremental keys equal keys computed from scratch after every move", 
   const Key expected[] = {0x823c9b50fd114196ULL, 0x0756b94461c50fb0ULL, 0x662fafb965db29d4ULL,
                           0x22a48b5a8e47ff78ULL, 0x652a607ca3f242c1ULL, 0x00fdd303c946bdd9ULL};
   for (int i = 0; i < 6; ++i) {
-    auto sq = [](const char* s) { return make_square(File(s[0] - 'a'), Rank(s[1] - '1')); };
+    auto sq = [](const char* s) { return square_of(s[0], s[1]); };
     UndoInfo undo;
     pos.do_move(Move(sq(moves[i][0]), sq(moves[i][1])), undo);
     CHECK(pos.key() == expected[i]);
