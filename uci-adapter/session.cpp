@@ -326,13 +326,12 @@ void Session::check_game_end(const Position& pos, const std::vector<Key>& keys,
 
 void Session::close_game(Outbox& out) {
   // A game the GUI gave no move of (a bare FEN each turn) cannot be found in a PGN later: not recorded.
-  auto played = game_.played();
   if (!game_.valid || game_.finished || game_.moves.empty() || !game_.our_side || !options_.learning) return;
   game_.finished = true;
   store::Book* b = book(out);
   if (!b) return;
-  if (auto error = probe::record_pending_game(*b, probe::PlayedGame{game_.fen, played}, *game_.our_side,
-                                              bool(game_.our_move)))
+  if (auto error = probe::record_pending_game(*b, probe::PlayedGame{game_.fen, game_.played()},
+                                              *game_.our_side, bool(game_.our_move)))
     say(out, "graphbook: recording the game as pending failed: " + error->message());
 }
 
