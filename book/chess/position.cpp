@@ -200,7 +200,7 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
   // 4. En passant.
   if (fields[3] != "-") {
     std::string_view ep = fields[3];
-    if (ep.size() != 2 || ep[0] < 'a' || ep[0] > 'h' || ep[1] < '1' || ep[1] > '8')
+    if (ep.size() != 2 || !is_file(ep[0]) || !is_rank(ep[1]))
       return fail(FenError::Field::EnPassant, "'" + std::string(ep) + "' is not a square");
     Square s = square_of(ep[0], ep[1]);
     if (rank_of(s) != relative_rank(pos.side_, RANK_6))
