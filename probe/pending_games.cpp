@@ -32,26 +32,17 @@ std::optional<Position> start_position(const std::string& fen) {
   return Position::from_fen(fen);
 }
 
-std::string result_text(store::Result r) {
-  switch (r) {
-    case store::Result::WhiteWins: return "1-0";
-    case store::Result::BlackWins: return "0-1";
-    case store::Result::Draw: return "1/2-1/2";
-    case store::Result::Unknown: return "*";
-  }
-  return "*";
-}
-
 // One game as PGN text: the given tags (FEN/SetUp added for a set-up start,
 // Result set), then SAN movetext.
 std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, const PlayedGame& game,
-                     store::Result result) {
+                     pgn::Outcome result) {
+  const std::string result_text(pgn::to_string(result));
   auto set_tag = [&](const std::string& name, const std::string& value) {
     for (auto& [n, v] : tags)
       if (n == name) return void(v = value);
     tags.emplace_back(name, value);
   };
-  set_tag("Result", result_text(result));
+  set_tag("Result", result_text);
   if (!game.start_fen.empty()) {
     set_tag("SetUp", "1");
     set_tag("FEN", game.start_fen);
@@ -60,14 +51,14 @@ std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, cons
   for (const auto& [n, v] : tags) out += pgn::tag_pair(n, v);
   out += "\n";
   auto pos = start_position(game.start_fen);
-  if (!pos) return out + result_text(result) + "\n\n";
+  if (!pos) return out + result_text + "\n\n";
   for (std::size_t i = 0; i < game.moves.size(); ++i) {
     bool numbered = pos->side_to_move() == Color::White || i == 0;  // Black's move only when it comes first
     out += (numbered ? numbered_san(*pos, game.moves[i]) : to_san(*pos, game.moves[i])) + " ";
     UndoInfo undo;
     pos->do_move(game.moves[i], undo);
   }
-  return out + result_text(result) + "\n\n";
+  return out + result_text + "\n\n";
 }
 
 // Learns the games in text (PGN) for side with learn_file, through a
@@ -143,7 +134,7 @@ std::uint64_t unique_game_number() {
 }
 
 std::optional<std::string> learn_played_game(store::Book& book, const PlayedGame& game, Color side,
-                                             store::Result result,
+                                             pgn::Outcome result,
                                              std::vector<std::pair<std::string, std::string>> tags,
                                              std::uint64_t* moves_credited) {
   LearnSummary learned;
@@ -207,7 +198,7 @@ std::optional<std::string> resolve_pending_games(store::Book& book, std::span<co
 
   std::multimap<std::string, std::size_t> by_moves;
   for (std::size_t i = 0; i < finished.size(); ++i) {
-    if (finished[i].result == store::Result::Unknown) continue;
+    if (finished[i].result == pgn::Outcome::Unknown) continue;
     const auto& g = finished[i].game;
     by_moves.emplace(match_key(g, g.moves.size()), i);
     if (!g.moves.empty()) by_moves.emplace(match_key(g, g.moves.size() - 1), i);
@@ -263,12 +254,7 @@ std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std
     std::string fen = g.start.fen();
     f.game.start_fen = fen == Position::kStartFen ? "" : fen;
     for (const auto& ply : g.mainline) f.game.moves.push_back(ply.move);
-    switch (g.outcome) {
-      case pgn::Outcome::WhiteWins: f.result = store::Result::WhiteWins; break;
-      case pgn::Outcome::BlackWins: f.result = store::Result::BlackWins; break;
-      case pgn::Outcome::Draw: f.result = store::Result::Draw; break;
-      case pgn::Outcome::Unknown: f.result = store::Result::Unknown; break;
-    }
+    f.result = g.outcome;
     finished.push_back(std::move(f));
   });
   if (!read.input_errors.empty()) return read.input_errors.front();

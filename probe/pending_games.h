@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "book/chess/position.h"
+#include "book/pgn/visitor.h"
 #include "book/store/book.h"
 
 namespace gb::probe {
@@ -37,7 +38,7 @@ struct PlayedGame {
 // is not learned again. *moves_credited gets the book moves credited.
 // Returns an error text (naming the book or the temporary file) on failure.
 [[nodiscard]] std::optional<std::string> learn_played_game(
-    store::Book& book, const PlayedGame& game, Color side, store::Result result,
+    store::Book& book, const PlayedGame& game, Color side, pgn::Outcome result,
     std::vector<std::pair<std::string, std::string>> tags, std::uint64_t* moves_credited = nullptr);
 
 // A number no other call returns, in this process or another (clock, pid and
@@ -67,7 +68,7 @@ struct PendingGame {
 struct FinishedGame {
   std::vector<std::pair<std::string, std::string>> tags;  // kept, so that the fingerprint is the file's
   PlayedGame game;
-  store::Result result = store::Result::Unknown;
+  pgn::Outcome result = pgn::Outcome::Unknown;
 };
 struct ResolveSummary {
   std::size_t resolved = 0;       // pending games matched and removed

@@ -21,9 +21,9 @@ std::string today() {
 
 std::optional<std::string> learn_game(store::Book& book, const probe::PlayedGame& game, Color side,
                                       Outcome outcome, LearnSummary* summary) {
-  store::Result result = outcome == Outcome::Draw                              ? store::Result::Draw
-                         : (outcome == Outcome::Win) == (side == Color::White) ? store::Result::WhiteWins
-                                                                               : store::Result::BlackWins;
+  pgn::Outcome result = outcome == Outcome::Draw                              ? pgn::Outcome::Draw
+                        : (outcome == Outcome::Win) == (side == Color::White) ? pgn::Outcome::WhiteWins
+                                                                              : pgn::Outcome::BlackWins;
   std::string us = "graphbook uci", them = "opponent";
   std::vector<std::pair<std::string, std::string>> tags = {
       {"Event", "graphbook uci"},

@@ -26,7 +26,7 @@ probe::PlayedGame game_of(std::initializer_list<const char*> ucis) {
   return g;
 }
 
-probe::FinishedGame finished(std::initializer_list<const char*> ucis, store::Result result) {
+probe::FinishedGame finished(std::initializer_list<const char*> ucis, pgn::Outcome result) {
   return {{{"Event", "pending test"}, {"White", "a"}, {"Black", "b"}}, game_of(ucis), result};
 }
 
@@ -58,9 +58,9 @@ TEST_CASE("Pending games resolve by their moves, for the side the adapter played
   REQUIRE(pending.size() == 4);
 
   std::vector<probe::FinishedGame> tournament = {
-      finished({"e2e4", "c7c5"}, store::Result::WhiteWins),
-      finished({"d2d4", "d7d5", "c2c4"}, store::Result::Draw),
-      finished({"c2c4", "e7e5"}, store::Result::Unknown),
+      finished({"e2e4", "c7c5"}, pgn::Outcome::WhiteWins),
+      finished({"d2d4", "d7d5", "c2c4"}, pgn::Outcome::Draw),
+      finished({"c2c4", "e7e5"}, pgn::Outcome::Unknown),
   };
   probe::ResolveSummary summary;
   REQUIRE_FALSE(probe::resolve_pending_games(*book, tournament, &summary));
