@@ -1094,38 +1094,39 @@ class Parser {
     return false;
   }
 
-  void parse_quantifier(LineItem& item) {
+  // ? * +, bare or inside braces; false when none is next.
+  bool accept_symbol_quantifier(LineItem& item) {
     if (accept_punct("?"))
       item.min = 0;
     else if (accept_punct("*"))
       item.min = 0, item.max = -1;
     else if (accept_punct("+"))
       item.max = -1;
-    else if (is_punct("{") && (peek_punct(1, "?") || peek_punct(1, "*") || peek_punct(1, "+") ||
-                               peek_punct(1, ",") || tok(1).kind == TokenKind::Number)) {
-      ++pos_;
-      if (accept_punct("?"))
-        item.min = 0;
-      else if (accept_punct("*"))
-        item.min = 0, item.max = -1;
-      else if (accept_punct("+"))
-        item.max = -1;
-      else {
-        std::int64_t lo = 0, hi = -1;
-        bool comma = false;
-        if (tok().kind == TokenKind::Number) lo = toks_[pos_++].number;
-        if (accept_punct(",")) comma = true;
-        if (tok().kind == TokenKind::Number)
-          hi = toks_[pos_++].number;
-        else if (!comma)
-          hi = lo;
-        if (lo > 9999 || hi > 9999) fail("a repetition bound must be at most 9999");
-        if (hi >= 0 && hi < lo) fail("a repetition's upper bound is below its lower bound");
-        item.min = int(lo);
-        item.max = int(hi);
-      }
-      expect_punct("}");
+    else
+      return false;
+    return true;
+  }
+
+  void parse_quantifier(LineItem& item) {
+    if (accept_symbol_quantifier(item)) return;
+    if (!is_punct("{") || !(peek_punct(1, "?") || peek_punct(1, "*") || peek_punct(1, "+") ||
+                            peek_punct(1, ",") || tok(1).kind == TokenKind::Number))
+      return;
+    ++pos_;
+    if (!accept_symbol_quantifier(item)) {
+      std::int64_t lo = 0, hi = -1;
+      if (tok().kind == TokenKind::Number) lo = toks_[pos_++].number;
+      bool comma = accept_punct(",");
+      if (tok().kind == TokenKind::Number)
+        hi = toks_[pos_++].number;
+      else if (!comma)
+        hi = lo;
+      if (lo > 9999 || hi > 9999) fail("a repetition bound must be at most 9999");
+      if (hi >= 0 && hi < lo) fail("a repetition's upper bound is below its lower bound");
+      item.min = int(lo);
+      item.max = int(hi);
     }
+    expect_punct("}");
   }
 
   std::vector<LineItem> parse_line_items(Node& line, const std::string& arrow, bool in_group) {
