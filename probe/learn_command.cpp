@@ -37,22 +37,15 @@ void print_summary(const std::string& file, const LearnSummary& s, LearnDirectio
 }
 
 // After learning file: resolves the pending games of `graphbook uci` found in
-// it (probe/pending_games.h), in their own transactions. *had_pending: the
-// book had pending games (otherwise the file is not read again).
-bool resolve_pending(store::Book& book, const std::string& file, ResolveSummary& summary, bool* had_pending,
-                     std::string* error) {
+// it (probe/pending_games.h), in their own transactions. With no pending game
+// the file is not read again and summary stays empty. Returns an error text.
+std::optional<std::string> resolve_pending(store::Book& book, const std::string& file,
+                                           ResolveSummary& summary) {
   store::Error e;
-  *had_pending = !pending_games(book, &e).empty();
-  if (e.code) {
-    *error = book.path() + ": " + e.message();
-    return false;
-  }
-  if (!*had_pending) return true;
-  if (auto message = resolve_pending_from_pgn(book, file, &summary)) {
-    *error = *message;
-    return false;
-  }
-  return true;
+  bool any = !pending_games(book, &e).empty();
+  if (e.code) return book.path() + ": " + e.message();
+  if (!any) return std::nullopt;
+  return resolve_pending_from_pgn(book, file, &summary);
 }
 
 struct Options {
@@ -106,16 +99,15 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
       print_summary(file, summary, direction);
     if (direction != LearnDirection::Learn) continue;
     ResolveSummary resolved;
-    bool had_pending = false;
-    if (!resolve_pending(*book, file, resolved, &had_pending, &error)) {
-      std::fprintf(stderr, "graphbook %s: %s\n", command, error.c_str());
+    if (auto pending_error = resolve_pending(*book, file, resolved)) {
+      std::fprintf(stderr, "graphbook %s: %s\n", command, pending_error->c_str());
       return;
     }
     if (o.json) {
       out.back()["pendingResolved"] = resolved.resolved;
       out.back()["pendingLearned"] = resolved.learned;
       out.back()["stillPending"] = resolved.still_pending;
-    } else if (had_pending) {
+    } else if (resolved.resolved + resolved.still_pending > 0) {  // the book had pending games
       std::printf("%s: %zu pending games of graphbook uci resolved (%zu learned now), %zu still pending\n",
                   file.c_str(), resolved.resolved, resolved.learned, resolved.still_pending);
     }
