@@ -25,24 +25,24 @@ struct Expected {
 // -N, -R, -Ta, -V, -addhashcode, -f1, -fencomments, -nomovenumbers,
 // -noresults, -notags, -plycount, -plylimit, -ucW, -w.
 const Expected kFiles[] = {
-    {"malformed/chess.js/0.pgn", 1, 0, 1},  // one line of tags joined by "<br />": one game whose movetext
-                                            // starts with "<br", an unparseable move
+    // one line of tags joined by "<br />": one game whose movetext starts with "<br", an unparseable move
+    {"malformed/chess.js/0.pgn", 1, 0, 1},
     {"malformed/chess.js/1.pgn", 1, 1, 0},
     {"malformed/chess.js/2.pgn", 1, 1, 0},
     {"malformed/chess.js/3.pgn", 1, 1, 0},
     {"malformed/chess.js/benchmark.pgn", 100, 100, 0},
     {"malformed/disservin-chess-library/backslash_header.pgn", 1, 1, 0},
     {"malformed/disservin-chess-library/basic.pgn", 1, 1, 0},
-    {"malformed/disservin-chess-library/black2move.pgn", 1, 0,
-     1},  // 0-0-0 for Black through an attacked/occupied path: illegal
+    // 0-0-0 for Black through an attacked/occupied path: illegal
+    {"malformed/disservin-chess-library/black2move.pgn", 1, 0, 1},
     {"malformed/disservin-chess-library/book.pgn", 1, 1, 0},
     {"malformed/disservin-chess-library/castling.pgn", 1, 1, 0},
     {"malformed/disservin-chess-library/comment_before_moves.pgn", 1, 1, 0},
-    {"malformed/disservin-chess-library/corrupted.pgn", 1, 0,
-     1},  // "Kx" at move 63: unparseable, the game is skipped (python-chess drops it silently)
+    // "Kx" at move 63: unparseable, the game is skipped (python-chess drops it silently)
+    {"malformed/disservin-chess-library/corrupted.pgn", 1, 0, 1},
     {"malformed/disservin-chess-library/empty_body.pgn", 2, 2, 0},
-    {"malformed/disservin-chess-library/fuzz-bare", 1, 1,
-     0},  // tagless movetext 1.e4 ... 56.Kc1 1/2-1/2 (no oracle): one game
+    // tagless movetext 1.e4 ... 56.Kc1 1/2-1/2 (no oracle): one game
+    {"malformed/disservin-chess-library/fuzz-bare", 1, 1, 0},
     {"malformed/disservin-chess-library/fuzz-fishtest-fastchess.pgn", 4, 4, 0},
     {"malformed/disservin-chess-library/fuzz-kasparov-deep-blue.pgn", 6, 6, 0},
     {"malformed/disservin-chess-library/fuzz-magnus-grischuk.pgn", 1, 1, 0},
@@ -63,17 +63,16 @@ const Expected kFiles[] = {
     {"malformed/disservin-chess-library/threefold_repetition.pgn", 1, 1, 0},
     {"malformed/disservin-chess-library/unescaped_quote_header.pgn", 1, 1, 0},
     {"malformed/disservin-chess-library/variations.pgn", 1, 1, 0},
-    {"malformed/pgn-extract-test/barnes-horton.pgn", 1, 1,
-     0},  // one game: a comment and blank lines between tags and moves (python-chess splits it at the blank
-          // line)
+    // one game: a comment and blank lines between tags and moves (python-chess splits it at the blank line)
+    {"malformed/pgn-extract-test/barnes-horton.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/bots.pgn", 12, 12, 0},
     {"malformed/pgn-extract-test/fischer.pgn", 34, 34, 0},
     {"malformed/pgn-extract-test/fools-mate.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/najdorf.pgn", 8, 8, 0},
-    {"malformed/pgn-extract-test/nested-comment.pgn", 1, 0,
-     1},  // { ... { nested } ... } ends at the first }, so "which" is read as a move: unparseable
-    {"malformed/pgn-extract-test/odds.pgn", 32, 30,
-     2},  // games 29 and 31 play "--" for Black: null moves, skipped by default
+    // { ... { nested } ... } ends at the first }, so "which" is read as a move: unparseable
+    {"malformed/pgn-extract-test/nested-comment.pgn", 1, 0, 1},
+    // games 29 and 31 play "--" for Black: null moves, skipped by default
+    {"malformed/pgn-extract-test/odds.pgn", 32, 30, 2},
     {"malformed/pgn-extract-test/petrosian.pgn", 35, 35, 0},
     {"malformed/pgn-extract-test/test-7.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-C.pgn", 1, 1, 0},  // Barnes-Horton: one game
@@ -87,10 +86,10 @@ const Expected kFiles[] = {
     {"malformed/pgn-extract-test/test-Ta.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-V.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-addhashcode.pgn", 1, 1, 0},
-    {"malformed/pgn-extract-test/test-allownullmoves.pgn", 2, 0,
-     2},  // both games contain "--": null moves, skipped by default
-    {"malformed/pgn-extract-test/test-checkmate.pgn", 2, 2,
-     0},  // fools mate + Barnes-Horton (one game despite its blank lines)
+    // both games contain "--": null moves, skipped by default
+    {"malformed/pgn-extract-test/test-allownullmoves.pgn", 2, 0, 2},
+    // fools mate + Barnes-Horton (one game despite its blank lines)
+    {"malformed/pgn-extract-test/test-checkmate.pgn", 2, 2, 0},
     {"malformed/pgn-extract-test/test-e.pgn", 6, 6, 0},
     {"malformed/pgn-extract-test/test-evaluation.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-f1.pgn", 1, 1, 0},
@@ -103,8 +102,8 @@ const Expected kFiles[] = {
     {"malformed/pgn-extract-test/test-long-line.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-matchplylimit.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-nagcomments.pgn", 1, 1, 0},
-    {"malformed/pgn-extract-test/test-nobadresults.pgn", 9, 9,
-     0},  // nine one-line games: [Result "..."] e4 <termination>
+    // nine one-line games: [Result "..."] e4 <termination>
+    {"malformed/pgn-extract-test/test-nobadresults.pgn", 9, 9, 0},
     {"malformed/pgn-extract-test/test-nochecks.pgn", 2, 2, 0},  // as test-checkmate: two games
     {"malformed/pgn-extract-test/test-nomovenumbers.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-noresults.pgn", 1, 1, 0},
@@ -126,14 +125,14 @@ const Expected kFiles[] = {
     {"malformed/pgn-extract-test/test-ucS.pgn", 3, 3, 0},
     {"malformed/pgn-extract-test/test-ucW.pgn", 1, 1, 0},
     {"malformed/pgn-extract-test/test-w.pgn", 1, 1, 0},
-    {"malformed/scalachess/scalachess-FWWRC.pgn", 605, 605,
-     0},  // 605 tag-only blocks (605 [Round] tags, no movetext): 605 games
-    {"malformed/scalachess/scalachess-uzchesscup.pgn", 45, 45,
-     0},  // 45 tag-only blocks separated by blank lines, one [Event] only: 45 games
+    // 605 tag-only blocks (605 [Round] tags, no movetext): 605 games
+    {"malformed/scalachess/scalachess-FWWRC.pgn", 605, 605, 0},
+    // 45 tag-only blocks separated by blank lines, one [Event] only: 45 games
+    {"malformed/scalachess/scalachess-uzchesscup.pgn", 45, 45, 0},
     {"pgn/annotated/TCEC_Season_1_-_Division_1.pgn", 56, 56, 0},
     {"pgn/annotated/TCEC_Season_20_-_Divp_Vs_Komodo14_Ccrl_Testing_2.pgn", 8, 8, 0},
-    {"pgn/annotated/scalachess-pgn-render-mixed.pgn", 15, 14,
-     1},  // game 3 is [Variant "Crazyhouse"]: skipped
+    // game 3 is [Variant "Crazyhouse"]: skipped
+    {"pgn/annotated/scalachess-pgn-render-mixed.pgn", 15, 14, 1},
     {"pgn/annotated/scalachess-wcc2023-annotated.pgn", 3, 3, 0},
     {"pgn/python-chess/anastasian-lewis.pgn", 1, 0, 1},      // "Z0" null move: skipped by default
     {"pgn/python-chess/antichess-programfox.pgn", 2, 0, 2},  // two antichess games: unsupported variant
@@ -154,8 +153,8 @@ const Expected kFiles[] = {
 
 const Expected kMediumFiles[] = {
     {"pgn/medium/sfbooks-8moves_v3.pgn.zst", 34700, 34700, 0},  // 34,700 games (README)
-    {"pgn/medium/sfbooks-bjbraams_chessdb_198350_lines.pgn.zst", 198350, 198350,
-     0},                                                                 // 198,350 [Result] tags (README)
+    // 198,350 [Result] tags (README)
+    {"pgn/medium/sfbooks-bjbraams_chessdb_198350_lines.pgn.zst", 198350, 198350, 0},
     {"pgn/medium/tcec-frc-or-setup-nocomments.pgn.zst", 5372, 5372, 0},  // 5,372 games (README)
     {"pgn/medium/tcec-standard-nocomments.pgn.zst", 22240, 22240, 0},    // 22,240 games (README)
 };
