@@ -92,16 +92,16 @@ struct Evaluator::Impl {
   int linear_next = -2;
   std::map<std::string, std::vector<char>> line_bans;  // nestban, per line filter, reset per game
   // Regular expressions (ECMAScript, multiline), compiled once per pattern.
-  std::map<std::string, std::shared_ptr<std::regex>> regexes;
+  std::map<std::string, std::regex> regexes;
   // The capture groups of the last successful ~~: text and code-point start, or unset.
   std::vector<std::optional<std::pair<std::string, std::int64_t>>> groups;
 
   const std::regex* regex(const std::string& pattern) {
     auto it = regexes.find(pattern);
-    if (it != regexes.end()) return it->second.get();
+    if (it != regexes.end()) return &it->second;
     try {
-      auto re = std::make_shared<std::regex>(pattern, std::regex::ECMAScript | std::regex::multiline);
-      return regexes.emplace(pattern, re).first->second.get();
+      return &regexes.try_emplace(pattern, pattern, std::regex::ECMAScript | std::regex::multiline)
+                  .first->second;
     } catch (const std::regex_error& e) {
       if (!out->assert_failure)
         out->assert_failure = "malformed regular expression \"" + pattern + "\": " + e.what();
