@@ -78,8 +78,9 @@ std::vector<std::string> play_until_white_resigns(const std::string& book_path) 
   return moves;
 }
 
-// The tournament's PGN of that game: the same moves (SAN by hand from the UCI moves), Black won.
-void write_black_win(const std::string& path, const std::vector<std::string>& moves) {
+// The tournament's PGN of that game: the same moves (SAN by hand from the UCI moves), Black won,
+// written to played.pgn in a fresh temporary directory of that name; its path.
+std::string write_black_win(const std::string& dir_name, const std::vector<std::string>& moves) {
   Position pos;
   std::string text = "[Event \"test\"]\n[White \"graphbook\"]\n[Black \"opponent\"]\n[Result \"0-1\"]\n\n";
   for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -89,7 +90,9 @@ void write_black_win(const std::string& path, const std::vector<std::string>& mo
     UndoInfo undo;
     pos.do_move(m, undo);
   }
+  std::string path = temp_dir(dir_name) + "/played.pgn";
   std::ofstream(path) << text << "0-1\n";
+  return path;
 }
 
 }  // namespace
@@ -134,9 +137,7 @@ TEST_CASE("A game without a result on the board waits as pending until the tourn
   CHECK(pending[0].last_ours);
   REQUIRE(pending[0].game.moves.size() == 3);
 
-  std::string dir = temp_dir("pending-pgn");
-  std::string pgn = dir + "/played.pgn";
-  write_black_win(pgn, moves);
+  std::string pgn = write_black_win("pending-pgn", moves);
   book.reset();  // the subcommand writes the book now
   Run resolved = graphbook("uci-pending " + quote(book_path) + " " + quote(pgn) + " --json");
   REQUIRE(resolved.status == 0);
@@ -165,9 +166,7 @@ TEST_CASE("graphbook learn resolves a pending game of the adapter from the tourn
     REQUIRE(book);
     REQUIRE(probe::pending_games(*book).size() == 1);
   }
-  std::string dir = temp_dir("pending-learn-pgn");
-  std::string pgn = dir + "/played.pgn";
-  write_black_win(pgn, moves);
+  std::string pgn = write_black_win("pending-learn-pgn", moves);
   auto learn = [&] {
     Run r = graphbook("learn " + quote(book_path) + " " + quote(pgn) + " --json");
     REQUIRE(r.status == 0);
