@@ -113,8 +113,8 @@ TEST_CASE("An illegal move reports file, line, column, game, move text and FEN",
   CHECK(e.move_text == "Ke3");
   CHECK(e.fen_before == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
   CHECK(e.message() ==
-        "test.pgn:8:4: game 2: illegal move 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq "
-        "- 0 2");
+        "test.pgn:8:4: game 2: illegal move 'Ke3' in "
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
   CHECK(r.visitor.only("end") ==
         Events{"end * plies 1", "end * plies 2 skipped illegal move error", "end * plies 1"});
 }
@@ -250,10 +250,10 @@ TEST_CASE("A visitor that skips the movetext reads headers only", "[pgn]") {
 
 TEST_CASE("Tokens straddling buffer refills read the same with tiny buffers", "[pgn]") {
   std::string pgn =
-      "[Event \"Tiny buffers\"]\r\n[Site \"x\"]\r\n\r\n1. e4 {a comment longer than the buffer, spanning "
-      "refills} e5 "
-      "2. Nf3 (2. Nc3 Nf6 (2... Nc6) 3. f4) 2... Nc6 $14 3. Bb5!? a6 ; line comment\r\n4. Ba4 Nf6 5. O-O Be7 "
-      "1/2-1/2\r\n"
+      "[Event \"Tiny buffers\"]\r\n[Site \"x\"]\r\n\r\n"
+      "1. e4 {a comment longer than the buffer, spanning refills} e5 "
+      "2. Nf3 (2. Nc3 Nf6 (2... Nc6) 3. f4) 2... Nc6 $14 3. Bb5!? a6 ; line comment\r\n"
+      "4. Ba4 Nf6 5. O-O Be7 1/2-1/2\r\n"
       "\r\n[Event \"second\"]\r\n\r\n1. d4 d5 *\r\n";
   auto reference = read_text(pgn);
   for (std::size_t size : {16, 17, 19, 23, 31, 64, 100}) {
