@@ -1325,10 +1325,9 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (k < 0) first = std::max<std::int64_t>(0, total + k);
       std::string result;
       std::size_t at = 0;
-      for (std::int64_t i = 0; i < total; ++i) {
+      for (std::int64_t i = first; i < last; ++i) {
         const std::smatch& m = matches_found[std::size_t(i)];
         std::size_t start = std::size_t(m.position(0));
-        if (i < first || i >= last) continue;
         result += a[0].text.substr(at, start - at);
         result += m.format(a[2].text);
         at = start + std::size_t(m.length(0));
