@@ -2,10 +2,6 @@
 // hand-written PGN files into a temporary directory.
 #pragma once
 
-#include <stdlib.h>
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -3,9 +3,6 @@
 // independent count), read a Polyglot .bin by hand.
 #pragma once
 
-#include <stdlib.h>
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <fstream>
 #include <map>
