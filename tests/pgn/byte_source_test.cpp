@@ -6,23 +6,15 @@
 #include "test_data.h"
 
 using namespace gb::pgn;
-
-namespace {
-// Writes bytes to a file that is removed when the test process ends.
-std::string temp_file(const std::string& bytes) {
-  static gb::test::TempDir dir;
-  static int serial = 0;
-  return dir.write("in" + std::to_string(serial++), bytes);
-}
-}  // namespace
+using gb::test::TempDir;
 
 TEST_CASE("A truncated zstd file is an input error after the games before the cut", "[pgn]") {
   std::string zst = gb::test::read_file(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst"));
   REQUIRE(zst.size() > 1000);
-  std::string path = temp_file(zst.substr(0, zst.size() / 2));
+  TempDir dir;
+  std::string path = dir.write("truncated", zst.substr(0, zst.size() / 2));
   std::uint64_t games = 0;
   ReadSummary s = read_games(path, [&](const GameRecord&) { ++games; });
-  std::remove(path.c_str());
   CHECK(games > 1000);
   CHECK(games < 12092);
   REQUIRE(s.input_errors.size() == 1);
@@ -30,11 +22,11 @@ TEST_CASE("A truncated zstd file is an input error after the games before the cu
 }
 
 TEST_CASE("A zstd file is recognised by its magic number whatever its name", "[pgn]") {
+  TempDir dir;
   std::string path =
-      temp_file(gb::test::read_file(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst")));
+      dir.write("games", gb::test::read_file(gb::test::data_path("pgn/small/sfbooks-2moves_v2.pgn.zst")));
   std::uint64_t games = 0;
   ReadSummary s = read_games(path, [&](const GameRecord&) { ++games; });
-  std::remove(path.c_str());
   CHECK(s.input_errors.empty());
   CHECK(games == 12092);
 }
