@@ -25,11 +25,18 @@ struct Query {
     if (auto* e = std::get_if<ParseError>(&r)) FAIL(e->render(text, "query"));
     program = std::move(std::get<Program>(r));
   }
-  Value at(const Game& g, int id) {
+  Value at(const Game& g, int id, const EvalOptions& options = {}) {
     Evaluator e(program);
-    return e.evaluate_at(g, id);
+    return e.evaluate_at(g, id, options);
   }
-  std::string text_at(const Game& g, int id) { return portray(at(g, id), &g); }
+  std::string text_at(const Game& g, int id, const EvalOptions& options = {}) {
+    return portray(at(g, id, options), &g);
+  }
+  // One whole game on a fresh evaluator.
+  GameResult run(const Game& g) {
+    Evaluator e(program);
+    return e.run(g, {});
+  }
 };
 
 std::string eval_text(const Game& g, int id, const std::string& q) { return Query(q).text_at(g, id); }
@@ -299,10 +306,7 @@ TEST_CASE("Imagine changes the board for its filter only", "[cql][imagine]") {
 
 TEST_CASE("A comment right after a move filter lands after the move", "[cql][comments]") {
   Game g = game_from({"e4", "e5", "Nf3"});
-  auto parsed = parse("move to f3 comment(\"knight out\") (comment \"before\")");
-  Program p = std::move(std::get<Program>(parsed));
-  Evaluator e(p);
-  GameResult r = e.run(g, {});
+  GameResult r = Query("move to f3 comment(\"knight out\") (comment \"before\")").run(g);
   REQUIRE(r.matched_positions == std::vector<int>{2});
   REQUIRE(r.comments.size() == 2);
   CHECK(r.comments[0] == GameResult::Comment{3, "knight out"});
@@ -312,9 +316,8 @@ TEST_CASE("A comment right after a move filter lands after the move", "[cql][com
 TEST_CASE("Persistent variables survive from game to game", "[cql][variables]") {
   Game a = game_from({"e4", "e5"});
   Game b = game_from({"d4"});
-  auto parsed = parse("persistent $positions += 1 persistent quiet $hidden = 1 check or true");
-  Program p = std::move(std::get<Program>(parsed));
-  Evaluator e(p);
+  Query q("persistent $positions += 1 persistent quiet $hidden = 1 check or true");
+  Evaluator e(q.program);
   e.run(a, {});
   e.run(b, {});
   CHECK(e.persistent_values() == std::vector<std::string>{"$positions = 5"});
@@ -332,10 +335,9 @@ TEST_CASE("Dictionaries: read, write, autovivify on compound assignment, iterate
                   "dictionary int --> int $S $S[1] = 5 $S[2] = 7 $t = 0 key $k in $S { $t += $S[$k] } $t") ==
         "12");
   CHECK(eval_text(g, 0, "dictionary $D $D[\"a\"] = \"x\" unbind $D[\"a\"] #$D") == "0");
-  // Dictionaries are persistent: a count over two games.
-  auto parsed = parse("dictionary str --> int $first initial $first[str(move from . legal)] += 1");
-  Program p = std::move(std::get<Program>(parsed));
-  CHECK(p.has_persistent());
+  // Dictionaries are persistent: a count like this one runs over all games.
+  CHECK(Query("dictionary str --> int $first initial $first[str(move from . legal)] += 1")
+            .program.has_persistent());
 }
 
 TEST_CASE("Traps of section 30 behave as the reference says", "[cql][traps]") {
@@ -369,12 +371,7 @@ TEST_CASE("consecutivemoves counts the longest run of moves two lines share", "[
   Game g = b.finish(1);
   // IDs: 0 start, 1 e4, 2 Nf6, 3 Nc3, 4 e5, 5 d4, 6 Nf6, 7 Nc3, 8 e5.
   REQUIRE(g.nodes.size() == 9);
-  auto with_variations = [&](const std::string& q) {
-    auto parsed = parse(q);
-    Program p = std::move(std::get<Program>(parsed));
-    Evaluator e(p);
-    return portray(e.evaluate_at(g, 0, EvalOptions{true}), &g);
-  };
+  auto with_variations = [&](const std::string& q) { return Query(q).text_at(g, 0, EvalOptions{true}); };
   CHECK(with_variations("consecutivemoves(position 4 position 8)") == "3");  // Nf6 Nc3 e5
   CHECK(with_variations("consecutivemoves 4 9 (position 4 position 8)") == "");
   CHECK(with_variations("consecutivemoves(position 0 position 8)") == "");  // one is the LCA
@@ -383,10 +380,7 @@ TEST_CASE("consecutivemoves counts the longest run of moves two lines share", "[
 
 TEST_CASE("Only the comments of a sort's best evaluation are kept", "[cql][comments]") {
   Game g = game_from({"e4", "e5", "Nf3", "Nc6"});
-  auto parsed = parse("sort \"ply\" { comment(\"at \" ply) ply }");
-  Program p = std::move(std::get<Program>(parsed));
-  Evaluator e(p);
-  GameResult r = e.run(g, {});
+  GameResult r = Query("sort \"ply\" { comment(\"at \" ply) ply }").run(g);
   REQUIRE(r.comments.size() == 1);
   CHECK(r.comments[0] == GameResult::Comment{4, "at 4"});
   REQUIRE(r.sort_values[0]);
@@ -395,15 +389,9 @@ TEST_CASE("Only the comments of a sort's best evaluation are kept", "[cql][comme
 
 TEST_CASE("A line comments where its sequence starts and ends unless quiet", "[cql][comments][line]") {
   Game g = game_from({"e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"});
-  auto parsed = parse("line --> move to e4 --> move to e5");
-  Program p = std::move(std::get<Program>(parsed));
-  Evaluator e(p);
-  GameResult r = e.run(g, {});
+  GameResult r = Query("line --> move to e4 --> move to e5").run(g);
   REQUIRE(r.comments.size() == 2);
   CHECK(r.comments[0] == GameResult::Comment{0, "Start line that ends at move 1(btm)", true});
   CHECK(r.comments[1] == GameResult::Comment{1, "End line of length 2 that starts at move 1(wtm)", true});
-  auto quiet = parse("line quiet --> move to e4 --> move to e5");
-  Program q = std::move(std::get<Program>(quiet));
-  Evaluator eq(q);
-  CHECK(eq.run(g, {}).comments.empty());
+  CHECK(Query("line quiet --> move to e4 --> move to e5").run(g).comments.empty());
 }
