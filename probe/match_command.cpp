@@ -13,7 +13,6 @@
 #include "probe/command_support.h"
 #include "probe/match.h"
 #include "probe/match_page.h"
-#include "probe/position_arg.h"
 
 namespace gb::probe {
 

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,7 +13,6 @@
 #include "book/pgn/game_record.h"
 #include "book/pgn/tag_pair.h"
 #include "probe/book_learning.h"
-#include "probe/position_arg.h"
 
 namespace gb::probe {
 
