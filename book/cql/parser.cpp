@@ -426,14 +426,11 @@ class Parser {
     bool quiet = accept_word("quiet");
     if (tok().kind != TokenKind::Variable) fail("unexpected " + describe(tok()), "a variable");
     const Token var = tok();
-    int slot = lookup(var.text);
-    bool fresh = slot < 0;
+    const bool fresh = lookup(var.text) < 0;
     NodePtr n = parse_variable(/*declare_on_compound=*/true);
     if (n->op != Op::Assign) fail_at(at, "persistent needs an assignment, e.g. persistent $n += 1");
-    slot = int(n->number);
-    if (!fresh && !vars_[std::size_t(slot)].persistent)
-      fail_at(var, "variable " + var.text + " is already an ordinary variable");
-    VariableInfo& v = vars_[std::size_t(slot)];
+    VariableInfo& v = vars_[std::size_t(n->number)];
+    if (!fresh && !v.persistent) fail_at(var, "variable " + var.text + " is already an ordinary variable");
     if (v.type != Type::Numeric && v.type != Type::Set && v.type != Type::String)
       fail_at(var, "a persistent variable must be Numeric, Set or String");
     v.persistent = true;
@@ -467,10 +464,10 @@ class Parser {
       fail("unexpected " + describe(tok()), "the dictionary's name ($name)");
     const Token var = toks_[pos_++];
     if (lookup(var.text) >= 0) fail_at(var, "variable " + var.text + " is already declared");
-    int slot = declare(var.text, Type::Dictionary);
-    vars_[std::size_t(slot)].key_type = key;
-    vars_[std::size_t(slot)].value_type = value;
-    vars_[std::size_t(slot)].quiet = quiet;
+    VariableInfo& v = vars_[std::size_t(declare(var.text, Type::Dictionary))];
+    v.key_type = key;
+    v.value_type = value;
+    v.quiet = quiet;
     return node(Op::True, Type::Boolean, t);
   }
 
