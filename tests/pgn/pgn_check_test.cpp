@@ -1,38 +1,17 @@
 // graphbook pgn-check end to end, through the real binary.
-#include <sys/wait.h>
-
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "test_data.h"
+#include "run_graphbook.h"
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-};
+using gb::test::Run;
 
-Run run(const std::string& args) {
-  std::string command = gb::test::graphbook_binary() + " pgn-check " + args + " 2>&1";
-  Run r{-1, {}};
-  std::FILE* p = popen(command.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Run run(const std::string& args) { return gb::test::graphbook("pgn-check " + args, true); }
 
-std::string data(const std::string& relative) {
-  std::string quoted = "'";
-  quoted += gb::test::data_path(relative);
-  quoted += '\'';
-  return quoted;
-}
+std::string data(const std::string& relative) { return gb::test::quote(gb::test::data_path(relative)); }
 
 }  // namespace
 
