@@ -29,8 +29,8 @@ std::optional<std::string> learn_game(store::Book& book, const probe::PlayedGame
       {"Event", "graphbook uci"},
       {"Site", "pid " + std::to_string(::getpid())},
       {"Date", today()},
-      {"Round",
-       std::to_string(probe::unique_game_number())},  // a unique fingerprint: every game played counts
+      // A unique Round makes a unique fingerprint: every game played counts.
+      {"Round", std::to_string(probe::unique_game_number())},
       {"White", side == Color::White ? us : them},
       {"Black", side == Color::White ? them : us}};
   std::uint64_t moves = 0;
