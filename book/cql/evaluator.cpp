@@ -1414,8 +1414,9 @@ GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
 
 std::vector<std::string> Evaluator::persistent_values() const {
   std::vector<std::string> out;
+  if (!impl_->started) return out;  // no game run yet: vars is still empty
   const auto& info = impl_->program.variables;
-  for (std::size_t i = 0; i < info.size() && impl_->started; ++i)
+  for (std::size_t i = 0; i < info.size(); ++i)
     if (info[i].persistent && !info[i].quiet)
       out.push_back(info[i].name + " = " + portray(impl_->vars[i], nullptr));
   return out;
