@@ -2,11 +2,7 @@
 // atomic writes and map growth.
 #include "book/store/book.h"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <fstream>
 #include <string>
 
