@@ -336,12 +336,14 @@ Value Evaluator::Impl::eval_reverse_move(const Node& n, Bitboard from_set, Bitbo
   std::int64_t count = 0, considered = 0;
   Bitboard result = 0;
   bool all_matched = true;
+  // reverse_moves finds no castling, en passant or null move: nothing can match.
+  if (m.enpassant || m.castle || m.castle_short || m.castle_long || m.null_move)
+    return move_filter_value(m, all_matched, considered, count, result);
   for (const ReverseMove& rm : reverse_moves(*pos)) {
     if (m.mode == MoveSpec::Mode::Legal && !rm.before) continue;
     if (!(from_set & square_bb(rm.from)) || !(to_set & square_bb(rm.to))) continue;
     if (m.capture >= 0 && (!rm.capture || !(capture_set & square_bb(rm.to)))) continue;
     if (m.promote && (rm.promotion == PieceType::None || !(m.promote >> int(rm.promotion) & 1))) continue;
-    if (m.enpassant || m.castle || m.castle_short || m.castle_long || m.null_move) continue;
     ++considered;
     if (m.speculative >= 0) {
       if (!rm.before) {
