@@ -141,18 +141,21 @@ std::optional<std::string> learn_played_game(store::Book& book, const PlayedGame
   return std::nullopt;
 }
 
-Status record_pending_game(store::Book& book, const PlayedGame& game, Color side, bool last_ours) {
-  auto pos = start_position(game.start_fen);
-  if (!pos) return std::nullopt;
-  std::string moves;
+std::string uci_moves(const PlayedGame& game) {
+  auto start = start_position(game.start_fen);
+  bool chess960 = start && start->chess960();  // set by the start position alone: no move changes it
+  std::string out;
   for (Move m : game.moves) {
-    if (!moves.empty()) moves += ' ';
-    moves += to_uci(m, pos->chess960());
-    UndoInfo undo;
-    pos->do_move(m, undo);
+    if (!out.empty()) out += ' ';
+    out += to_uci(m, chess960);
   }
+  return out;
+}
+
+Status record_pending_game(store::Book& book, const PlayedGame& game, Color side, bool last_ours) {
+  if (!start_position(game.start_fen)) return std::nullopt;
   nlohmann::json j = {{"fen", game.start_fen},
-                      {"moves", moves},
+                      {"moves", uci_moves(game)},
                       {"side", side == Color::White ? "white" : "black"},
                       {"last_ours", last_ours},
                       {"recorded_at", unix_now()}};

@@ -31,6 +31,10 @@ struct PlayedGame {
   std::vector<Move> moves;
 };
 
+// The game's moves in UCI, space-separated ("e2e4 e7e5"), castling written as
+// its start position's variant does (to_uci).
+std::string uci_moves(const PlayedGame& game);
+
 // Learns game with result for side's moves while it stays in the book, as
 // `graphbook learn --side` learns one PGN game with these tags (Result, and
 // SetUp/FEN for a set-up start, are set from result and game). The tags make

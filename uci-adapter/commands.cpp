@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "book/chess/notation.h"
 #include "probe/command_support.h"
 #include "probe/pending_games.h"
 #include "uci-adapter/options.h"
@@ -125,13 +124,7 @@ void add_pending_command(CLI::App& app, int& exit_status) {
     }
     nlohmann::json games = nlohmann::json::array();
     for (const auto& p : pending) {
-      auto pos = p.game.start_fen.empty() ? std::optional<Position>(Position())
-                                          : Position::from_fen(p.game.start_fen);
-      std::string moves;
-      for (Move m : p.game.moves) {
-        if (!moves.empty()) moves += ' ';
-        moves += to_uci(m, pos && pos->chess960());
-      }
+      std::string moves = probe::uci_moves(p.game);
       games.push_back(
           {{"fen", p.game.start_fen.empty() ? std::string(Position::kStartFen) : p.game.start_fen},
            {"side", p.side == Color::White ? "white" : "black"},
