@@ -4,7 +4,6 @@
 #include <array>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <regex>
