@@ -202,7 +202,12 @@ std::optional<bool> Book::holds_only_meta(const Txn& txn, Error* error) {
   auto cursor = Cursor::open(txn, main_dbi, error);
   if (!cursor) return std::nullopt;
   std::vector<std::string> names;  // every named database
-  for (auto item = cursor->first(error); item; item = cursor->next(error)) names.emplace_back(item->key);
+  Error walk;                      // an error ends the walk like the last name does: tell them apart
+  for (auto item = cursor->first(&walk); item; item = cursor->next(&walk)) names.emplace_back(item->key);
+  if (walk.code) {
+    if (error) *error = walk;
+    return std::nullopt;  // never "only meta" on a partial list: a build would replace the book
+  }
   for (const std::string& name : names) {
     if (name == "meta") continue;
     auto dbi = txn.open_db(name.c_str(), 0, error);
