@@ -174,10 +174,11 @@ TEST_CASE("cql settag edits the written tags (PlyCount from the mainline length)
   // The plies of games 1-3 from the data's python-chess oracle file.
   std::istringstream oracle(read_file(kTwic + ".oracle.tsv"));
   std::vector<std::string> plies;
-  for (std::string line; std::getline(oracle, line) && plies.size() < 3;)
-    if (!line.empty() && line[0] != '#')
-      plies.push_back(
-          line.substr(line.find('\t') + 1, line.find('\t', line.find('\t') + 1) - line.find('\t') - 1));
+  for (std::string line; std::getline(oracle, line) && plies.size() < 3;) {
+    if (line.empty() || line[0] == '#') continue;
+    std::size_t tab = line.find('\t');  // columns: index, plies, ...
+    plies.push_back(line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1));
+  }
   std::size_t at = 0;
   for (const std::string& p : plies) {
     at = r.out.find("[PlyCount \"", at);
