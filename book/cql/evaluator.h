@@ -23,8 +23,9 @@ using SortValue = std::variant<std::int64_t, std::string>;
 
 struct GameResult {
   std::vector<int> matched_positions;  // position IDs, increasing
-  // Comments added by the query (comment filters), kept under the Smart
-  // Comments rule, in the order they were added: (position ID, text).
+  // Comments added by the query (comment filters, line's automatic ones),
+  // kept under the Smart Comments rule, in the order they were added; those
+  // of a sort's best evaluation come last.
   struct Comment {
     int position;
     std::string text;
