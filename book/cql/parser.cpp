@@ -844,9 +844,8 @@ class Parser {
     // A comment or message right after an ordinary move filter is run after the move (section 17).
     if (m.mode == MoveSpec::Mode::Played && m.speculative < 0 && (is_word("comment") || is_word("message"))) {
       const Token c = toks_[pos_++];
-      if (c.text == "message") accept_word("quiet");
       m.adopted = int(n->args.size());
-      n->args.push_back(parse_str_like(c, c.text == "comment" ? Op::Comment : Op::Message));
+      n->args.push_back(c.text == "comment" ? parse_str_like(c, Op::Comment) : parse_message(c));
     }
     if (m.primary && m.secondary) fail_at(t, "move cannot be both primary and secondary");
     if ((m.primary || m.secondary) &&
@@ -999,6 +998,14 @@ class Parser {
     n->flag = all;
     n->args.push_back(std::move(set));
     n->args.push_back(std::move(body));
+    return n;
+  }
+
+  // message [quiet] ...: quiet leaves out the position's description.
+  NodePtr parse_message(const Token& t) {
+    bool quiet = accept_word("quiet");
+    NodePtr n = parse_str_like(t, Op::Message);
+    n->flag = quiet;
     return n;
   }
 
@@ -1591,12 +1598,7 @@ class Parser {
     if (w == "piece") return parse_iteration(t, true);
     if (w == "str") return parse_str_like(t, Op::Str);
     if (w == "comment") return parse_str_like(t, Op::Comment);
-    if (w == "message") {
-      bool quiet = accept_word("quiet");
-      NodePtr n = parse_str_like(t, Op::Message);
-      n->flag = quiet;
-      return n;
-    }
+    if (w == "message") return parse_message(t);
     if (w == "ascii") {
       const Token& s = tok();
       NodePtr a = parse_expr(14);

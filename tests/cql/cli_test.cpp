@@ -189,3 +189,20 @@ TEST_CASE("cql settag edits the written tags (PlyCount from the mainline length)
   CHECK(r.out.find("[Round ") == std::string::npos);
   CHECK(r.out.find('{') == std::string::npos);
 }
+
+TEST_CASE("message quiet leaves out the game and move, also right after a move filter", "[cql][cli]") {
+  // Reference section "message and assert": output is prefixed with game
+  // number and move unless message quiet is used.
+  Run plain = graphbook("cql -i " + kTwic + " -g 1 --cql " + gb::test::quote("move to f3 message \"hit\""));
+  Run quiet =
+      graphbook("cql -i " + kTwic + " -g 1 --cql " + gb::test::quote("move to f3 message quiet \"hit\""));
+  Run inside =
+      graphbook("cql -i " + kTwic + " -g 1 --cql " + gb::test::quote("move to f3 (message quiet \"hit\")"));
+  REQUIRE(plain.status == 0);
+  REQUIRE(quiet.status == 0);
+  REQUIRE(inside.status == 0);
+  CHECK(plain.err.find("game 1, move 1(btm): hit\n") != std::string::npos);
+  CHECK(quiet.err.rfind("hit\nhit\n", 0) == 0);
+  CHECK(quiet.err.find("game 1, move") == std::string::npos);
+  CHECK(inside.err.rfind("hit\nhit\n", 0) == 0);
+}
