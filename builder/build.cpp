@@ -6,13 +6,11 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <thread>
 #include <unordered_set>
 
 #include "book/pgn/byte_source.h"
@@ -23,6 +21,7 @@
 #include "builder/orphan_files.h"
 #include "builder/progress.h"
 #include "builder/run_file.h"
+#include "builder/worker_pool.h"
 
 namespace gb::builder {
 
@@ -69,6 +68,7 @@ struct Workers {
   store::Book& book;
   std::vector<std::unique_ptr<Aggregator>> aggregators;  // one per thread, each for one KeyRange
   std::vector<DedupSet> dedup;  // one per thread, each for the fingerprints of one range
+  WorkerPool& pool;
   bool book_has_games = false;
   std::ostream& errors;
   std::uint64_t error_count = 0;
@@ -82,30 +82,13 @@ struct PartResult {
   std::uint64_t added = 0, duplicates = 0;
 };
 
-// Runs work(thread, part) for every part, each part on whichever thread is
-// free; stops early when work returns false. Returns false if any did.
-template <class Work>
-bool on_all_threads(std::size_t threads, std::size_t parts, Work work) {
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> ok{true};
-  auto run = [&](std::size_t thread) {
-    for (std::size_t i; ok && (i = next.fetch_add(1)) < parts;)
-      if (!work(thread, i)) ok = false;
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < std::min(parts, threads); ++t) pool.emplace_back(run, t);
-  run(0);
-  for (auto& t : pool) t.join();
-  return ok;
-}
-
 // Marks the games of a block that are duplicates: of a game in the book, or
 // of one before them in this build. Each thread decides for the fingerprints
 // of its range (in its own set), taking the parts in file order, so the copy
 // that counts is always the first in the input, whichever thread read it.
 void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
   const auto ranges = std::uint32_t(w.dedup.size());
-  on_all_threads(ranges, ranges, [&](std::size_t, std::size_t i) {
+  w.pool.run(ranges, [&](std::size_t, std::size_t i) {
     const KeyRange range{std::uint32_t(i), ranges};
     std::optional<store::ReadTxn> txn =
         w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
@@ -141,7 +124,7 @@ bool parse_block(Workers& w, std::string_view text, const std::string& name, std
     r.games.plies.clear();
   }
   if (w.games) w.games->set_parts(parts.size());
-  on_all_threads(threads, parts.size(), [&](std::size_t, std::size_t i) {
+  w.pool.run(parts.size(), [&](std::size_t, std::size_t i) {
     BuildVisitor visitor(w.options, results[i].games);
     std::string_view part = text.substr(parts[i].begin, parts[i].end - parts[i].begin);
     pgn::ReadOptions ro;
@@ -159,7 +142,7 @@ bool parse_block(Workers& w, std::string_view text, const std::string& name, std
     return true;
   });
   if (w.options.dedup) mark_duplicates(w, results);
-  bool ok = on_all_threads(threads, threads, [&](std::size_t, std::size_t i) {
+  bool ok = w.pool.run(threads, [&](std::size_t, std::size_t i) {
     for (const PartResult& r : results)
       for (const PendingGame& g : r.games.games)
         if (!g.duplicate && !w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n))
@@ -248,7 +231,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     known_sizes.insert(s.size);
   }
   unsigned threads = std::max(1u, options.threads);
-  Workers w{options, *book, {}, {}, false, errors, 0, nullptr};
+  WorkerPool pool(threads);
+  Workers w{options, *book, {}, {}, pool, false, errors, 0, nullptr};
   {
     auto txn = store::ReadTxn::begin(book->env(), nullptr);
     MDB_stat st{};
