@@ -199,8 +199,10 @@ std::string fen_with_last_double_push(const Position& pos, Move last, const Posi
 std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side,
                                             const Position& like) {
   std::string fen = placement(board) + (side == Color::White ? " w " : " b ");
+  // Shredder letters name each castling rook by its file. K or Q would mean
+  // the outermost rook on that side, another one when a rook stands beyond
+  // the castling rook (Chess960).
   std::string castling;
-  const char rights[] = "KQkq";
   for (int i = 0; i < 4; ++i) {
     CastlingRights cr = CastlingRights(1 << i);
     if (!like.can_castle(cr)) continue;
@@ -208,11 +210,13 @@ std::optional<Position> position_from_board(const std::array<Piece, 64>& board, 
     Square rook = like.castling_rook(cr);
     if (board[std::size_t(like.king_square(c))] == make_piece(c, PieceType::King) &&
         board[std::size_t(rook)] == make_piece(c, PieceType::Rook))
-      castling += rights[i];
+      castling += char((c == Color::White ? 'A' : 'a') + file_of(rook));
   }
   fen += (castling.empty() ? "-" : castling) + " - " + std::to_string(like.halfmove_clock()) + " " +
          std::to_string(like.fullmove_number());
-  return Position::from_fen(fen);
+  std::optional<Position> pos = Position::from_fen(fen);
+  if (pos) pos->set_chess960(like.chess960());  // Shredder letters alone would mark every game Chess960
+  return pos;
 }
 
 bool legal_position(const Position& pos) {

@@ -53,7 +53,8 @@ std::string fen_with_last_double_push(const Position& pos, Move last, const Posi
 bool legal_position(const Position& pos);
 
 // A position with this placement and side to move (castling rights kept
-// where king and rook still stand, no en passant, counters of `like`);
+// where king and rook still stand, each with its own rook as in Chess960,
+// no en passant, counters and Chess960 flag of `like`);
 // nullopt when the chess core cannot hold it (king count, side not to move in check).
 std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side,
                                             const Position& like);

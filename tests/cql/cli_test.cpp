@@ -206,3 +206,18 @@ TEST_CASE("message quiet leaves out the game and move, also right after a move f
   CHECK(quiet.err.find("game 1, move") == std::string::npos);
   CHECK(inside.err.rfind("hit\nhit\n", 0) == 0);
 }
+
+TEST_CASE("cql keeps each Chess960 castling right with its own rook in an imagined position", "[cql][cli]") {
+  // Four [Variant "fischerandom"] games with KQkq in their FEN tags. Castling
+  // rooks: game 1 d1 g1 (king e1), game 2 a1 d1 (king c1), games 3 and 4 have
+  // theirs on h1. With the white knights, bishops and queen taken off, a rook
+  // put on h1 in games 1 and 2 stands beyond the kingside castling rook and
+  // has no right of its own: by the rules O-O (king to g1, rook to f1) stays
+  // legal. `not Rh1` leaves games 3 and 4 out.
+  const std::string file = gb::test::data_path("pgn/python-chess/cutechess-fischerrandom.pgn");
+  Run r =
+      graphbook("cql -i " + file + " --cql " +
+                gb::test::quote("initial not Rh1 imagine piece _ --> [NBQ] piece R --> h1 : move legal o-o"));
+  CHECK(r.status == 0);
+  CHECK(count(gb::pgn::ByteSource::from_memory(r.out)).games == 2);
+}

@@ -304,6 +304,25 @@ TEST_CASE("Imagine changes the board for its filter only", "[cql][imagine]") {
   CHECK_FALSE(matches(g, 0, "imagine piece Q --> e7 : true"));
 }
 
+TEST_CASE("Imagine keeps a Chess960 castling right with its rook when another rook stands further out",
+          "[cql][imagine][chess960]") {
+  // The start position of game 1 of python-chess's cutechess-fischerrandom.pgn
+  // ([Variant "fischerandom"]): king e1, castling rooks d1 and g1 (KQkq).
+  Game g = game_from({}, "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1");
+  // Chess960 rules: castling puts the king on g1 (c1) and the rook on f1 (d1);
+  // every square they cross or land on, but their own, must be empty.
+  CHECK(matches(g, 0, "imagine piece _ --> f1 : move legal o-o"));
+  CHECK(matches(g, 0, "imagine piece _ --> c1 : move legal o-o-o"));
+  // A rook placed outside the castling rook never had a castling right: the
+  // rights stay with g1 and d1, so castling is as legal as before.
+  CHECK(matches(g, 0, "imagine piece _ --> f1 piece R --> h1 : move legal o-o"));
+  CHECK(matches(g, 0, "imagine piece _ --> c1 piece R --> a1 : move legal o-o-o"));
+  CHECK(matches(g, 0, "imagine piece _ --> f8 piece r --> h8 sidetomove black : move legal o-o"));
+  CHECK(matches(g, 0, "imagine piece _ --> c8 piece r --> a8 sidetomove black : move legal o-o-o"));
+  // Without its rook a right is gone.
+  CHECK_FALSE(matches(g, 0, "imagine piece _ --> [f1,g1] piece R --> h1 : move legal o-o"));
+}
+
 TEST_CASE("A comment right after a move filter lands after the move", "[cql][comments]") {
   Game g = game_from({"e4", "e5", "Nf3"});
   GameResult r = Query("move to f3 comment(\"knight out\") (comment \"before\")").run(g);
