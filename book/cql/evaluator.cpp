@@ -92,7 +92,8 @@ struct Evaluator::Impl {
   std::map<std::string, std::vector<char>> line_bans;  // nestban, per line filter, reset per game
   // Regular expressions (ECMAScript, multiline), compiled once per pattern.
   std::map<std::string, std::regex> regexes;
-  // The capture groups of the last successful ~~: text and code-point start, or unset.
+  // The capture groups of the last ~~ evaluated in this game (none when it
+  // failed): text and code-point start, or unset.
   std::vector<std::optional<std::pair<std::string, std::int64_t>>> groups;
 
   const std::regex* regex(const std::string& pattern) {
@@ -1288,8 +1289,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     }
     case Op::RegexMatch: {
       Value subject = eval(*n.args[0]);
-      if (subject.is_none()) return subject;
-      Value pattern = eval(*n.args[1]);
+      Value pattern = subject.is_none() ? subject : eval(*n.args[1]);
+      groups.clear();  // the group filters read this match, also when it fails
       if (pattern.is_none()) return pattern;
       const std::regex* re = regex(pattern.text);
       if (!re) return Value::none();
@@ -1397,6 +1398,7 @@ GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
   e.out = &result;
   e.reset_variables();
   e.line_bans.clear();
+  e.groups.clear();
   for (int id = 0; id < int(game.nodes.size()); ++id) {
     if (!e.visible(id)) continue;
     e.node = id;
@@ -1432,6 +1434,7 @@ Value Evaluator::evaluate_at(const Game& game, int position_id, const EvalOption
   e.out = &scratch;
   e.started = false;
   e.reset_variables();
+  e.groups.clear();
   e.node = position_id;
   e.pos = &game.nodes[std::size_t(position_id)].position;
   e.imaginary = false;

@@ -148,6 +148,27 @@ TEST_CASE("Strings: concatenation, length, slicing, in, indexof, int, case", "[c
   CHECK_FALSE(matches(g, 0, "$x = \"abcde\" $x[-6]"));
 }
 
+TEST_CASE("The group filters read the last ~~ evaluated, even a failed one, and never another game's",
+          "[cql][strings]") {
+  // Section 9: \n and \-n refer to the most recently evaluated ~~ and yield
+  // None if there was none or the group did not participate.
+  Game g = game_from({"e4", "e5", "Nf3", "Nc6"});
+  CHECK(eval_text(g, 0, "\"abc\" ~~ \"(b)\" \\1") == "b");
+  CHECK_FALSE(matches(g, 0, "\"abc\" ~~ \"(b)\" not (\"xyz\" ~~ \"(q)\") \\1"));
+  CHECK_FALSE(matches(g, 0, "\"abc\" ~~ \"(b)\" not (\"xyz\" ~~ \"(q)\") \\-1"));
+  CHECK_FALSE(matches(g, 0, "\"ac\" ~~ \"a(b)?c\" \\1"));
+  // Position by position: the match succeeds at ply 0 only (where the
+  // position fails); at every later position the match fails, so \1 is None.
+  CHECK(Query("not (str(ply) ~~ \"(0)\") \\1").run(g).matched_positions.empty());
+  // Within a game the last match holds until the next ~~ is evaluated: after
+  // ply 2, \1 is still its "r". A new game starts with none (games may run on
+  // any thread in any order, so one game must not see another's groups).
+  Query q("if ply == 2 { fen ~~ \"(r)\" false } else \\1");
+  Evaluator e(q.program);
+  CHECK(e.run(g, {}).matched_positions == std::vector<int>{3, 4});
+  CHECK(e.run(game_from({}), {}).matched_positions.empty());
+}
+
 TEST_CASE("Variables: assignment matches unless the value is None; =? needs a non-empty set",
           "[cql][variables]") {
   Game g = game_from({});
