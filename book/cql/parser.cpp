@@ -1252,11 +1252,10 @@ class Parser {
         n->flag2 = true;
       else if (accept_word("quiet"))
         n->number |= kLineQuiet;
-      else if (accept_word("nolinearize") || accept_word("nonatomic") || accept_word("keepallbest") ||
-               accept_word("verbose")) {
-      } else if (accept_word("title"))
-        expect_string();
-      else if (is_word("focus") || is_word("max") || is_word("piecepath"))
+      else if (accept_word("nonatomic")) {
+        // Constituents here always update variables as they go: nonatomic is what they do.
+      } else if (is_word("focus") || is_word("max") || is_word("piecepath") || is_word("nolinearize") ||
+                 is_word("keepallbest") || is_word("verbose") || is_word("title"))
         fail("line parameter '" + tok().text + "' is not implemented yet");
       else
         break;
@@ -1583,6 +1582,8 @@ class Parser {
       expect_punct("(");
       scopes_.emplace_back();
       n->args.push_back(parse_expr(kFull));
+      if (n->args[0]->op == Op::RegexMatch)
+        fail_at(t, "the regex iteration form of 'while' (a '~~' condition) is not implemented yet");
       expect_punct(")");
       n->args.push_back(parse_expr(kFull));
       scopes_.pop_back();
@@ -1705,7 +1706,8 @@ class Parser {
     }
     if (w == "readfile" || w == "writefile" || w == "saveposition" || w == "currentmutation" ||
         w == "reachableposition" || w == "cqlbegin" || w == "cqlend" || w == "import" || w == "commandpipe" ||
-        w == "variant" || w == "hhdb")
+        w == "variant" || w == "variantwin" || w == "variantloss" || w == "variantdraw" ||
+        w == "variantend" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);
     if (w == "function") fail_at(t, "a function may only be defined at the top level");

@@ -158,6 +158,45 @@ TEST_CASE("Type errors name the operand type that was expected", "[cql][parser]"
   CHECK(must_fail("\"abc\" ~~ \"(\"").message.rfind("malformed regular expression", 0) == 0);
 }
 
+TEST_CASE("What graphbook does not implement is a parse error, never silently ignored", "[cql][parser]") {
+  // docs/CQL.md, "Not implemented yet": each of these is a CQLi keyword or form.
+  const char* unsupported[] = {"cqlbegin { mate }",
+                               "cqlend { mate }",
+                               "readfile \"x.txt\"",
+                               "writefile (\"x.txt\" \"y\")",
+                               "import \"x.cql\"",
+                               "commandpipe",
+                               "saveposition",
+                               "currentmutation",
+                               "reachableposition",
+                               "hhdb",
+                               "variant",
+                               "variantwin",
+                               "variantend",
+                               "line focus wtm --> check",
+                               "line piecepath --> check",
+                               "line nolinearize --> check",
+                               "line keepallbest --> check",
+                               "line verbose --> check",
+                               "line title \"t\" --> check",
+                               "while (\"ABC\" ~~ \".\") { message \\0 }"};
+  for (const char* q : unsupported) {
+    INFO(q);
+    CHECK(must_fail(q).message.find("not implemented") != std::string::npos);
+  }
+  std::string q = "check line verbose --> check";
+  CHECK(must_fail(q).render(q, "q") ==
+        "q:1:12: error: line parameter 'verbose' is not implemented yet\n"
+        "  check line verbose --> check\n"
+        "             ^~~~~~~\n");
+  // Named groups are not lexed at all.
+  CHECK_FALSE(must_fail("\"ab\" ~~ \"(a)\" \\{x}").message.empty());
+  // Accepted because graphbook already behaves so: line updates variables
+  // non-atomically, and dictionaries run on one thread (no merge needed).
+  must_parse("line nonatomic --> check");
+  must_parse("dictionary (max) int --> int $d $d[1] = 2");
+}
+
 TEST_CASE("Functions are inlined, take arguments by reference and cannot recurse", "[cql][parser]") {
   must_parse("function XOR($a $b) { ($a & ~$b) | ($b & ~$a) } XOR(. attackedby A . attackedby a)");
   CHECK(must_fail("function f() { f() } f()").message ==
