@@ -126,16 +126,18 @@ int main(int argc, char** argv) {
   auto book = gb::store::Book::open(book_path, gb::store::OpenMode::ReadOnly, &book_error);
   if (!book) return std::fprintf(stderr, "%s\n", book_error.message.c_str()), 1;
 
-  // The positions with moves: the distinct 8-byte prefixes of the edge keys.
+  // The positions with moves: the keys of the sections that hold an edge.
   std::vector<std::uint64_t> positions;
   {
     gb::store::Error e;
     auto txn = gb::store::ReadTxn::begin(book->env(), &e);
-    auto cursor = txn ? gb::store::Cursor::open(*txn, book->dbs().edges, &e) : std::nullopt;
+    auto cursor = txn ? gb::store::Cursor::open(*txn, book->dbs().positions, &e) : std::nullopt;
     if (!cursor) return std::fprintf(stderr, "%s: %s\n", book_path.c_str(), e.message().c_str()), 1;
     for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-      std::uint64_t k = gb::store::get_be64(item->key.data());
-      if (positions.empty() || positions.back() != k) positions.push_back(k);
+      gb::store::SectionReader section(item->value);
+      std::uint16_t move;
+      gb::store::EdgeRecord edge;
+      if (section.next(move, edge)) positions.push_back(gb::store::get_be64(item->key.data()));
     }
   }
   gb::probe::Rng rng(20240601);

@@ -13,36 +13,36 @@ std::optional<BookInfo> book_info(store::Book& book, std::string* error) {
   auto txn = store::ReadTxn::begin(book.env(), &e);
   if (!txn) return *error = e.message(), std::nullopt;
   MDB_stat st;
-  if (!txn->stat(book.dbs().nodes, st)) info.nodes = st.ms_entries;
-  if (!txn->stat(book.dbs().edges, st)) info.edges = st.ms_entries;
   if (!txn->stat(book.dbs().learn, st)) info.learned = st.ms_entries;
+  std::size_t sections = 0;
+  if (!txn->stat(book.dbs().positions, st)) sections = st.ms_entries;
   info.stats = book.stats(*txn);
 
-  auto nodes = store::Cursor::open(*txn, book.dbs().nodes, &e);
-  if (!nodes) return *error = e.message(), std::nullopt;
-  for (auto item = nodes->first(&e); item; item = nodes->next(&e)) {
-    store::NodeRecord r;
-    if (store::from_bytes(item->value, r)) ++info.depth_histogram[r.min_ply];
-  }
   std::unordered_map<Key, std::uint32_t> incoming;
-  incoming.reserve(std::size_t(info.edges));
-  auto edges = store::Cursor::open(*txn, book.dbs().edges, &e);
-  if (!edges) return *error = e.message(), std::nullopt;
-  for (auto item = edges->first(&e); item; item = edges->next(&e)) {
-    store::EdgeRecord r;
-    if (!store::from_bytes(item->value, r)) continue;
-    if (r.flags & store::kEdgeKeyOnly) {
-      ++info.key_only_edges;
-      continue;
+  incoming.reserve(sections);
+  auto positions = store::Cursor::open(*txn, book.dbs().positions, &e);
+  if (!positions) return *error = e.message(), std::nullopt;
+  const store::NodeKey root(Position().key());
+  for (auto item = positions->first(&e); item; item = positions->next(&e)) {
+    store::SectionReader section(item->value);
+    if (const store::NodeRecord* node = section.node()) {
+      ++info.nodes;
+      ++info.depth_histogram[node->min_ply];
+      if (item->key == root.view()) info.root_games = node->counters.games;
     }
-    ++incoming[r.child_key];
+    std::uint16_t move;
+    store::EdgeRecord r;
+    while (section.next(move, r)) {
+      ++info.edges;
+      if (r.flags & store::kEdgeKeyOnly)
+        ++info.key_only_edges;
+      else
+        ++incoming[r.child_key];
+    }
   }
+  if (e.code) return *error = e.message(), std::nullopt;
   for (const auto& [key, n] : incoming)
     if (n > 1) ++info.transpositions;
-  if (auto v = txn->get(book.dbs().nodes, store::NodeKey(Position().key()).view())) {
-    store::NodeRecord r;
-    if (store::from_bytes(*v, r)) info.root_games = r.counters.games;
-  }
   txn.reset();
   info.sources = book.sources();
   info.build_params = book.build_params();

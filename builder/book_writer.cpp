@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -17,7 +19,6 @@
 namespace gb::builder {
 
 using store::as_bytes;
-using store::EdgeKey;
 using store::NodeKey;
 using store::Status;
 
@@ -54,29 +55,11 @@ class MergeAhead {
   bool next_nodes(NodeChunk& out) { return next(nodes_, out); }
   bool next_edges(EdgeChunk& out) { return next(edges_, out); }
 
-  // What next_either found.
-  enum class Ready { Nodes, Edges, Neither, End };
-  // The next chunk of whichever stream has one first (into nodes or edges);
-  // Neither (only when wait is false) if no chunk is ready yet; End when both
-  // streams have ended.
-  Ready next_either(NodeChunk& nodes, EdgeChunk& edges, bool wait) {
-    std::unique_lock lock(mutex_);
-    auto ended = [&] { return nodes_.ready.empty() && nodes_.done && edges_.ready.empty() && edges_.done; };
-    auto ready = [&] { return !nodes_.ready.empty() || !edges_.ready.empty() || ended(); };
-    if (wait)
-      changed_.wait(lock, ready);
-    else if (!ready())
-      return Ready::Neither;
-    if (ended()) return Ready::End;
-    Ready got = !nodes_.ready.empty() ? Ready::Nodes : Ready::Edges;
-    if (got == Ready::Nodes)
-      take(nodes_, nodes);
-    else
-      take(edges_, edges);
-    lock.unlock();
-    changed_.notify_all();
-    return got;
-  }
+  // What try_next found.
+  enum class Take { Got, NotYet, End };
+  // The next chunk of one stream if one is ready, without waiting.
+  Take try_next_nodes(NodeChunk& out) { return try_next(nodes_, out); }
+  Take try_next_edges(EdgeChunk& out) { return try_next(edges_, out); }
 
  private:
   static constexpr std::size_t kDepth = 4;  // chunks a producer may be ahead
@@ -91,6 +74,16 @@ class MergeAhead {
   static void take(Channel<Chunk>& ch, Chunk& out) {
     out = std::move(ch.ready.front());
     ch.ready.pop_front();
+  }
+
+  template <class Chunk>
+  Take try_next(Channel<Chunk>& ch, Chunk& out) {
+    std::unique_lock lock(mutex_);
+    if (ch.ready.empty()) return ch.done ? Take::End : Take::NotYet;
+    take(ch, out);
+    lock.unlock();
+    changed_.notify_all();
+    return Take::Got;
   }
 
   template <class Chunk>
@@ -131,90 +124,175 @@ class MergeAhead {
 
 constexpr std::size_t kEntriesPerChunk = 1024;
 
+// The heads of a merge's two streams, a chunk at a time: the nodes and edges
+// of one key after the other, as sections are made of them.
+template <class NodeChunk, class EdgeChunk>
+class SectionZip {
+ public:
+  // before_wait(): called when a stream has no chunk ready, before waiting
+  // for one (the writer of a new book writes fingerprints meanwhile); it
+  // returns an error to stop.
+  SectionZip(MergeAhead<NodeChunk, EdgeChunk>& ahead, std::function<Status()> before_wait)
+      : ahead_(ahead), before_wait_(std::move(before_wait)) {}
+
+  // Refills the streams' heads; false at the end of both (or on an error, in status).
+  bool next_key(Key& key, Status& status) {
+    if (!(status = refill<true>(nodes_, node_at_, nodes_done_)))
+      status = refill<false>(edges_, edge_at_, edges_done_);
+    if (status) return false;
+    bool n = node_at_ < nodes_.size(), e = edge_at_ < edges_.size();
+    if (!n && !e) return false;
+    key = !e   ? nodes_.key(node_at_)
+          : !n ? edges_.key(edge_at_)
+               : std::min(nodes_.key(node_at_), edges_.key(edge_at_));
+    return true;
+  }
+  // The node of key, if the stream's head is one (taken).
+  template <class F>
+  void take_node(Key key, F&& f) {
+    if (node_at_ < nodes_.size() && nodes_.key(node_at_) == key) f(nodes_, node_at_++);
+  }
+  // Every edge of key (taken, in move order); may refill the edge stream.
+  template <class F>
+  Status take_edges(Key key, F&& f) {
+    for (;;) {
+      while (edge_at_ < edges_.size() && edges_.key(edge_at_) == key) f(edges_, edge_at_++);
+      if (edge_at_ < edges_.size() || edges_done_) return std::nullopt;
+      if (auto s = refill<false>(edges_, edge_at_, edges_done_)) return s;
+    }
+  }
+
+ private:
+  using Take = typename MergeAhead<NodeChunk, EdgeChunk>::Take;
+  template <bool Nodes, class Chunk>
+  Status refill(Chunk& chunk, std::size_t& at, bool& done) {
+    while (at == chunk.size() && !done) {
+      at = 0;
+      Take t;
+      if constexpr (Nodes)
+        t = ahead_.try_next_nodes(chunk);
+      else
+        t = ahead_.try_next_edges(chunk);
+      if (t == Take::NotYet) {
+        if (auto s = before_wait_()) return s;
+        bool got;
+        if constexpr (Nodes)
+          got = ahead_.next_nodes(chunk);
+        else
+          got = ahead_.next_edges(chunk);
+        t = got ? Take::Got : Take::End;
+      }
+      if (t == Take::End) {
+        chunk = Chunk{};
+        done = true;
+      }
+    }
+    return std::nullopt;
+  }
+
+  MergeAhead<NodeChunk, EdgeChunk>& ahead_;
+  std::function<Status()> before_wait_;
+  NodeChunk nodes_;
+  EdgeChunk edges_;
+  std::size_t node_at_ = 0, edge_at_ = 0;
+  bool nodes_done_ = false, edges_done_ = false;
+};
+
+// Merged entries, a chunk of one stream, for the ordered merge into a book.
+template <class Entry>
+struct EntryChunk {
+  std::vector<Entry> entries;
+  std::size_t size() const { return entries.size(); }
+  Key key(std::size_t i) const { return entries[i].key; }
+};
+using EntriesAhead = MergeAhead<EntryChunk<NodeEntry>, EntryChunk<EdgeEntry>>;
+
 // Fills chunk with up to kEntriesPerChunk entries from next; false at the end.
 template <class Entry, class Next>
-bool fill_entries(std::vector<Entry>& chunk, Next next) {
-  chunk.reserve(kEntriesPerChunk);
+bool fill_entries(EntryChunk<Entry>& chunk, Next next) {
+  chunk.entries.reserve(kEntriesPerChunk);
   Entry e;
   while (chunk.size() < kEntriesPerChunk)
     if (!next(e))
       return false;
     else
-      chunk.push_back(e);
+      chunk.entries.push_back(e);
   return true;
 }
 
-// The merged entries themselves, for the ordered merge into a book.
-using EntriesAhead = MergeAhead<std::vector<NodeEntry>, std::vector<EdgeEntry>>;
-
-// Merges the node stream into the book. A node whose stored position has
-// another position hash is a collision: counted, its key recorded, not merged.
-Status write_nodes(store::Book& book, store::WriteTxn& txn, EntriesAhead& merger, bool append,
-                   std::uint32_t min_games, CommitResult& result) {
-  std::vector<NodeEntry> chunk;
+// Merges the merged runs into the sections of a book, in key order: each
+// section the runs touch is read, added to and written again (appended when
+// the book has no sections). A node whose stored position has another
+// position hash is a collision: counted, its key recorded, not merged. Nodes
+// and edges that are not in the book yet are left out below min_games.
+Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahead, bool append,
+                      std::uint32_t min_games, CommitResult& result) {
   store::Error error;
-  auto cursor = store::Cursor::open(txn, book.dbs().nodes, &error);  // one cursor: no set-up per put
+  auto cursor = store::Cursor::open(txn, book.dbs().positions, &error);  // one cursor: no set-up per put
   if (!cursor) return error;
-  while (merger.next_nodes(chunk))
-    for (NodeEntry& e : chunk) {
-      NodeKey key(e.key);
-      if (append) {
-        if (e.record.counters.games < min_games) continue;
-        if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
-        ++result.nodes_written;
-        continue;
-      }
-      store::NodeRecord stored;
-      if (auto v = txn.get(book.dbs().nodes, key.view()); v && store::from_bytes(*v, stored)) {
-        if (stored.position_hash != e.record.position_hash && stored.position_hash != 0) {
+  SectionZip zip(ahead, [] { return Status(); });
+  store::Section section;
+  std::string value;
+  Status status;
+  for (Key key; zip.next_key(key, status);) {
+    NodeKey nk(key);
+    section = {};
+    if (!append) {
+      auto v = txn.get(book.dbs().positions, nk.view(), &error);
+      if (!v && error.code) return error;
+      if (v && !store::from_bytes(*v, section))
+        return store::Error{
+            EIO, "the section of key " + std::to_string(key) + " in " + book.path() + " is damaged"};
+    }
+    bool changed = false;
+    Status put_status;
+    zip.take_node(key, [&](const EntryChunk<NodeEntry>& c, std::size_t i) {
+      const store::NodeRecord& n = c.entries[i].record;
+      if (section.node) {
+        store::NodeRecord& stored = *section.node;
+        if (stored.position_hash != n.position_hash && stored.position_hash != 0) {
           ++result.collisions;
-          std::uint64_t h = e.record.position_hash;
-          if (auto s = txn.put(book.dbs().collisions, key.view(), as_bytes(h))) return s;
-          continue;
+          std::uint64_t h = n.position_hash;
+          put_status = txn.put(book.dbs().collisions, nk.view(), as_bytes(h));
+          return;
         }
-        if (stored.position_hash == 0) stored.position_hash = e.record.position_hash;  // an imported node
-        stored.merge(e.record);
-        e.record = stored;
-      } else if (e.record.counters.games < min_games) {
-        continue;
+        if (stored.position_hash == 0) stored.position_hash = n.position_hash;  // an imported node
+        stored.merge(n);
+      } else if (n.counters.games >= min_games) {
+        section.node = n;
+      } else {
+        return;
       }
-      if (auto s = txn.put(book.dbs().nodes, key.view(), as_bytes(e.record))) return s;
+      changed = true;
       ++result.nodes_written;
-    }
-  return std::nullopt;
+    });
+    if (put_status) return put_status;
+    if (auto s = zip.take_edges(key, [&](const EntryChunk<EdgeEntry>& c, std::size_t i) {
+          const EdgeEntry& e = c.entries[i];
+          auto& edges = section.edges;
+          auto at = std::lower_bound(edges.begin(), edges.end(), e.move,
+                                     [](const auto& x, std::uint16_t m) { return x.first < m; });
+          if (at != edges.end() && at->first == e.move)
+            at->second.merge(e.record);
+          else if (e.record.counters.games >= min_games)
+            edges.insert(at, {e.move, e.record});
+          else
+            return;
+          changed = true;
+          ++result.edges_written;
+        }))
+      return s;
+    if (!changed) continue;
+    store::to_bytes(section, value);
+    if (auto s = append ? cursor->put(nk.view(), value, MDB_APPEND)
+                        : txn.put(book.dbs().positions, nk.view(), value))
+      return s;
+  }
+  return status;
 }
 
-Status write_edges(store::Book& book, store::WriteTxn& txn, EntriesAhead& merger, bool append,
-                   std::uint32_t min_games, CommitResult& result) {
-  std::vector<EdgeEntry> chunk;
-  store::Error error;
-  auto cursor = store::Cursor::open(txn, book.dbs().edges, &error);
-  if (!cursor) return error;
-  while (merger.next_edges(chunk))
-    for (EdgeEntry& e : chunk) {
-      EdgeKey key(e.key, e.move);
-      if (append) {
-        if (e.record.counters.games < min_games) continue;
-        if (auto s = cursor->put(key.view(), as_bytes(e.record), MDB_APPEND)) return s;
-        ++result.edges_written;
-        continue;
-      }
-      store::EdgeRecord stored;
-      if (auto v = txn.get(book.dbs().edges, key.view()); v && store::from_bytes(*v, stored)) {
-        stored.merge(e.record);
-        e.record = stored;
-      } else if (e.record.counters.games < min_games) {
-        continue;
-      }
-      if (auto s = txn.put(book.dbs().edges, key.view(), as_bytes(e.record))) return s;
-      ++result.edges_written;
-    }
-  return std::nullopt;
-}
-
-// Records encoded for an append, keys and values back to back: what the
-// merge threads hand to the writer of a new book, so that the writer only
-// appends (encoding the records was a quarter of its time).
+// Records (keys and values) back to back: what the writer of a new book
+// appends in one go.
 struct EncodedRecords {
   std::string bytes;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;  // of each record's key and value
@@ -226,16 +304,33 @@ struct EncodedRecords {
   }
 };
 
-// Fills chunk with the records of up to kEntriesPerChunk entries from next
-// that have at least min_games games; false at the end.
-template <class Entry, class Next, class KeyOf>
-bool fill_records(EncodedRecords& chunk, Next next, KeyOf key_of, std::uint32_t min_games) {
+// Nodes or edges encoded as the parts of sections (store::append_section_node,
+// append_section_edge), back to back: what the merge threads hand to the
+// writer of a new book, so that the writer only joins the parts of a key and
+// appends (encoding the records was a quarter of its time).
+struct EncodedParts {
+  std::string bytes;
+  std::vector<std::pair<Key, std::uint32_t>> parts;  // key and end (in bytes) of each part
+  std::size_t size() const { return parts.size(); }
+  Key key(std::size_t i) const { return parts[i].first; }
+  std::string_view part(std::size_t i) const {
+    std::uint32_t begin = i ? parts[i - 1].second : 0;
+    return std::string_view(bytes).substr(begin, parts[i].second - begin);
+  }
+};
+
+// Fills chunk with the parts of up to kEntriesPerChunk entries from next that
+// have at least min_games games; false at the end.
+template <class Entry, class Next, class Append>
+bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min_games) {
   chunk.bytes.reserve(kEntriesPerChunk * 32);
-  chunk.sizes.reserve(kEntriesPerChunk);
+  chunk.parts.reserve(kEntriesPerChunk);
   Entry e;
   while (chunk.size() < kEntriesPerChunk) {
     if (!next(e)) return false;
-    if (e.record.counters.games >= min_games) chunk.add(key_of(e).view(), as_bytes(e.record));
+    if (e.record.counters.games < min_games) continue;
+    append(chunk.bytes, e);
+    chunk.parts.emplace_back(e.key, std::uint32_t(chunk.bytes.size()));
   }
   return true;
 }
@@ -395,22 +490,25 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
   ChunkedAppender appender(to);
   {
     const std::uint32_t min_games = input.min_games;
-    MergeAhead<EncodedRecords, EncodedRecords> ahead(
-        [&](EncodedRecords& chunk) {
-          return fill_records<NodeEntry>(
+    MergeAhead<EncodedParts, EncodedParts> ahead(
+        [&](EncodedParts& chunk) {
+          return fill_parts<NodeEntry>(
               chunk, [&](NodeEntry& e) { return merger.next_node(e); },
-              [](const NodeEntry& e) { return NodeKey(e.key); }, min_games);
+              [](std::string& out, const NodeEntry& e) { store::append_section_node(out, &e.record); },
+              min_games);
         },
-        [&](EncodedRecords& chunk) {
-          return fill_records<EdgeEntry>(
+        [&](EncodedParts& chunk) {
+          return fill_parts<EdgeEntry>(
               chunk, [&](EdgeEntry& e) { return merger.next_edge(e); },
-              [](const EdgeEntry& e) { return EdgeKey(e.key, e.move); }, min_games);
+              [](std::string& out, const EdgeEntry& e) { store::append_section_edge(out, e.move, e.record); },
+              min_games);
         });
-    // Nodes and edges as the two merges make them, and the fingerprints
-    // (already in order) while neither has a chunk ready.
+    // The sections as the two merges make their parts, and the fingerprints
+    // (already in order) while a merge has no chunk ready.
     std::size_t run = 0, at = 0;  // the next fingerprint: input.fingerprints[run][at]
     auto fingerprints_left = [&] { return run < input.fingerprints.size(); };
-    auto fingerprints = [&] {
+    auto fingerprints = [&]() -> Status {
+      if (!fingerprints_left()) return std::nullopt;
       EncodedRecords chunk;
       while (chunk.size() < kEntriesPerChunk && fingerprints_left()) {
         chunk.add(FingerprintKey(input.fingerprints[run][at]).view(), {});
@@ -422,23 +520,35 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       }
       return appender.append(to.dbs().games, std::move(chunk));
     };
-    EncodedRecords nodes, edges;
-    for (;;) {
-      using Ready = decltype(ahead)::Ready;
-      Ready got = ahead.next_either(nodes, edges, !fingerprints_left());
-      if (got == Ready::End) break;
-      Status s;
-      if (got == Ready::Nodes) {
-        result.nodes_written += nodes.size();
-        s = appender.append(to.dbs().nodes, std::move(nodes));
-      } else if (got == Ready::Edges) {
-        result.edges_written += edges.size();
-        s = appender.append(to.dbs().edges, std::move(edges));
-      } else {
-        s = fingerprints();
+    SectionZip zip(ahead, fingerprints);
+    EncodedRecords sections;
+    std::string value;
+    Status status;
+    for (Key key; zip.next_key(key, status);) {
+      value.clear();
+      bool node = false;
+      zip.take_node(key, [&](const EncodedParts& c, std::size_t i) {
+        value.append(c.part(i));
+        node = true;
+      });
+      if (node)
+        ++result.nodes_written;
+      else
+        store::append_section_node(value, nullptr);
+      if (auto s = zip.take_edges(key, [&](const EncodedParts& c, std::size_t i) {
+            value.append(c.part(i));
+            ++result.edges_written;
+          }))
+        return s;
+      sections.add(NodeKey(key).view(), value);
+      if (sections.size() == kEntriesPerChunk) {
+        if (auto s = appender.append(to.dbs().positions, std::move(sections))) return s;
+        sections = {};
       }
-      if (s) return s;
     }
+    if (status) return status;
+    if (sections.size())
+      if (auto s = appender.append(to.dbs().positions, std::move(sections))) return s;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
     if (auto s = appender.finish()) return s;
@@ -515,22 +625,20 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     if (!book.still_at_path()) return replaced;
     std::string error;
     if (!merger.open(&error)) return store::Error{EIO, error};
-    MDB_stat nodes_stat, edges_stat, games_stat;
-    if (auto s = txn.stat(book.dbs().nodes, nodes_stat)) return s;
-    if (auto s = txn.stat(book.dbs().edges, edges_stat)) return s;
+    MDB_stat positions_stat, games_stat;
+    if (auto s = txn.stat(book.dbs().positions, positions_stat)) return s;
     if (auto s = txn.stat(book.dbs().games, games_stat)) return s;
-    bool append = nodes_stat.ms_entries == 0 && edges_stat.ms_entries == 0;
+    bool append = positions_stat.ms_entries == 0;
     result.appended = append;
     {
       EntriesAhead ahead(
-          [&](std::vector<NodeEntry>& chunk) {
+          [&](EntryChunk<NodeEntry>& chunk) {
             return fill_entries(chunk, [&](NodeEntry& e) { return merger.next_node(e); });
           },
-          [&](std::vector<EdgeEntry>& chunk) {
+          [&](EntryChunk<EdgeEntry>& chunk) {
             return fill_entries(chunk, [&](EdgeEntry& e) { return merger.next_edge(e); });
           });
-      if (auto s = write_nodes(book, txn, ahead, append, input.min_games, result)) return s;
-      if (auto s = write_edges(book, txn, ahead, append, input.min_games, result)) return s;
+      if (auto s = merge_sections(book, txn, ahead, append, input.min_games, result)) return s;
     }  // the merge threads have ended: the collision count is final
     if (!merger.error().empty()) return store::Error{EIO, merger.error()};
     result.collisions += merger.collisions();

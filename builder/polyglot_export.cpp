@@ -60,7 +60,7 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   store::Error e;
   auto txn = store::ReadTxn::begin(book.env(), &e);
   if (!txn) return *error = e.message(), std::nullopt;
-  auto cursor = store::Cursor::open(*txn, book.dbs().edges, &e);
+  auto cursor = store::Cursor::open(*txn, book.dbs().positions, &e);
   if (!cursor) return *error = e.message(), std::nullopt;
 
   std::vector<store::PolyglotEntry> out;
@@ -92,16 +92,17 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
     moves.clear();
   };
   for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-    if (item->key.size() != 10) continue;
-    Key key = store::get_be64(item->key.data());
-    if (!group.empty() && key != group_key) flush();
-    group_key = key;
+    if (item->key.size() != 8) continue;
+    group_key = store::get_be64(item->key.data());
+    store::SectionReader section(item->value);
+    std::uint16_t move;
     store::EdgeRecord r;
-    if (!store::from_bytes(item->value, r)) continue;
-    group.push_back(r);
-    moves.push_back(store::get_be16(item->key.data() + 8));
+    while (section.next(move, r)) {
+      group.push_back(r);
+      moves.push_back(move);
+    }
+    if (!group.empty()) flush();
   }
-  if (!group.empty()) flush();
   if (e.code) return *error = e.message(), std::nullopt;
   std::vector<std::size_t> order(out.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -100,12 +100,24 @@ Status credit(store::WriteTxn& txn, const store::Databases& dbs, const LearnGame
   return std::nullopt;
 }
 
+// True when the section of key in the positions database has an edge for move.
+bool has_edge(const store::Txn& txn, MDB_dbi positions, Key key, Move move, store::Error& error) {
+  auto v = txn.get(positions, store::NodeKey(key).view(), &error);
+  if (!v) return false;
+  store::SectionReader section(*v);
+  std::uint16_t m;
+  store::EdgeRecord edge;
+  while (section.next(m, edge))
+    if (m == move.raw()) return true;
+  return false;
+}
+
 // How many moves from the start are edges of the book.
-std::size_t plies_in_book(const store::Txn& txn, MDB_dbi edges, const LearnGame& g, store::Error& error) {
+std::size_t plies_in_book(const store::Txn& txn, MDB_dbi positions, const LearnGame& g, store::Error& error) {
   std::size_t n = 0;
   for (; n < g.plies.size() && n < 0xffff; ++n) {
     auto [key, move] = g.plies[n];
-    if (!move || !txn.get(edges, store::EdgeKey(key, move.raw()).view(), &error)) break;
+    if (!move || !has_edge(txn, positions, key, move, error)) break;
   }
   return n;
 }
@@ -122,7 +134,7 @@ Status learn_games(store::WriteTxn& txn, const store::Databases& dbs, const std:
         ++s.already;
         continue;
       }
-      std::size_t plies = plies_in_book(txn, dbs.edges, g, error);
+      std::size_t plies = plies_in_book(txn, dbs.positions, g, error);
       if (error.code) return error;
       if (plies == 0) {
         ++s.out_of_book;

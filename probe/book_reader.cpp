@@ -10,11 +10,9 @@ using store::Status;
 std::optional<BookReader> BookReader::open(store::Book& book, store::Error* error) {
   auto txn = store::ReadTxn::begin(book.env(), error);
   if (!txn) return std::nullopt;
-  auto cursor = store::Cursor::open(*txn, book.dbs().edges, error);
-  if (!cursor) return std::nullopt;
   auto learn_cursor = store::Cursor::open(*txn, book.dbs().learn, error);
   if (!learn_cursor) return std::nullopt;
-  BookReader reader(book, std::move(*txn), std::move(*cursor), std::move(*learn_cursor));
+  BookReader reader(book, std::move(*txn), std::move(*learn_cursor));
   reader.note_learning();
   return reader;
 }
@@ -27,16 +25,19 @@ void BookReader::note_learning() {
 Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning) {
   out.clear();
   store::Error error;
-  store::NodeKey prefix(key);
-  for (auto item = cursor_->seek(prefix.view(), &error); item; item = cursor_->next(&error)) {
-    if (item->key.size() != 10 || item->key.substr(0, 8) != prefix.view()) break;
-    BookEdge& e = out.emplace_back();
-    e.move = Move(store::get_be16(item->key.data() + 8));
-    e.polyglot_move = store::to_polyglot_move(e.move);
-    e.learning = {};
-    if (!store::from_bytes(item->value, e.record)) out.pop_back();
-  }
+  auto v = txn_.get(book_->dbs().positions, store::NodeKey(key).view(), &error);
   if (error.code) return error;
+  if (!v) return std::nullopt;
+  store::SectionReader section(*v);
+  std::uint16_t move;
+  store::EdgeRecord record;
+  while (section.next(move, record)) {
+    BookEdge& e = out.emplace_back();
+    e.move = Move(move);
+    e.polyglot_move = store::to_polyglot_move(e.move);
+    e.record = record;
+    e.learning = {};
+  }
   if (with_learning && learning_ && !out.empty()) return attach_learning(key, out);
   return std::nullopt;
 }
@@ -58,10 +59,11 @@ store::Status BookReader::attach_learning(Key key, std::vector<BookEdge>& out) {
 }
 
 std::optional<store::NodeRecord> BookReader::node(Key key, store::Error* error) {
-  auto v = txn_.get(book_->dbs().nodes, store::NodeKey(key).view(), error);
-  store::NodeRecord r;
-  if (!v || !store::from_bytes(*v, r)) return std::nullopt;
-  return r;
+  auto v = txn_.get(book_->dbs().positions, store::NodeKey(key).view(), error);
+  if (!v) return std::nullopt;
+  store::SectionReader section(*v);
+  if (!section.node()) return std::nullopt;
+  return *section.node();
 }
 
 store::LearnRecord BookReader::node_learning(Key key) {
@@ -71,14 +73,10 @@ store::LearnRecord BookReader::node_learning(Key key) {
 }
 
 Status BookReader::refresh() {
-  cursor_.reset();
   learn_cursor_.reset();
   txn_.reset();
   if (auto s = txn_.renew()) return s;
   store::Error error;
-  auto cursor = store::Cursor::open(txn_, book_->dbs().edges, &error);
-  if (!cursor) return error;
-  cursor_.emplace(std::move(*cursor));
   auto learn_cursor = store::Cursor::open(txn_, book_->dbs().learn, &error);
   if (!learn_cursor) return error;
   learn_cursor_.emplace(std::move(*learn_cursor));

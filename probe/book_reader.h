@@ -1,6 +1,6 @@
 // Repeated lookups in one book without a transaction per call: the prober's
 // hot path (`graphbook probe`, `tree`, the benchmark). One read transaction
-// and one cursor are kept open; refresh() drops the snapshot and takes a new
+// and a cursor over the learning counters are kept open; refresh() drops the snapshot and takes a new
 // one (call it between batches, so that a long-lived reader neither misses
 // later writes nor keeps old pages alive).
 //
@@ -30,20 +30,16 @@ class BookReader {
   [[nodiscard]] store::Status refresh();
 
  private:
-  BookReader(store::Book& book, store::ReadTxn txn, store::Cursor cursor, store::Cursor learn_cursor)
-      : book_(&book),
-        txn_(std::move(txn)),
-        cursor_(std::move(cursor)),
-        learn_cursor_(std::move(learn_cursor)) {}
+  BookReader(store::Book& book, store::ReadTxn txn, store::Cursor learn_cursor)
+      : book_(&book), txn_(std::move(txn)), learn_cursor_(std::move(learn_cursor)) {}
   // Fills the learning of out's edges from one range of the learn database
-  // (its keys, like the edges', are the position key then the move).
+  // (its keys are the position key then the move).
   [[nodiscard]] store::Status attach_learning(Key key, std::vector<store::BookEdge>& out);
   void note_learning();  // learning_ = the learn database is not empty in this snapshot
   store::Book* book_;
   bool learning_ = true;
   store::ReadTxn txn_;
-  std::optional<store::Cursor> cursor_;        // over the edges; closed and reopened by refresh()
-  std::optional<store::Cursor> learn_cursor_;  // over the learning counters, likewise
+  std::optional<store::Cursor> learn_cursor_;  // over the learning counters; reopened by refresh()
 };
 
 }  // namespace gb::probe

@@ -32,9 +32,9 @@ bool file_exists(const std::string& path) {
 // Opens (creating them in a write transaction) the named databases.
 std::optional<Databases> open_databases(const Txn& txn, unsigned create, Error* error) {
   Databases d;
-  const std::pair<const char*, MDB_dbi*> names[] = {
-      {"meta", &d.meta},   {"nodes", &d.nodes},     {"edges", &d.edges},          {"learn", &d.learn},
-      {"games", &d.games}, {"sources", &d.sources}, {"collisions", &d.collisions}};
+  const std::pair<const char*, MDB_dbi*> names[] = {{"meta", &d.meta},       {"positions", &d.positions},
+                                                    {"learn", &d.learn},     {"games", &d.games},
+                                                    {"sources", &d.sources}, {"collisions", &d.collisions}};
   for (auto [name, dbi] : names) {
     auto h = txn.open_db(name, create, error);
     if (!h) return std::nullopt;
@@ -123,26 +123,27 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
 std::optional<NodeRecord> Book::node(Key key, Error* error) {
   auto txn = ReadTxn::begin(env_, error);
   if (!txn) return std::nullopt;
-  auto v = txn->get(dbs_.nodes, NodeKey(key).view(), error);
-  NodeRecord r;
-  if (!v || !from_bytes(*v, r)) return std::nullopt;
-  return r;
+  auto v = txn->get(dbs_.positions, NodeKey(key).view(), error);
+  if (!v) return std::nullopt;
+  SectionReader section(*v);
+  if (!section.node()) return std::nullopt;
+  return *section.node();
 }
 
 std::vector<BookEdge> Book::find_all(Key key, Error* error) {
   std::vector<BookEdge> out;
   auto txn = ReadTxn::begin(env_, error);
   if (!txn) return out;
-  auto cursor = Cursor::open(*txn, dbs_.edges, error);
-  if (!cursor) return out;
-  NodeKey prefix(key);
-  for (auto item = cursor->seek(prefix.view(), error); item; item = cursor->next(error)) {
-    if (item->key.size() != 10 || item->key.substr(0, 8) != prefix.view()) break;
-    BookEdge e{};
-    e.move = Move(get_be16(item->key.data() + 8));
+  auto v = txn->get(dbs_.positions, NodeKey(key).view(), error);
+  if (!v) return out;
+  SectionReader section(*v);
+  std::uint16_t move;
+  BookEdge e{};
+  while (section.next(move, e.record)) {
+    e.move = Move(move);
     e.polyglot_move = to_polyglot_move(e.move);
-    if (!from_bytes(item->value, e.record)) continue;
-    if (auto l = txn->get(dbs_.learn, item->key)) (void)from_bytes(*l, e.learning);
+    e.learning = {};
+    if (auto l = txn->get(dbs_.learn, EdgeKey(key, move).view())) (void)from_bytes(*l, e.learning);
     out.push_back(e);
   }
   return out;

@@ -60,7 +60,7 @@ struct BookEdge {
 
 // The named databases of a book.
 struct Databases {
-  MDB_dbi meta, nodes, edges, learn, games, sources, collisions;
+  MDB_dbi meta, positions, learn, games, sources, collisions;
 };
 
 class Book {
@@ -72,7 +72,7 @@ class Book {
 
   // The node stored under key, nullopt when absent.
   [[nodiscard]] std::optional<NodeRecord> node(Key key, Error* error = nullptr);
-  // Every edge of the position with this key, in move order (one cursor range).
+  // Every edge of the position with this key, in move order (one section).
   [[nodiscard]] std::vector<BookEdge> find_all(Key key, Error* error = nullptr);
   // The learning counters of an edge (move) or of the node (Move()).
   [[nodiscard]] std::optional<LearnRecord> learning(Key key, Move move, Error* error = nullptr);

@@ -67,6 +67,8 @@ class Reader {
     return ok_ = false, 0;
   }
   bool done() const { return ok_ && at_ == v_.size(); }
+  // The bytes read, 0 when the value was cut short.
+  std::size_t consumed() const { return ok_ ? at_ : 0; }
 
  private:
   std::string_view v_;
@@ -114,15 +116,37 @@ EncodedRecord as_bytes(const NodeRecord& n) {
   return out;
 }
 
-bool from_bytes(std::string_view v, NodeRecord& n) {
+namespace {
+
+// Decodes the record at the front of v; returns its size, 0 when v does not
+// start with one.
+std::size_t decode_front(std::string_view v, NodeRecord& n) {
   Reader r(v);
   n = NodeRecord{};
   n.position_hash = r.raw64(0);
   read_counters(r, 1, n.counters);
   n.min_ply = std::uint16_t(r.var(10));
   n.flags = std::uint8_t(r.var(11));
-  return r.done();
+  return r.consumed();
 }
+
+std::size_t decode_front(std::string_view v, EdgeRecord& e) {
+  Reader r(v);
+  e = EdgeRecord{};
+  e.child_key = r.raw64(0);
+  read_counters(r, 1, e.counters);
+  e.occurrences = std::uint32_t(r.var(10));
+  e.score = std::uint32_t(r.var(11));
+  e.min_ply = std::uint16_t(r.var(12));
+  e.flags = std::uint8_t(r.var(13));
+  e.polyglot_rank = std::uint8_t(r.var(14));
+  e.polyglot_learn = std::uint32_t(r.var(15));
+  return r.consumed();
+}
+
+}  // namespace
+
+bool from_bytes(std::string_view v, NodeRecord& n) { return !v.empty() && decode_front(v, n) == v.size(); }
 
 EncodedRecord as_bytes(const EdgeRecord& e) {
   EncodedRecord out;
@@ -139,18 +163,61 @@ EncodedRecord as_bytes(const EdgeRecord& e) {
   return out;
 }
 
-bool from_bytes(std::string_view v, EdgeRecord& e) {
-  Reader r(v);
-  e = EdgeRecord{};
-  e.child_key = r.raw64(0);
-  read_counters(r, 1, e.counters);
-  e.occurrences = std::uint32_t(r.var(10));
-  e.score = std::uint32_t(r.var(11));
-  e.min_ply = std::uint16_t(r.var(12));
-  e.flags = std::uint8_t(r.var(13));
-  e.polyglot_rank = std::uint8_t(r.var(14));
-  e.polyglot_learn = std::uint32_t(r.var(15));
-  return r.done();
+bool from_bytes(std::string_view v, EdgeRecord& e) { return !v.empty() && decode_front(v, e) == v.size(); }
+
+void append_section_node(std::string& out, const NodeRecord* node) {
+  out.push_back(node ? 1 : 0);
+  if (node) out.append(std::string_view(as_bytes(*node)));
+}
+
+void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge) {
+  char m[2];
+  put_be16(m, move);
+  out.append(m, 2);
+  out.append(std::string_view(as_bytes(edge)));
+}
+
+SectionReader::SectionReader(std::string_view value) {
+  if (value.empty() || std::uint8_t(value[0]) > 1) {
+    ok_ = false;
+    return;
+  }
+  rest_ = value.substr(1);
+  if (value[0] == 1) {
+    std::size_t n = decode_front(rest_, node_);
+    if (n == 0) {
+      ok_ = false;
+      return;
+    }
+    has_node_ = true;
+    rest_.remove_prefix(n);
+  }
+}
+
+bool SectionReader::next(std::uint16_t& move, EdgeRecord& edge) {
+  if (!ok_ || rest_.empty()) return false;
+  std::size_t n = rest_.size() > 2 ? decode_front(rest_.substr(2), edge) : 0;
+  if (n == 0) return ok_ = false;
+  move = get_be16(rest_.data());
+  rest_.remove_prefix(2 + n);
+  return true;
+}
+
+bool from_bytes(std::string_view v, Section& out) {
+  SectionReader reader(v);
+  out.node.reset();
+  out.edges.clear();
+  if (reader.node()) out.node = *reader.node();
+  std::uint16_t move;
+  EdgeRecord edge;
+  while (reader.next(move, edge)) out.edges.emplace_back(move, edge);
+  return reader.ok();
+}
+
+void to_bytes(const Section& section, std::string& out) {
+  out.clear();
+  append_section_node(out, section.node ? &*section.node : nullptr);
+  for (const auto& [move, edge] : section.edges) append_section_edge(out, move, edge);
 }
 
 }  // namespace gb::store

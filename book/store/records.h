@@ -8,14 +8,17 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "book/chess/types.h"
 
 namespace gb::store {
 
-inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kFormatVersion = 3;
 
 enum class Result : std::uint8_t { WhiteWins, Draw, BlackWins, Unknown };
 
@@ -69,7 +72,7 @@ static_assert(sizeof(Counters) == 40);
 
 enum NodeFlags : std::uint8_t { kBlackToMove = 1 };
 
-// Value of the nodes database, key = Polyglot key (8 bytes big-endian).
+// A position's node: the totals of the games that reached it (in its section).
 struct NodeRecord {
   std::uint64_t position_hash = 0;  // XXH3-64 of the full position (collision check)
   Counters counters;
@@ -92,7 +95,7 @@ enum EdgeFlags : std::uint8_t {
   kEdgeImported = 4,    // counters came from a .bin (weight/learn only)
 };
 
-// Value of the edges database, key = Polyglot key (8, BE) + move (2, BE).
+// A move from a position to its child (in the position's section).
 struct EdgeRecord {
   std::uint64_t child_key = 0;    // Polyglot key after the move (0 when kEdgeKeyOnly)
   Counters counters;              // games that played this move here, each once
@@ -198,5 +201,50 @@ EncodedRecord as_bytes(const EdgeRecord& r);
 // False (and out unspecified) when v is not a valid encoding.
 bool from_bytes(std::string_view v, NodeRecord& out);
 bool from_bytes(std::string_view v, EdgeRecord& out);
+
+// --- sections ----------------------------------------------------------------
+// The value of the positions database (key = Polyglot key, 8 bytes BE) is a
+// position's section, as the paper has it: a byte that says whether the node
+// is stored (1) or not (0: a position only an imported .bin's key-only edges
+// know), the node's encoded record, then every edge in move order, each its
+// move (2 bytes, BE) and its encoded record. An encoded record ends where its
+// mask says, so the parts need no lengths. One value per position is one
+// LMDB record where a node and its edges were several (a build appends half
+// as many), and a probe is one get.
+
+// Appends a section's parts to out, node first (nullptr: no node), then the
+// edges in move order.
+void append_section_node(std::string& out, const NodeRecord* node);
+void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge);
+
+// Reads a section in place: node(), then the edges one by one. The view must
+// outlive the reader.
+class SectionReader {
+ public:
+  explicit SectionReader(std::string_view value);
+  // The node, nullptr when the section has none (or is damaged: see ok()).
+  const NodeRecord* node() const { return has_node_ ? &node_ : nullptr; }
+  // The next edge; false at the end of the section, or when the rest is
+  // damaged (then ok() is false).
+  bool next(std::uint16_t& move, EdgeRecord& edge);
+  // False when the value is not a well-formed section.
+  bool ok() const { return ok_; }
+
+ private:
+  std::string_view rest_;
+  NodeRecord node_;
+  bool has_node_ = false;
+  bool ok_ = true;
+};
+
+// A section decoded whole (what an ordered merge into a book rewrites).
+struct Section {
+  std::optional<NodeRecord> node;
+  std::vector<std::pair<std::uint16_t, EdgeRecord>> edges;  // in move order
+};
+// False when v is not a well-formed section.
+bool from_bytes(std::string_view v, Section& out);
+// out is cleared first.
+void to_bytes(const Section& section, std::string& out);
 
 }  // namespace gb::store

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "book/chess/notation.h"
 #include "book/store/book.h"
@@ -29,6 +30,19 @@ inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {
   auto cursor = store::Cursor::open(*txn, dbi, nullptr);
   for (auto item = cursor->first(); item; item = cursor->next())
     out[std::string(item->key)] = std::string(item->value);
+  return out;
+}
+
+// Every edge of the book, from all its sections.
+inline std::vector<store::EdgeRecord> all_edges(store::Book& book) {
+  std::vector<store::EdgeRecord> out;
+  for (const auto& [key, value] : dump(book, book.dbs().positions)) {
+    store::SectionReader section(value);
+    std::uint16_t move;
+    store::EdgeRecord edge;
+    while (section.next(move, edge)) out.push_back(edge);
+    REQUIRE(section.ok());
+  }
   return out;
 }
 

@@ -102,11 +102,8 @@ TEST_CASE("Two move orders of one position end in one node with two games and tw
   CHECK(node->counters.min_year == 2001);
   CHECK(node->counters.max_year == 2003);
   int incoming = 0;
-  for (const auto& [k, v] : gb::test::dump(book, book.dbs().edges)) {
-    store::EdgeRecord r;
-    REQUIRE(store::from_bytes(v, r));
+  for (const store::EdgeRecord& r : gb::test::all_edges(book))
     if (r.child_key == key) ++incoming;
-  }
   CHECK(incoming == 2);
   auto start = book.find_all(Position().key());
   REQUIRE(start.size() == 2);  // 1.e4 and 1.Nf3, one game each
@@ -192,8 +189,7 @@ TEST_CASE("Of two copies of a game the first in the file counts, on any number o
     REQUIRE(out.status == 0);
     CHECK(nlohmann::json::parse(out.out)["duplicates"] == 2245);
     auto got = open_book(book);
-    CHECK(gb::test::dump(got, got.dbs().nodes) == gb::test::dump(want, want.dbs().nodes));
-    CHECK(gb::test::dump(got, got.dbs().edges) == gb::test::dump(want, want.dbs().edges));
+    CHECK(gb::test::dump(got, got.dbs().positions) == gb::test::dump(want, want.dbs().positions));
   }
 }
 
@@ -221,8 +217,7 @@ TEST_CASE("An incremental build gives the same book as one build of all games", 
   REQUIRE(graphbook({"build", dir.file("one.book"), a, b, "--max-ply", "20"}).status == 0);
   auto inc = open_book(dir.file("inc.book"));
   auto one = open_book(dir.file("one.book"));
-  CHECK(gb::test::dump(inc, inc.dbs().nodes) == gb::test::dump(one, one.dbs().nodes));
-  CHECK(gb::test::dump(inc, inc.dbs().edges) == gb::test::dump(one, one.dbs().edges));
+  CHECK(gb::test::dump(inc, inc.dbs().positions) == gb::test::dump(one, one.dbs().positions));
   CHECK(gb::test::dump(inc, inc.dbs().games) == gb::test::dump(one, one.dbs().games));
   CHECK(inc.stats().games == 2245);  // README: 2,245 games (the 11 without moves count at the start position)
 }
@@ -264,11 +259,7 @@ TEST_CASE("Filters: --min-elo, --since/--until, --color and --min-games", "[buil
 
   REQUIRE(graphbook({"build", dir.file("w.book"), pgn, "--color", "white"}).status == 0);
   auto w = open_book(dir.file("w.book"));
-  for (const auto& [k, v] : gb::test::dump(w, w.dbs().edges)) {
-    store::EdgeRecord r;
-    REQUIRE(store::from_bytes(v, r));
-    CHECK_FALSE(r.flags & store::kEdgeBlackMoves);
-  }
+  for (const store::EdgeRecord& r : gb::test::all_edges(w)) CHECK_FALSE(r.flags & store::kEdgeBlackMoves);
   REQUIRE(graphbook({"build", dir.file("m.book"), pgn, "--min-games", "2"}).status == 0);
   auto m = open_book(dir.file("m.book"));
   auto start = m.find_all(Position().key());
@@ -289,8 +280,7 @@ TEST_CASE("A build over a tiny memory budget spills runs and gives the same book
   REQUIRE(graphbook({"build", dir.file("m.book"), pgn, "--max-ply", "30"}).status == 0);
   auto s = open_book(dir.file("s.book"));
   auto m = open_book(dir.file("m.book"));
-  CHECK(gb::test::dump(s, s.dbs().nodes) == gb::test::dump(m, m.dbs().nodes));
-  CHECK(gb::test::dump(s, s.dbs().edges) == gb::test::dump(m, m.dbs().edges));
+  CHECK(gb::test::dump(s, s.dbs().positions) == gb::test::dump(m, m.dbs().positions));
 }
 
 TEST_CASE("A build into a tiny map grows the map and commits", "[builder]") {
@@ -322,7 +312,7 @@ TEST_CASE("Reading from stdin and from .pgn.zst gives the same book as the plain
   auto p = open_book(dir.file("p.book"));
   for (const char* name : {"z.book", "s.book"}) {
     auto other = open_book(dir.file(name));
-    CHECK(gb::test::dump(other, other.dbs().edges) == gb::test::dump(p, p.dbs().edges));
+    CHECK(gb::test::dump(other, other.dbs().positions) == gb::test::dump(p, p.dbs().positions));
   }
 }
 

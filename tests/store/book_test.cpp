@@ -2,6 +2,7 @@
 // atomic writes and map growth.
 #include "book/store/book.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
@@ -81,7 +82,7 @@ TEST_CASE("Reads of absent keys return empty results, not errors", "[store]") {
   CHECK_FALSE(book->learning(Position().key(), Move(SQ_E2, SQ_E4)));
 }
 
-TEST_CASE("Edges of a position come back as one range in move order with their learning", "[store]") {
+TEST_CASE("Edges of a position come back from its section in move order with their learning", "[store]") {
   TempDir dir;
   auto book = Book::open(dir.file("r.book"), OpenMode::Create, nullptr);
   REQUIRE(book);
@@ -92,11 +93,18 @@ TEST_CASE("Edges of a position come back as one range in move order with their l
     EdgeRecord a, b;
     a.counters.add_game(Result::WhiteWins, 2500, 2001);
     b.counters.add_game(Result::Draw, 0, 0);
-    // Another key before and after, which the range must not include.
-    if (auto s = t.put(book->dbs().edges, EdgeKey(k - 1, e4.raw()).view(), as_bytes(a))) return s;
-    if (auto s = t.put(book->dbs().edges, EdgeKey(k + 1, e4.raw()).view(), as_bytes(a))) return s;
-    if (auto s = t.put(book->dbs().edges, EdgeKey(k, e4.raw()).view(), as_bytes(a))) return s;
-    return t.put(book->dbs().edges, EdgeKey(k, d4.raw()).view(), as_bytes(b));
+    // Another key before and after, whose edges must not be included.
+    Section other, section;
+    other.edges = {{e4.raw(), a}};
+    section.edges = {{e4.raw(), a}, {d4.raw(), b}};
+    std::sort(section.edges.begin(), section.edges.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::string v;
+    to_bytes(other, v);
+    if (auto s = t.put(book->dbs().positions, NodeKey(k - 1).view(), v)) return s;
+    if (auto s = t.put(book->dbs().positions, NodeKey(k + 1).view(), v)) return s;
+    to_bytes(section, v);
+    return t.put(book->dbs().positions, NodeKey(k).view(), v);
   }));
   LearnRecord learned;
   learned.wins = 3;
@@ -128,8 +136,11 @@ TEST_CASE("An uncommitted write transaction leaves nothing behind", "[store]") {
     Error e;
     auto txn = WriteTxn::begin(book->env(), &e);
     REQUIRE(txn);
-    NodeRecord r;
-    REQUIRE_FALSE(txn->put(book->dbs().nodes, NodeKey(42).view(), as_bytes(r)));
+    Section section;
+    section.node = NodeRecord{};
+    std::string v;
+    to_bytes(section, v);
+    REQUIRE_FALSE(txn->put(book->dbs().positions, NodeKey(42).view(), v));
   }  // destructor aborts
   CHECK_FALSE(book->node(42));
 }
@@ -143,10 +154,13 @@ TEST_CASE("The map grows by itself when a batch does not fit", "[store]") {
   int runs = 0;
   auto s = book->write([&](WriteTxn& t) -> Status {
     ++runs;
+    std::string v;
     for (Key k = 1; k <= 20000; ++k) {
-      NodeRecord r;
-      r.counters.games = std::uint32_t(k);
-      if (auto s = t.put(book->dbs().nodes, NodeKey(k).view(), as_bytes(r), MDB_APPEND)) return s;
+      Section section;
+      section.node = NodeRecord{};
+      section.node->counters.games = std::uint32_t(k);
+      to_bytes(section, v);
+      if (auto s = t.put(book->dbs().positions, NodeKey(k).view(), v, MDB_APPEND)) return s;
     }
     return std::nullopt;
   });
@@ -212,4 +226,89 @@ TEST_CASE("The position hash tells apart positions a Polyglot key does not see",
   c.do_move(*parse_uci(c, "f3g1"), u3);
   c.do_move(*parse_uci(c, "f6g8"), u4);
   CHECK(position_hash(c) == position_hash(a));
+}
+
+TEST_CASE("A section holds its node and its edges in move order and reads them back", "[store]") {
+  Section section;
+  section.node = NodeRecord{};
+  section.node->position_hash = 0x0123456789abcdefull;
+  section.node->counters.add_game(Result::BlackWins, 2710, 2019);
+  section.node->min_ply = 7;
+  section.node->flags = kBlackToMove;
+  EdgeRecord a, b;
+  a.child_key = 0xfedcba9876543210ull;
+  a.counters.add_game(Result::BlackWins, 2710, 2019);
+  a.occurrences = 2;
+  a.score = 4;
+  b.flags = kEdgeKeyOnly | kEdgeImported;
+  b.polyglot_learn = 77;
+  section.edges = {{0x0105, a}, {0x0a1c, b}};
+  std::string v;
+  to_bytes(section, v);
+
+  SectionReader reader(v);
+  REQUIRE(reader.node());
+  CHECK(*reader.node() == *section.node);
+  std::uint16_t move;
+  EdgeRecord edge;
+  REQUIRE(reader.next(move, edge));
+  CHECK(move == 0x0105);
+  CHECK(edge == a);
+  REQUIRE(reader.next(move, edge));
+  CHECK(move == 0x0a1c);
+  CHECK(edge == b);
+  CHECK_FALSE(reader.next(move, edge));
+  CHECK(reader.ok());
+
+  Section back;
+  REQUIRE(from_bytes(v, back));
+  CHECK(back.node == section.node);
+  CHECK(back.edges == section.edges);
+}
+
+TEST_CASE("A section without a node (key-only edges) or without edges reads back as such", "[store]") {
+  Section keys_only;
+  EdgeRecord e;
+  e.flags = kEdgeKeyOnly;
+  keys_only.edges = {{0x031c, e}};
+  std::string v;
+  to_bytes(keys_only, v);
+  SectionReader reader(v);
+  CHECK_FALSE(reader.node());
+  std::uint16_t move;
+  EdgeRecord edge;
+  CHECK(reader.next(move, edge));
+  CHECK(edge == e);
+  CHECK(reader.ok());
+
+  Section leaf;
+  leaf.node = NodeRecord{};
+  to_bytes(leaf, v);
+  SectionReader leaf_reader(v);
+  CHECK(leaf_reader.node());
+  CHECK_FALSE(leaf_reader.next(move, edge));
+  CHECK(leaf_reader.ok());
+}
+
+TEST_CASE("A damaged section is reported as damaged, never read past its end", "[store]") {
+  Section section;
+  section.node = NodeRecord{};
+  section.node->position_hash = 42;
+  EdgeRecord e;
+  e.child_key = 43;
+  e.counters.add_game(Result::Draw, 0, 0);
+  section.edges = {{0x031c, e}};
+  std::string v;
+  to_bytes(section, v);
+  // Cut anywhere but between two parts, the value ends inside a record.
+  const std::size_t node_end = 1 + as_bytes(*section.node).size;
+  for (std::size_t cut = 0; cut < v.size(); ++cut) {
+    Section out;
+    INFO("cut at " << cut);
+    CHECK(from_bytes(std::string_view(v).substr(0, cut), out) == (cut == node_end));
+  }
+  std::string bad = v;
+  bad[0] = 2;  // neither "node" nor "no node"
+  Section out;
+  CHECK_FALSE(from_bytes(bad, out));
 }
