@@ -136,8 +136,7 @@ int main(int argc, char** argv) {
     for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
       gb::store::SectionReader section(item->value);
       std::uint16_t move;
-      gb::store::EdgeRecord edge;
-      if (section.next(move, edge)) positions.push_back(gb::store::get_be64(item->key.data()));
+      if (section.next(move)) positions.push_back(gb::store::get_be64(item->key.data()));
     }
   }
   gb::probe::Rng rng(20240601);

@@ -25,7 +25,7 @@ std::optional<BookInfo> book_info(store::Book& book, std::string* error) {
   const store::NodeKey root(Position().key());
   for (auto item = positions->first(&e); item; item = positions->next(&e)) {
     store::SectionReader section(item->value);
-    if (const store::NodeRecord* node = section.node()) {
+    if (auto node = section.node()) {
       ++info.nodes;
       ++info.depth_histogram[node->min_ply];
       if (item->key == root.view()) info.root_games = node->counters.games;

@@ -105,9 +105,7 @@ bool has_edge(const store::Txn& txn, MDB_dbi positions, Key key, Move move, stor
   auto v = txn.get(positions, store::NodeKey(key).view(), &error);
   if (!v) return false;
   store::SectionReader section(*v);
-  std::uint16_t m;
-  store::EdgeRecord edge;
-  while (section.next(m, edge))
+  for (std::uint16_t m; section.next(m);)
     if (m == move.raw()) return true;
   return false;
 }

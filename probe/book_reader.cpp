@@ -10,9 +10,11 @@ using store::Status;
 std::optional<BookReader> BookReader::open(store::Book& book, store::Error* error) {
   auto txn = store::ReadTxn::begin(book.env(), error);
   if (!txn) return std::nullopt;
+  auto cursor = store::Cursor::open(*txn, book.dbs().positions, error);
+  if (!cursor) return std::nullopt;
   auto learn_cursor = store::Cursor::open(*txn, book.dbs().learn, error);
   if (!learn_cursor) return std::nullopt;
-  BookReader reader(book, std::move(*txn), std::move(*learn_cursor));
+  BookReader reader(book, std::move(*txn), std::move(*cursor), std::move(*learn_cursor));
   reader.note_learning();
   return reader;
 }
@@ -25,7 +27,7 @@ void BookReader::note_learning() {
 Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning) {
   out.clear();
   store::Error error;
-  auto v = txn_.get(book_->dbs().positions, store::NodeKey(key).view(), &error);
+  auto v = section(key, &error);
   if (error.code) return error;
   if (!v) return std::nullopt;
   store::SectionReader section(*v);
@@ -59,11 +61,16 @@ store::Status BookReader::attach_learning(Key key, std::vector<BookEdge>& out) {
 }
 
 std::optional<store::NodeRecord> BookReader::node(Key key, store::Error* error) {
-  auto v = txn_.get(book_->dbs().positions, store::NodeKey(key).view(), error);
+  auto v = section(key, error);
   if (!v) return std::nullopt;
-  store::SectionReader section(*v);
-  if (!section.node()) return std::nullopt;
-  return *section.node();
+  return store::SectionReader(*v).node();
+}
+
+std::optional<std::string_view> BookReader::section(Key key, store::Error* error) {
+  store::NodeKey k(key);
+  auto item = cursor_->seek(k.view(), error);
+  if (!item || item->key != k.view()) return std::nullopt;
+  return item->value;
 }
 
 store::LearnRecord BookReader::node_learning(Key key) {
@@ -73,10 +80,14 @@ store::LearnRecord BookReader::node_learning(Key key) {
 }
 
 Status BookReader::refresh() {
+  cursor_.reset();
   learn_cursor_.reset();
   txn_.reset();
   if (auto s = txn_.renew()) return s;
   store::Error error;
+  auto cursor = store::Cursor::open(txn_, book_->dbs().positions, &error);
+  if (!cursor) return error;
+  cursor_.emplace(std::move(*cursor));
   auto learn_cursor = store::Cursor::open(txn_, book_->dbs().learn, &error);
   if (!learn_cursor) return error;
   learn_cursor_.emplace(std::move(*learn_cursor));

@@ -1,6 +1,6 @@
 // Repeated lookups in one book without a transaction per call: the prober's
 // hot path (`graphbook probe`, `tree`, the benchmark). One read transaction
-// and a cursor over the learning counters are kept open; refresh() drops the snapshot and takes a new
+// and two cursors (positions, learning counters) are kept open; refresh() drops the snapshot and takes a new
 // one (call it between batches, so that a long-lived reader neither misses
 // later writes nor keeps old pages alive).
 //
@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "book/store/book.h"
@@ -30,8 +31,14 @@ class BookReader {
   [[nodiscard]] store::Status refresh();
 
  private:
-  BookReader(store::Book& book, store::ReadTxn txn, store::Cursor learn_cursor)
-      : book_(&book), txn_(std::move(txn)), learn_cursor_(std::move(learn_cursor)) {}
+  BookReader(store::Book& book, store::ReadTxn txn, store::Cursor cursor, store::Cursor learn_cursor)
+      : book_(&book),
+        txn_(std::move(txn)),
+        cursor_(std::move(cursor)),
+        learn_cursor_(std::move(learn_cursor)) {}
+  // The section of key in this snapshot (valid until the next call or
+  // refresh()); nullopt when absent (or on an error, reported through error).
+  std::optional<std::string_view> section(Key key, store::Error* error);
   // Fills the learning of out's edges from one range of the learn database
   // (its keys are the position key then the move).
   [[nodiscard]] store::Status attach_learning(Key key, std::vector<store::BookEdge>& out);
@@ -39,7 +46,8 @@ class BookReader {
   store::Book* book_;
   bool learning_ = true;
   store::ReadTxn txn_;
-  std::optional<store::Cursor> learn_cursor_;  // over the learning counters; reopened by refresh()
+  std::optional<store::Cursor> cursor_;        // over the positions; closed and reopened by refresh()
+  std::optional<store::Cursor> learn_cursor_;  // over the learning counters, likewise
 };
 
 }  // namespace gb::probe

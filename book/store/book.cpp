@@ -125,9 +125,7 @@ std::optional<NodeRecord> Book::node(Key key, Error* error) {
   if (!txn) return std::nullopt;
   auto v = txn->get(dbs_.positions, NodeKey(key).view(), error);
   if (!v) return std::nullopt;
-  SectionReader section(*v);
-  if (!section.node()) return std::nullopt;
-  return *section.node();
+  return SectionReader(*v).node();
 }
 
 std::vector<BookEdge> Book::find_all(Key key, Error* error) {

@@ -67,8 +67,6 @@ class Reader {
     return ok_ = false, 0;
   }
   bool done() const { return ok_ && at_ == v_.size(); }
-  // The bytes read, 0 when the value was cut short.
-  std::size_t consumed() const { return ok_ ? at_ : 0; }
 
  private:
   std::string_view v_;
@@ -116,37 +114,15 @@ EncodedRecord as_bytes(const NodeRecord& n) {
   return out;
 }
 
-namespace {
-
-// Decodes the record at the front of v; returns its size, 0 when v does not
-// start with one.
-std::size_t decode_front(std::string_view v, NodeRecord& n) {
+bool from_bytes(std::string_view v, NodeRecord& n) {
   Reader r(v);
   n = NodeRecord{};
   n.position_hash = r.raw64(0);
   read_counters(r, 1, n.counters);
   n.min_ply = std::uint16_t(r.var(10));
   n.flags = std::uint8_t(r.var(11));
-  return r.consumed();
+  return r.done();
 }
-
-std::size_t decode_front(std::string_view v, EdgeRecord& e) {
-  Reader r(v);
-  e = EdgeRecord{};
-  e.child_key = r.raw64(0);
-  read_counters(r, 1, e.counters);
-  e.occurrences = std::uint32_t(r.var(10));
-  e.score = std::uint32_t(r.var(11));
-  e.min_ply = std::uint16_t(r.var(12));
-  e.flags = std::uint8_t(r.var(13));
-  e.polyglot_rank = std::uint8_t(r.var(14));
-  e.polyglot_learn = std::uint32_t(r.var(15));
-  return r.consumed();
-}
-
-}  // namespace
-
-bool from_bytes(std::string_view v, NodeRecord& n) { return !v.empty() && decode_front(v, n) == v.size(); }
 
 EncodedRecord as_bytes(const EdgeRecord& e) {
   EncodedRecord out;
@@ -163,51 +139,79 @@ EncodedRecord as_bytes(const EdgeRecord& e) {
   return out;
 }
 
-bool from_bytes(std::string_view v, EdgeRecord& e) { return !v.empty() && decode_front(v, e) == v.size(); }
+bool from_bytes(std::string_view v, EdgeRecord& e) {
+  Reader r(v);
+  e = EdgeRecord{};
+  e.child_key = r.raw64(0);
+  read_counters(r, 1, e.counters);
+  e.occurrences = std::uint32_t(r.var(10));
+  e.score = std::uint32_t(r.var(11));
+  e.min_ply = std::uint16_t(r.var(12));
+  e.flags = std::uint8_t(r.var(13));
+  e.polyglot_rank = std::uint8_t(r.var(14));
+  e.polyglot_learn = std::uint32_t(r.var(15));
+  return r.done();
+}
 
 void append_section_node(std::string& out, const NodeRecord* node) {
-  out.push_back(node ? 1 : 0);
-  if (node) out.append(std::string_view(as_bytes(*node)));
+  if (!node) {
+    out.push_back(0);
+    return;
+  }
+  EncodedRecord r = as_bytes(*node);
+  out.push_back(char(r.size));  // at most 128: an encoded record's buffer
+  out.append(std::string_view(r));
 }
 
 void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge) {
-  char m[2];
-  put_be16(m, move);
-  out.append(m, 2);
-  out.append(std::string_view(as_bytes(edge)));
+  EncodedRecord r = as_bytes(edge);
+  char head[3];
+  put_be16(head, move);
+  head[2] = char(r.size);
+  out.append(head, 3);
+  out.append(std::string_view(r));
 }
 
 SectionReader::SectionReader(std::string_view value) {
-  if (value.empty() || std::uint8_t(value[0]) > 1) {
+  std::size_t n = value.empty() ? 0 : std::uint8_t(value[0]);
+  if (value.empty() || n + 1 > value.size()) {
     ok_ = false;
     return;
   }
-  rest_ = value.substr(1);
-  if (value[0] == 1) {
-    std::size_t n = decode_front(rest_, node_);
-    if (n == 0) {
-      ok_ = false;
-      return;
-    }
-    has_node_ = true;
-    rest_.remove_prefix(n);
-  }
+  node_ = value.substr(1, n);
+  rest_ = value.substr(1 + n);
+}
+
+std::optional<NodeRecord> SectionReader::node() {
+  NodeRecord r;
+  if (node_.empty()) return std::nullopt;
+  if (!from_bytes(node_, r)) return ok_ = false, std::nullopt;
+  return r;
+}
+
+std::string_view SectionReader::next_record(std::uint16_t& move) {
+  if (!ok_ || rest_.empty()) return {};
+  std::size_t n = rest_.size() >= 3 ? std::uint8_t(rest_[2]) : 0;
+  if (rest_.size() < 3 || n == 0 || 3 + n > rest_.size()) return ok_ = false, std::string_view();
+  move = get_be16(rest_.data());
+  std::string_view record = rest_.substr(3, n);
+  rest_.remove_prefix(3 + n);
+  return record;
 }
 
 bool SectionReader::next(std::uint16_t& move, EdgeRecord& edge) {
-  if (!ok_ || rest_.empty()) return false;
-  std::size_t n = rest_.size() > 2 ? decode_front(rest_.substr(2), edge) : 0;
-  if (n == 0) return ok_ = false;
-  move = get_be16(rest_.data());
-  rest_.remove_prefix(2 + n);
+  std::string_view record = next_record(move);
+  if (record.empty()) return false;
+  if (!from_bytes(record, edge)) return ok_ = false;
   return true;
 }
 
+bool SectionReader::next(std::uint16_t& move) { return !next_record(move).empty(); }
+
 bool from_bytes(std::string_view v, Section& out) {
   SectionReader reader(v);
-  out.node.reset();
   out.edges.clear();
-  if (reader.node()) out.node = *reader.node();
+  out.node = reader.node();
   std::uint16_t move;
   EdgeRecord edge;
   while (reader.next(move, edge)) out.edges.emplace_back(move, edge);

@@ -204,36 +204,39 @@ bool from_bytes(std::string_view v, EdgeRecord& out);
 
 // --- sections ----------------------------------------------------------------
 // The value of the positions database (key = Polyglot key, 8 bytes BE) is a
-// position's section, as the paper has it: a byte that says whether the node
-// is stored (1) or not (0: a position only an imported .bin's key-only edges
-// know), the node's encoded record, then every edge in move order, each its
-// move (2 bytes, BE) and its encoded record. An encoded record ends where its
-// mask says, so the parts need no lengths. One value per position is one
-// LMDB record where a node and its edges were several (a build appends half
-// as many), and a probe is one get.
+// position's section, as the paper has it: the node's encoded record after
+// its length (1 byte; 0: no node, a position only an imported .bin's key-only
+// edges know), then every edge in move order, each its move (2 bytes, BE),
+// its record's length (1 byte) and its encoded record. One value per position
+// is one LMDB record where a node and its edges were several (a build appends
+// half as many), and a probe is one get; the lengths let a reader pass over
+// what it does not need undecoded.
 
 // Appends a section's parts to out, node first (nullptr: no node), then the
 // edges in move order.
 void append_section_node(std::string& out, const NodeRecord* node);
 void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge);
 
-// Reads a section in place: node(), then the edges one by one. The view must
-// outlive the reader.
+// Reads a section in place, decoding only what is asked: node(), the edges
+// one by one. The value must outlive the reader.
 class SectionReader {
  public:
   explicit SectionReader(std::string_view value);
-  // The node, nullptr when the section has none (or is damaged: see ok()).
-  const NodeRecord* node() const { return has_node_ ? &node_ : nullptr; }
+  bool has_node() const { return !node_.empty(); }
+  // The node, nullopt when the section has none (or it is damaged: then ok()
+  // is false).
+  std::optional<NodeRecord> node();
   // The next edge; false at the end of the section, or when the rest is
   // damaged (then ok() is false).
   bool next(std::uint16_t& move, EdgeRecord& edge);
-  // False when the value is not a well-formed section.
+  // The next edge's move only, its record passed over undecoded.
+  bool next(std::uint16_t& move);
+  // False when the value is not a well-formed section (as far as it was read).
   bool ok() const { return ok_; }
 
  private:
-  std::string_view rest_;
-  NodeRecord node_;
-  bool has_node_ = false;
+  std::string_view next_record(std::uint16_t& move);  // empty at the end or on damage
+  std::string_view node_, rest_;
   bool ok_ = true;
 };
 

@@ -307,8 +307,11 @@ TEST_CASE("A damaged section is reported as damaged, never read past its end", "
     INFO("cut at " << cut);
     CHECK(from_bytes(std::string_view(v).substr(0, cut), out) == (cut == node_end));
   }
-  std::string bad = v;
-  bad[0] = 2;  // neither "node" nor "no node"
   Section out;
+  std::string bad = v;
+  bad[0] = char(200);  // a node longer than the value
+  CHECK_FALSE(from_bytes(bad, out));
+  bad = v;
+  bad[1 + as_bytes(*section.node).size + 2] = 1;  // an edge's record shorter than what it holds
   CHECK_FALSE(from_bytes(bad, out));
 }
