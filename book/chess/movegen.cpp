@@ -194,6 +194,23 @@ void generate_legal(const Position& pos, MoveList& list) {
     generate<Color::Black>(pos, sink);
 }
 
+Move castling_move(const Position& pos, bool king_side) {
+  struct OneSide {
+    bool king_side;
+    Move found;
+    void add_special(Move m) {
+      if ((m.to() > m.from()) == king_side) found = m;
+    }
+  } sink{king_side, Move()};
+  if (pos.checkers() || !pos.castling_rights()) return Move();
+  const Color us = pos.side_to_move();
+  if (us == Color::White)
+    generate_castling<Color::White>(pos, sink, pos.king_square(us));
+  else
+    generate_castling<Color::Black>(pos, sink, pos.king_square(us));
+  return sink.found;
+}
+
 int count_legal(const Position& pos) {
   Counter sink;
   if (pos.side_to_move() == Color::White)

@@ -27,6 +27,11 @@ class MoveList {
 // Appends every legal move of pos to list.
 void generate_legal(const Position& pos, MoveList& list);
 
+// The legal castling move to the king's side (king_side) or the queen's,
+// Move() when there is none: what generate_legal would list, without the rest
+// (SAN's O-O is decoded at every castle of every game a build reads).
+Move castling_move(const Position& pos, bool king_side);
+
 // The number of legal moves, without storing them (perft's bulk count).
 int count_legal(const Position& pos);
 

@@ -38,10 +38,7 @@ std::optional<PieceType> promotion_from_letter(char c) {
 }
 
 MoveParse parse_castling(const Position& pos, bool king_side) {
-  MoveList moves;
-  generate_legal(pos, moves);
-  for (Move m : moves)
-    if (m.kind() == Move::Kind::Castling && (m.to() > m.from()) == king_side) return {m, {}};
+  if (Move m = castling_move(pos, king_side)) return {m, {}};
   return {Move(), MoveError::Illegal};
 }
 

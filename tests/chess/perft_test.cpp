@@ -119,3 +119,41 @@ TEST_CASE("Perft matches the Chess960 suite to depth 5", "[chess][chess960][slow
   for (auto& c : cases) std::erase_if(c.counts, [](auto& dn) { return dn.first > 5; });
   check(cases, UINT64_MAX);
 }
+
+namespace {
+
+// The castling moves generate_legal lists (perft-verified above), against
+// castling_move, in pos and every position below it to depth.
+void check_castling(Position& pos, int depth) {
+  MoveList moves;
+  generate_legal(pos, moves);
+  for (bool king_side : {true, false}) {
+    Move listed;
+    for (Move m : moves)
+      if (m.kind() == Move::Kind::Castling && (m.to() > m.from()) == king_side) listed = m;
+    INFO(pos.fen() << (king_side ? " king side" : " queen side"));
+    CHECK(castling_move(pos, king_side) == listed);
+  }
+  if (depth == 0) return;
+  UndoInfo undo;
+  for (Move m : moves) {
+    pos.do_move(m, undo);
+    check_castling(pos, depth - 1);
+    pos.undo_move(m, undo);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("The castling move alone is the one the legal move list holds", "[chess][chess960]") {
+  std::vector<PerftCase> cases = read_epd(gb::test::data_path("perft/cpw-positions.epd"));
+  for (const char* file : {"perft/ethereal-standard.epd", "perft/ethereal-fischer.epd"})
+    for (auto& c : read_epd(gb::test::data_path(file))) cases.push_back(c);
+  for (const char* file : {"perft/python-chess-tricky.perft", "perft/python-chess-chess960.perft"})
+    for (auto& c : read_perft(gb::test::data_path(file))) cases.push_back(c);
+  for (const auto& c : cases) {
+    auto pos = Position::from_fen(c.fen);
+    REQUIRE(pos);
+    check_castling(*pos, 2);
+  }
+}
