@@ -1,8 +1,8 @@
 // Repeated lookups in one book without a transaction per call: the prober's
 // hot path (`graphbook probe`, `tree`, the benchmark). One read transaction
-// and two cursors (positions, learning counters) are kept open; refresh() drops the snapshot and takes a new
-// one (call it between batches, so that a long-lived reader neither misses
-// later writes nor keeps old pages alive).
+// and two cursors (positions, learning counters) are kept open; refresh()
+// drops the snapshot and takes a new one (call it between batches, so that a
+// long-lived reader neither misses later writes nor keeps old pages alive).
 //
 // Not thread-safe: one BookReader per thread. The Book must outlive it.
 #pragma once
