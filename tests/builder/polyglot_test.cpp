@@ -3,8 +3,11 @@
 #include "book/store/polyglot.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <set>
 
 #include "book/store/book.h"
+#include "book/store/position_hash.h"
 #include "book_dump.h"
 #include "process.h"
 #include "test_data.h"
@@ -188,4 +191,60 @@ TEST_CASE("An imported book answers by position, and by key for entries no walk 
   // Importing the same file again adds nothing.
   o = graphbook({"import", book, in});
   CHECK(o.out.find("already in the book") != std::string::npos);
+}
+
+TEST_CASE("Games built into an imported book join its sections, and every imported entry stays",
+          "[builder][polyglot]") {
+  TempDir dir;
+  std::string in = gb::test::data_path("polyglot/python-chess-performance.bin"), book = dir.file("p.book");
+  REQUIRE(graphbook({"import", book, in}).status == 0);
+  std::string pgn = dir.file("g.pgn");
+  {
+    std::ofstream out(pgn);
+    out << "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n"
+        << "[White \"C\"]\n[Black \"D\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 1/2-1/2\n";
+  }
+  Output o = graphbook({"build", book, pgn, "--quiet"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  {
+    auto b = open_book(book);
+    // The start position: e2e4, d2d4, c2c4 of the file (weight 1 each, test above), e4 also played
+    // by a game, and Nf3 from the other game.
+    auto start = b.find_all(Position().key());
+    REQUIRE(start.size() == 4);
+    for (const auto& e : start) {
+      INFO(to_uci(e.move, false));
+      const std::string uci = to_uci(e.move, false);
+      if (uci == "e2e4") {
+        CHECK(e.record.counters.games == 1);
+        CHECK(e.record.counters.white_wins == 1);
+        CHECK((e.record.flags & store::kEdgeImported));
+        CHECK(e.record.score == 1 + 2);  // the file's weight, and make-book's 2 for the mover's win
+      } else if (uci == "g1f3") {
+        CHECK(e.record.counters.draws == 1);
+        CHECK_FALSE((e.record.flags & store::kEdgeImported));
+      } else {
+        CHECK((uci == "d2d4" || uci == "c2c4"));
+        CHECK(e.record.counters.games == 0);
+      }
+    }
+    auto node = b.node(Position().key());
+    REQUIRE(node);
+    CHECK(node->counters.games == 2);
+    CHECK(node->position_hash == store::position_hash(Position()));
+    CHECK(b.stats().collisions == 0);
+  }
+  // Exported again: every key of the file is still there (with e2e4's weight now 3).
+  std::string out = dir.file("o.bin");
+  REQUIRE(graphbook({"export", book, out}).status == 0);
+  auto original = load(in), back = load(out);
+  std::set<Key> original_keys, back_keys;
+  for (const auto& x : original) original_keys.insert(x.key);
+  for (const auto& x : back) back_keys.insert(x.key);
+  for (Key k : original_keys) CHECK(back_keys.count(k));
+  auto e4 = std::find_if(back.begin(), back.end(),
+                         [](const auto& x) { return x.key == Position().key() && x.move == 0x31c; });
+  REQUIRE(e4 != back.end());
+  CHECK(e4->weight == 3);
 }
