@@ -319,8 +319,11 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   report.parse_seconds = std::chrono::duration<double>(parsed - start).count();
 
   std::vector<const Run*> runs;
+  // Each thread sorts its own table into its last run (one after the other,
+  // they were 10 ms of a 0.19 s build of tcec at --max-ply 40 on one core).
+  w.pool.run(w.aggregators.size(), [&](std::size_t, std::size_t i) { return w.aggregators[i]->finish(); });
   for (auto& a : w.aggregators) {
-    if (!a->finish()) {
+    if (!a->error().empty()) {
       *error = a->error();
       return std::nullopt;
     }
