@@ -73,7 +73,9 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
     if (!v || !from_bytes(*v, version) || version != kFormatVersion)
       return BookError{BookError::Code::WrongVersion,
                        path + ": book format version " + std::to_string(version) +
-                           ", this graphbook reads version " + std::to_string(kFormatVersion)};
+                           ", this graphbook reads version " + std::to_string(kFormatVersion) +
+                           (version < kFormatVersion ? " (build the book again from its PGN files)"
+                                                     : " (a newer graphbook wrote it)")};
     return std::nullopt;
   };
 
