@@ -156,6 +156,7 @@ class Aggregator {
   [[nodiscard]] bool add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n);
 
   // Sorts what is in memory into a final run; after this only runs() is valid.
+  // False (with error() saying why) when it fails.
   [[nodiscard]] bool finish();
   const std::vector<Run>& runs() const { return runs_; }
   std::uint64_t collisions() const { return collisions_; }

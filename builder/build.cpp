@@ -88,7 +88,7 @@ struct PartResult {
 // that counts is always the first in the input, whichever thread read it.
 void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
   const auto ranges = std::uint32_t(w.dedup.size());
-  w.pool.run(ranges, [&](std::size_t, std::size_t i) {
+  (void)w.pool.run(ranges, [&](std::size_t, std::size_t i) {
     const KeyRange range{std::uint32_t(i), ranges};
     std::optional<store::ReadTxn> txn =
         w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
@@ -124,7 +124,7 @@ bool parse_block(Workers& w, std::string_view text, const std::string& name, std
     r.games.plies.clear();
   }
   if (w.games) w.games->set_parts(parts.size());
-  w.pool.run(parts.size(), [&](std::size_t, std::size_t i) {
+  (void)w.pool.run(parts.size(), [&](std::size_t, std::size_t i) {
     BuildVisitor visitor(w.options, results[i].games);
     std::string_view part = text.substr(parts[i].begin, parts[i].end - parts[i].begin);
     pgn::ReadOptions ro;
@@ -321,7 +321,9 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   std::vector<const Run*> runs;
   // Each thread sorts its own table into its last run (one after the other,
   // they were 10 ms of a 0.19 s build of tcec at --max-ply 40 on one core).
-  w.pool.run(w.aggregators.size(), [&](std::size_t, std::size_t i) { return w.aggregators[i]->finish(); });
+  // (A finish that fails says why in its error().)
+  (void)w.pool.run(w.aggregators.size(),
+                   [&](std::size_t, std::size_t i) { return w.aggregators[i]->finish(); });
   for (auto& a : w.aggregators) {
     if (!a->error().empty()) {
       *error = a->error();

@@ -33,7 +33,8 @@ class WorkerPool {
   // whichever thread is free (thread in [0, threads())), and returns when all
   // have run. Once a call returns false the parts not yet started are not
   // started, and run() returns false. Not reentrant: one job at a time.
-  bool run(std::size_t parts, const std::function<bool(std::size_t thread, std::size_t part)>& work);
+  [[nodiscard]] bool run(std::size_t parts,
+                         const std::function<bool(std::size_t thread, std::size_t part)>& work);
 
  private:
   void help(std::size_t thread);
