@@ -25,13 +25,14 @@ using store::Status;
 namespace {
 
 // Runs the k-way merges of the runs on two more threads, one for the nodes
-// and one for the edges (RunMerger's two streams share nothing), a few chunks
-// ahead of the LMDB writes on the calling thread: the merge was the critical
-// path of the commit, the writer waiting on it, and the parse threads are
-// idle by then. The chunks are what fill_nodes and fill_edges make (NodeChunk,
-// EdgeChunk: the entries themselves, or their records encoded for an append);
-// a fill returns false once the merger has nothing more. The consumer may stop
-// early (an LMDB error): the destructor stops the producers.
+// and one for the edges (RunMerger's two streams share nothing), up to kDepth
+// chunks ahead of the LMDB writes on the calling thread: the merge was the
+// critical path of the commit, the writer waiting on it, and the parse threads
+// are idle by then. The chunks are what fill_nodes and fill_edges make
+// (NodeChunk, EdgeChunk: the entries themselves, or their records encoded as
+// the parts of sections); a fill returns false once the merger has nothing
+// more. The consumer may stop early (an LMDB error): the destructor stops the
+// producers.
 template <class NodeChunk, class EdgeChunk>
 class MergeAhead {
  public:
