@@ -1,20 +1,14 @@
 #include "builder/book_writer.h"
 
-#include <fcntl.h>
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <condition_variable>
-#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
 
-#include "builder/orphan_files.h"
+#include "builder/new_book_file.h"
 
 namespace gb::builder {
 
@@ -298,19 +292,6 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
   return status;
 }
 
-// Records (keys and values) back to back: what the writer of a new book
-// appends in one go.
-struct EncodedRecords {
-  std::string bytes;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;  // of each record's key and value
-  std::size_t size() const { return sizes.size(); }
-  void add(std::string_view key, std::string_view value) {
-    bytes.append(key);
-    bytes.append(value);
-    sizes.emplace_back(std::uint32_t(key.size()), std::uint32_t(value.size()));
-  }
-};
-
 // Nodes or edges encoded as the parts of sections (store::append_section_node,
 // append_section_edge), back to back: what the merge threads hand to the
 // writer of a new book, so that the writer only joins the parts of a key and
@@ -340,135 +321,6 @@ bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min
     chunk.parts.emplace_back(e.key, std::uint32_t(chunk.bytes.size()));
   }
   return true;
-}
-
-// Appends records in key order to the databases of a book written from
-// scratch (each database in its own key order, the databases in any order),
-// in write transactions of about kChunkBytes of keys and values, so that LMDB
-// never holds more dirty pages than that (it keeps a transaction's pages in
-// memory until the commit). The chunks of the open transaction are kept until
-// it commits: on MDB_MAP_FULL the map is doubled and they are written again.
-class ChunkedAppender {
- public:
-  static constexpr std::size_t kChunkBytes = std::size_t(1) << 20;
-  // Each transaction reads the last pages of the trees it appends to through
-  // LMDB's map, and the kernel maps their neighbours too: without a release
-  // now and then, a full-depth build of tcec kept 40 MB of the new book
-  // resident (half its peak).
-  static constexpr std::size_t kReleaseBytes = 8 * kChunkBytes;
-
-  explicit ChunkedAppender(store::Book& book) : book_(book) {}
-  ~ChunkedAppender() { cursors_.clear(); }  // before the transaction aborts
-
-  [[nodiscard]] Status append(MDB_dbi dbi, EncodedRecords&& records) {
-    if (!txn_)
-      if (auto s = begin()) return s;
-    pending_bytes_ += records.bytes.size();
-    pending_.emplace_back(dbi, std::move(records));
-    Status s = put(dbi, pending_.back().second);
-    if (s && s->map_full()) s = redo();
-    if (s) return s;
-    return pending_bytes_ >= kChunkBytes ? commit() : std::nullopt;
-  }
-
-  // Commits the records not yet committed.
-  [[nodiscard]] Status finish() { return txn_ ? commit() : std::nullopt; }
-
- private:
-  Status begin() {
-    store::Error e;
-    auto txn = store::WriteTxn::begin(book_.env(), &e);
-    if (!txn) return e;
-    txn_.emplace(std::move(*txn));
-    return std::nullopt;
-  }
-
-  // The transaction's cursor on dbi (one per database: no set-up per put).
-  store::Cursor* cursor(MDB_dbi dbi, Status& status) {
-    for (auto& [d, c] : cursors_)
-      if (d == dbi) return &c;
-    store::Error e;
-    auto c = store::Cursor::open(*txn_, dbi, &e);
-    if (!c) {
-      status = e;
-      return nullptr;
-    }
-    return &cursors_.emplace_back(dbi, std::move(*c)).second;
-  }
-
-  Status put(MDB_dbi dbi, const EncodedRecords& records) {
-    Status status;
-    store::Cursor* c = cursor(dbi, status);
-    if (!c) return status;
-    std::string_view bytes = records.bytes;
-    std::size_t at = 0;
-    for (auto [k, v] : records.sizes) {
-      if (auto s = c->put(bytes.substr(at, k), bytes.substr(at + k, v), MDB_APPEND)) return s;
-      at += k + v;
-    }
-    return std::nullopt;
-  }
-
-  Status commit() {
-    for (;;) {
-      cursors_.clear();
-      Status s = txn_->commit();
-      txn_.reset();
-      if (!s) break;
-      if (!s->map_full()) return s;
-      if (auto r = redo()) return r;
-    }
-    committed_bytes_ += pending_bytes_;
-    pending_.clear();
-    pending_bytes_ = 0;
-    if (committed_bytes_ >= kReleaseBytes) {
-      book_.env().release_mapped_pages();  // what the transactions read (a new book is read only here)
-      book_.env().start_writeback();       // the final sync then waits for the last pages only
-      committed_bytes_ = 0;
-    }
-    return std::nullopt;
-  }
-
-  // Aborts the transaction, doubles the map and writes the pending records again.
-  Status redo() {
-    for (;;) {
-      cursors_.clear();
-      txn_.reset();
-      if (auto s = book_.env().set_map_size(book_.env().map_size() * 2)) return s;
-      if (auto s = begin()) return s;
-      Status s;
-      for (const auto& [dbi, records] : pending_)
-        if ((s = put(dbi, records))) break;
-      if (!s || !s->map_full()) return s;
-    }
-  }
-
-  store::Book& book_;
-  std::optional<store::WriteTxn> txn_;
-  std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;   // of txn_
-  std::vector<std::pair<MDB_dbi, EncodedRecords>> pending_;  // written since the last commit
-  std::size_t pending_bytes_ = 0;
-  std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
-};
-
-// A build writes a fresh book into "BOOK.building-PID" beside it.
-constexpr std::string_view kBuildingSuffix = ".building-";
-
-// The file the book's path names (a symbolic link is followed: the new
-// book replaces the file, not the link).
-std::string real_path(const std::string& path) {
-  char buf[PATH_MAX];
-  return ::realpath(path.c_str(), buf) ? std::string(buf) : path;
-}
-
-Status sync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return store::Error{errno, "open directory " + dir};
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) return store::Error{err, "sync directory " + dir};
-  return std::nullopt;
 }
 
 // The last writes of a commit, in its last transaction: the game index, the
@@ -574,47 +426,25 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
   });
 }
 
-// The commit into a book that holds nothing but meta: the new book is written
-// beside it as BOOK.building-PID in transactions of bounded size (without
-// fsync), synced, and renamed over the book: the rename is the commit. The
-// caller holds the book's write transaction (its writer lock) meanwhile, so
-// that another build's commit waits and then finds the file replaced.
+// The commit into a book that holds nothing but meta: a new book written
+// beside it and renamed over it (new_book_file.h). The caller holds the
+// book's write transaction (its writer lock) meanwhile, so that another
+// build's commit waits and then finds the file replaced.
 Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& merger, CommitInput& input,
                     CommitResult& result) {
   result = CommitResult{};
   result.appended = result.renamed = true;
   std::string error;
   if (!merger.open(&error)) return store::Error{EIO, error};
-  const std::string target = real_path(book.path());
-  const std::string temp = target + std::string(kBuildingSuffix) + std::to_string(::getpid());
-  ::unlink(temp.c_str());
-  ::unlink((temp + "-lock").c_str());
-  Status status = [&]() -> Status {
-    store::BookError be;
-    auto to = store::Book::open(temp, store::OpenMode::Create, &be, book.env().map_size());
-    if (!to) return store::Error{EIO, be.message};
-    if (auto s = to->env().set_no_sync(true)) return s;
-    if (auto s = write_fresh(book, book_txn, *to, merger, input, result)) return s;
-    if (auto s = to->env().sync()) return s;
-    return std::nullopt;
-  }();  // the new book is closed
-  ::unlink((temp + "-lock").c_str());
-  if (!status && ::rename(temp.c_str(), target.c_str()) != 0) status = store::Error{errno, "rename " + temp};
-  if (status) {
-    ::unlink(temp.c_str());
-    return status;
-  }
-  // The book's lock file holds the old file's transaction id: a process that
-  // opens the new file must start a new one.
-  ::unlink((target + "-lock").c_str());
-  return sync_dir(dir_of(target));
+  return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {
+    return write_fresh(book, book_txn, to, merger, input, result);
+  });
 }
 
 }  // namespace
 
 Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, CommitResult& result) {
-  const std::string target = real_path(book.path());
-  remove_orphans(dir_of(target), name_of(target) + std::string(kBuildingSuffix));  // of killed builds
+  remove_new_book_orphans(book.path());  // of killed builds
   const store::Error replaced{ESTALE, book.path() +
                                           ": another build replaced the book while this one ran; nothing "
                                           "was written, run the build again"};

@@ -1,0 +1,149 @@
+#include "builder/new_book_file.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+#include "builder/orphan_files.h"
+
+namespace gb::builder {
+
+using store::Status;
+
+namespace {
+
+// A new book is written into "BOOK.building-PID" beside it.
+constexpr std::string_view kBuildingSuffix = ".building-";
+
+// The file the book's path names (a symbolic link is followed: the new
+// book replaces the file, not the link).
+std::string real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
+Status sync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return store::Error{errno, "open directory " + dir};
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return store::Error{err, "sync directory " + dir};
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status ChunkedAppender::append(MDB_dbi dbi, EncodedRecords&& records) {
+  if (!txn_)
+    if (auto s = begin()) return s;
+  pending_bytes_ += records.bytes.size();
+  pending_.emplace_back(dbi, std::move(records));
+  Status s = put(dbi, pending_.back().second);
+  if (s && s->map_full()) s = redo();
+  if (s) return s;
+  return pending_bytes_ >= kChunkBytes ? commit() : std::nullopt;
+}
+
+Status ChunkedAppender::begin() {
+  store::Error e;
+  auto txn = store::WriteTxn::begin(book_.env(), &e);
+  if (!txn) return e;
+  txn_.emplace(std::move(*txn));
+  return std::nullopt;
+}
+
+store::Cursor* ChunkedAppender::cursor(MDB_dbi dbi, Status& status) {
+  for (auto& [d, c] : cursors_)
+    if (d == dbi) return &c;
+  store::Error e;
+  auto c = store::Cursor::open(*txn_, dbi, &e);
+  if (!c) {
+    status = e;
+    return nullptr;
+  }
+  return &cursors_.emplace_back(dbi, std::move(*c)).second;
+}
+
+Status ChunkedAppender::put(MDB_dbi dbi, const EncodedRecords& records) {
+  Status status;
+  store::Cursor* c = cursor(dbi, status);
+  if (!c) return status;
+  std::string_view bytes = records.bytes;
+  std::size_t at = 0;
+  for (auto [k, v] : records.sizes) {
+    if (auto s = c->put(bytes.substr(at, k), bytes.substr(at + k, v), MDB_APPEND)) return s;
+    at += k + v;
+  }
+  return std::nullopt;
+}
+
+Status ChunkedAppender::commit() {
+  for (;;) {
+    cursors_.clear();
+    Status s = txn_->commit();
+    txn_.reset();
+    if (!s) break;
+    if (!s->map_full()) return s;
+    if (auto r = redo()) return r;
+  }
+  committed_bytes_ += pending_bytes_;
+  pending_.clear();
+  pending_bytes_ = 0;
+  if (committed_bytes_ >= kReleaseBytes) {
+    book_.env().release_mapped_pages();  // what the transactions read (a new book is read only here)
+    book_.env().start_writeback();       // the final sync then waits for the last pages only
+    committed_bytes_ = 0;
+  }
+  return std::nullopt;
+}
+
+Status ChunkedAppender::redo() {
+  for (;;) {
+    cursors_.clear();
+    txn_.reset();
+    if (auto s = book_.env().set_map_size(book_.env().map_size() * 2)) return s;
+    if (auto s = begin()) return s;
+    Status s;
+    for (const auto& [dbi, records] : pending_)
+      if ((s = put(dbi, records))) break;
+    if (!s || !s->map_full()) return s;
+  }
+}
+
+Status replace_book_file(const std::string& path, std::size_t map_size,
+                         const std::function<Status(store::Book&)>& write) {
+  const std::string target = real_path(path);
+  const std::string temp = target + std::string(kBuildingSuffix) + std::to_string(::getpid());
+  ::unlink(temp.c_str());
+  ::unlink((temp + "-lock").c_str());
+  Status status = [&]() -> Status {
+    store::BookError be;
+    auto to = store::Book::open(temp, store::OpenMode::Create, &be, map_size);
+    if (!to) return store::Error{EIO, be.message};
+    if (auto s = to->env().set_no_sync(true)) return s;
+    if (auto s = write(*to)) return s;
+    if (auto s = to->env().sync()) return s;
+    return std::nullopt;
+  }();  // the new book is closed
+  ::unlink((temp + "-lock").c_str());
+  if (!status && ::rename(temp.c_str(), target.c_str()) != 0) status = store::Error{errno, "rename " + temp};
+  if (status) {
+    ::unlink(temp.c_str());
+    return status;
+  }
+  // The book's lock file holds the old file's transaction id: a process that
+  // opens the new file must start a new one.
+  ::unlink((target + "-lock").c_str());
+  return sync_dir(dir_of(target));
+}
+
+void remove_new_book_orphans(const std::string& path) {
+  const std::string target = real_path(path);
+  remove_orphans(dir_of(target), name_of(target) + std::string(kBuildingSuffix));
+}
+
+}  // namespace gb::builder

@@ -1,0 +1,89 @@
+// A book written from scratch beside the file it replaces, then renamed over
+// it: the commit of a build into a new book (book_writer.h) and of an
+// upgrade (book_upgrade.h). A process killed meanwhile leaves the file as it
+// was, and its new file behind, named BOOK.building-PID: the next build or
+// upgrade of that book removes it (remove_new_book_orphans).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "book/store/book.h"
+
+namespace gb::builder {
+
+// Records (keys and values) back to back: what the writer of a new book
+// appends in one go.
+struct EncodedRecords {
+  std::string bytes;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;  // of each record's key and value
+  std::size_t size() const { return sizes.size(); }
+  void add(std::string_view key, std::string_view value) {
+    bytes.append(key);
+    bytes.append(value);
+    sizes.emplace_back(std::uint32_t(key.size()), std::uint32_t(value.size()));
+  }
+};
+
+// Appends records in key order to the databases of a book written from
+// scratch (each database in its own key order, the databases in any order),
+// in write transactions of about kChunkBytes of keys and values, so that LMDB
+// never holds more dirty pages than that (it keeps a transaction's pages in
+// memory until the commit). The chunks of the open transaction are kept until
+// it commits: on MDB_MAP_FULL the map is doubled and they are written again.
+class ChunkedAppender {
+ public:
+  static constexpr std::size_t kChunkBytes = std::size_t(1) << 20;
+  // Each transaction reads the last pages of the trees it appends to through
+  // LMDB's map, and the kernel maps their neighbours too: without a release
+  // now and then, a full-depth build of tcec kept 40 MB of the new book
+  // resident (half its peak).
+  static constexpr std::size_t kReleaseBytes = 8 * kChunkBytes;
+
+  explicit ChunkedAppender(store::Book& book) : book_(book) {}
+  ~ChunkedAppender() { cursors_.clear(); }  // before the transaction aborts
+  ChunkedAppender(const ChunkedAppender&) = delete;
+  ChunkedAppender& operator=(const ChunkedAppender&) = delete;
+
+  // Appends records (in the key order of dbi, after all it holds) to dbi;
+  // commits the transaction once it holds kChunkBytes. Errors: LMDB's (the
+  // map grows by itself).
+  [[nodiscard]] store::Status append(MDB_dbi dbi, EncodedRecords&& records);
+  // Commits the records not yet committed.
+  [[nodiscard]] store::Status finish() { return txn_ ? commit() : std::nullopt; }
+
+ private:
+  store::Status begin();
+  // The transaction's cursor on dbi (one per database: no set-up per put).
+  store::Cursor* cursor(MDB_dbi dbi, store::Status& status);
+  store::Status put(MDB_dbi dbi, const EncodedRecords& records);
+  store::Status commit();
+  // Aborts the transaction, doubles the map and writes the pending records again.
+  store::Status redo();
+
+  store::Book& book_;
+  std::optional<store::WriteTxn> txn_;
+  std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;   // of txn_
+  std::vector<std::pair<MDB_dbi, EncodedRecords>> pending_;  // written since the last commit
+  std::size_t pending_bytes_ = 0;
+  std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
+};
+
+// Writes a new book with write(new book), in a file beside the book at path
+// (a symbolic link is followed: the file is replaced, not the link), synced,
+// and renamed over it: the rename is the commit. The new book starts with a
+// map of map_size bytes and without fsync per transaction (synced once at
+// the end). On any failure the new file is removed and the book is as it was.
+[[nodiscard]] store::Status replace_book_file(const std::string& path, std::size_t map_size,
+                                              const std::function<store::Status(store::Book&)>& write);
+
+// Removes the new files that killed builds or upgrades of the book at path left.
+void remove_new_book_orphans(const std::string& path);
+
+}  // namespace gb::builder
