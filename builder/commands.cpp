@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "builder/book_info.h"
+#include "builder/book_upgrade.h"
 #include "builder/build.h"
 #include "builder/polyglot_export.h"
 #include "builder/polyglot_import.h"
@@ -272,6 +273,49 @@ void add_import(CLI::App& app, int& exit_status) {
   });
 }
 
+void add_upgrade(CLI::App& app, int& exit_status) {
+  struct Options {
+    std::string book;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "upgrade", "Rewrite a book of format 2 as format 3 (one section per position), keeping all it holds");
+  cmd->add_option("book", opt->book, "The book file (replaced by the new one when done)")->required();
+  cmd->add_flag("--json", opt->json, "JSON output");
+  cmd->footer("Example:\n  graphbook upgrade games.book   (learning, fingerprints and sources are kept)");
+  cmd->callback([opt, &exit_status] {
+    std::string error;
+    auto report = upgrade_book(opt->book, &error);
+    if (!report) {
+      std::fprintf(stderr, "graphbook upgrade: %s\n", error.c_str());
+      exit_status = 1;
+      return;
+    }
+    const bool done = report->from_version != store::kFormatVersion;
+    if (opt->json) {
+      nlohmann::json j = {{"book", opt->book},
+                          {"from_version", report->from_version},
+                          {"to_version", store::kFormatVersion},
+                          {"upgraded", done},
+                          {"positions", report->positions},
+                          {"nodes", report->nodes},
+                          {"edges", report->edges},
+                          {"other_records", report->other_records}};
+      std::printf("%s\n", j.dump(2).c_str());
+    } else if (done) {
+      std::printf("%s: format %u -> %u: %llu positions (%llu nodes, %llu edges), %llu other records kept\n",
+                  opt->book.c_str(), unsigned(report->from_version), unsigned(store::kFormatVersion),
+                  (unsigned long long)report->positions, (unsigned long long)report->nodes,
+                  (unsigned long long)report->edges, (unsigned long long)report->other_records);
+    } else {
+      std::printf("%s: already format %u, nothing to do\n", opt->book.c_str(),
+                  unsigned(store::kFormatVersion));
+    }
+    exit_status = 0;
+  });
+}
+
 }  // namespace
 
 void add_commands(CLI::App& app, int& exit_status) {
@@ -279,6 +323,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   add_info(app, exit_status);
   add_export(app, exit_status);
   add_import(app, exit_status);
+  add_upgrade(app, exit_status);
 }
 
 }  // namespace gb::builder

@@ -37,12 +37,12 @@ Status sync_dir(const std::string& dir) {
 
 }  // namespace
 
-Status ChunkedAppender::append(MDB_dbi dbi, EncodedRecords&& records) {
+Status ChunkedAppender::append(MDB_dbi dbi, EncodedRecords&& records, unsigned put_flags) {
   if (!txn_)
     if (auto s = begin()) return s;
   pending_bytes_ += records.bytes.size();
-  pending_.emplace_back(dbi, std::move(records));
-  Status s = put(dbi, pending_.back().second);
+  pending_.push_back({dbi, std::move(records), put_flags});
+  Status s = put(pending_.back());
   if (s && s->map_full()) s = redo();
   if (s) return s;
   return pending_bytes_ >= kChunkBytes ? commit() : std::nullopt;
@@ -68,14 +68,14 @@ store::Cursor* ChunkedAppender::cursor(MDB_dbi dbi, Status& status) {
   return &cursors_.emplace_back(dbi, std::move(*c)).second;
 }
 
-Status ChunkedAppender::put(MDB_dbi dbi, const EncodedRecords& records) {
+Status ChunkedAppender::put(const Pending& p) {
   Status status;
-  store::Cursor* c = cursor(dbi, status);
+  store::Cursor* c = cursor(p.dbi, status);
   if (!c) return status;
-  std::string_view bytes = records.bytes;
+  std::string_view bytes = p.records.bytes;
   std::size_t at = 0;
-  for (auto [k, v] : records.sizes) {
-    if (auto s = c->put(bytes.substr(at, k), bytes.substr(at + k, v), MDB_APPEND)) return s;
+  for (auto [k, v] : p.records.sizes) {
+    if (auto s = c->put(bytes.substr(at, k), bytes.substr(at + k, v), p.flags)) return s;
     at += k + v;
   }
   return std::nullopt;
@@ -108,8 +108,8 @@ Status ChunkedAppender::redo() {
     if (auto s = book_.env().set_map_size(book_.env().map_size() * 2)) return s;
     if (auto s = begin()) return s;
     Status s;
-    for (const auto& [dbi, records] : pending_)
-      if ((s = put(dbi, records))) break;
+    for (const Pending& p : pending_)
+      if ((s = put(p))) break;
     if (!s || !s->map_full()) return s;
   }
 }

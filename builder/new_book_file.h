@@ -53,8 +53,9 @@ class ChunkedAppender {
 
   // Appends records (in the key order of dbi, after all it holds) to dbi;
   // commits the transaction once it holds kChunkBytes. Errors: LMDB's (the
-  // map grows by itself).
-  [[nodiscard]] store::Status append(MDB_dbi dbi, EncodedRecords&& records);
+  // map grows by itself). put_flags: MDB_APPEND, or 0 for a database of
+  // sorted duplicates (records in order, put one by one).
+  [[nodiscard]] store::Status append(MDB_dbi dbi, EncodedRecords&& records, unsigned put_flags = MDB_APPEND);
   // Commits the records not yet committed.
   [[nodiscard]] store::Status finish() { return txn_ ? commit() : std::nullopt; }
 
@@ -62,15 +63,20 @@ class ChunkedAppender {
   store::Status begin();
   // The transaction's cursor on dbi (one per database: no set-up per put).
   store::Cursor* cursor(MDB_dbi dbi, store::Status& status);
-  store::Status put(MDB_dbi dbi, const EncodedRecords& records);
+  struct Pending {
+    MDB_dbi dbi;
+    EncodedRecords records;
+    unsigned flags;
+  };
+  store::Status put(const Pending& p);
   store::Status commit();
   // Aborts the transaction, doubles the map and writes the pending records again.
   store::Status redo();
 
   store::Book& book_;
   std::optional<store::WriteTxn> txn_;
-  std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;   // of txn_
-  std::vector<std::pair<MDB_dbi, EncodedRecords>> pending_;  // written since the last commit
+  std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;  // of txn_
+  std::vector<Pending> pending_;                            // written since the last commit
   std::size_t pending_bytes_ = 0;
   std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
 };

@@ -74,7 +74,7 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
       return BookError{BookError::Code::WrongVersion,
                        path + ": book format version " + std::to_string(version) +
                            ", this graphbook reads version " + std::to_string(kFormatVersion) +
-                           (version < kFormatVersion ? " (build the book again from its PGN files)"
+                           (version < kFormatVersion ? " (graphbook upgrade rewrites it)"
                                                      : " (a newer graphbook wrote it)")};
     return std::nullopt;
   };

@@ -1,0 +1,207 @@
+#include "builder/book_upgrade.h"
+
+#include <sys/stat.h>
+
+#include <string_view>
+#include <vector>
+
+#include "book/store/book.h"
+#include "builder/new_book_file.h"
+
+namespace gb::builder {
+
+namespace {
+
+using store::Status;
+
+constexpr std::uint32_t kSectionlessFormat = 2;  // nodes and edges in two databases
+constexpr std::size_t kRecordsPerChunk = 1024;
+
+// The named databases of the environment: the keys of its main database.
+std::optional<std::vector<std::string>> database_names(const store::Txn& txn, store::Error* error) {
+  MDB_dbi main_dbi;
+  if (int rc = mdb_dbi_open(txn.get(), nullptr, 0, &main_dbi)) {
+    *error = store::Error{rc, "open the main database"};
+    return std::nullopt;
+  }
+  auto cursor = store::Cursor::open(txn, main_dbi, error);
+  if (!cursor) return std::nullopt;
+  std::vector<std::string> names;
+  for (auto item = cursor->first(error); item; item = cursor->next(error)) names.emplace_back(item->key);
+  if (error->code) return std::nullopt;
+  return names;
+}
+
+// What makes a format 2 book a book of this kind: its meta records.
+struct OldBook {
+  MDB_dbi meta, nodes, edges;
+  std::uint32_t version = 0;
+};
+
+// Writes the sections of the format 2 nodes and edges databases of from.
+Status write_sections(const store::Txn& from, const OldBook& old, store::Book& to, ChunkedAppender& appender,
+                      UpgradeReport& report, const std::string& path) {
+  store::Error error;
+  auto nodes = store::Cursor::open(from, old.nodes, &error);
+  if (!nodes) return error;
+  auto edges = store::Cursor::open(from, old.edges, &error);
+  if (!edges) return error;
+  const auto damaged = [&](std::string_view what, std::string_view key) {
+    return store::Error{EIO, path + ": a damaged " + std::string(what) + " record (key of " +
+                                 std::to_string(key.size()) + " bytes)"};
+  };
+  auto node = nodes->first(&error);
+  auto edge = edges->first(&error);
+  EncodedRecords chunk;
+  std::string value;
+  while (!error.code && (node || edge)) {
+    if (node && node->key.size() != 8) return damaged("node", node->key);
+    if (edge && edge->key.size() != 10) return damaged("edge", edge->key);
+    const Key key = !edge   ? store::get_be64(node->key.data())
+                    : !node ? store::get_be64(edge->key.data())
+                            : std::min(store::get_be64(node->key.data()), store::get_be64(edge->key.data()));
+    value.clear();
+    if (node && store::get_be64(node->key.data()) == key) {
+      store::NodeRecord r;
+      if (!store::from_bytes(node->value, r)) return damaged("node", node->key);
+      store::append_section_node(value, &r);
+      ++report.nodes;
+      node = nodes->next(&error);
+    } else {
+      store::append_section_node(value, nullptr);
+    }
+    // Edges of one key are in move order: the order of a section.
+    while (!error.code && edge && edge->key.size() == 10 && store::get_be64(edge->key.data()) == key) {
+      store::EdgeRecord r;
+      if (!store::from_bytes(edge->value, r)) return damaged("edge", edge->key);
+      store::append_section_edge(value, store::get_be16(edge->key.data() + 8), r);
+      ++report.edges;
+      edge = edges->next(&error);
+    }
+    chunk.add(store::NodeKey(key).view(), value);
+    ++report.positions;
+    if (chunk.size() == kRecordsPerChunk) {
+      if (auto s = appender.append(to.dbs().positions, std::move(chunk))) return s;
+      chunk = {};
+    }
+  }
+  if (error.code) return error;
+  if (chunk.size())
+    if (auto s = appender.append(to.dbs().positions, std::move(chunk))) return s;
+  return std::nullopt;
+}
+
+// Copies database `name` of from into its namesake in to, created with the
+// same flags (sorted duplicates are put one by one, the rest appended).
+Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, unsigned flags,
+                     ChunkedAppender& appender, UpgradeReport& report) {
+  store::Error error;
+  auto cursor = store::Cursor::open(from, source, &error);
+  if (!cursor) return error;
+  const unsigned put_flags = (flags & MDB_DUPSORT) ? 0u : unsigned(MDB_APPEND);
+  EncodedRecords chunk;
+  for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
+    chunk.add(item->key, item->value);
+    ++report.other_records;
+    if (chunk.size() == kRecordsPerChunk) {
+      if (auto s = appender.append(target, std::move(chunk), put_flags)) return s;
+      chunk = {};
+    }
+  }
+  if (error.code) return error;
+  if (chunk.size())
+    if (auto s = appender.append(target, std::move(chunk), put_flags)) return s;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return *error = path + ": no such book", std::nullopt;
+  store::Error e;
+  auto env = store::Env::open(path, false, store::Book::kDefaultMapSize, 64, &e);
+  if (!env) {
+    *error = (e.code == MDB_INVALID || e.code == MDB_VERSION_MISMATCH)
+                 ? path + ": not a graphbook book (not an LMDB file)"
+                 : path + ": " + e.message();
+    return std::nullopt;
+  }
+  // The old book's writer lock, held until its file is replaced: no build
+  // of an older graphbook writes into it meanwhile. It is only read.
+  auto txn = store::WriteTxn::begin(*env, &e);
+  if (!txn) return *error = path + ": " + e.message(), std::nullopt;
+  OldBook old;
+  auto meta = txn->open_db("meta", 0, &e);
+  auto magic = meta ? txn->get(*meta, "format") : std::nullopt;
+  if (!meta || !magic || *magic != "graphbook")
+    return *error = path + ": not a graphbook book (no graphbook meta record)", std::nullopt;
+  old.meta = *meta;
+  auto version = txn->get(old.meta, "version");
+  if (!version || !store::from_bytes(*version, old.version))
+    return *error = path + ": not a graphbook book (no format version)", std::nullopt;
+  UpgradeReport report;
+  report.from_version = old.version;
+  if (old.version == store::kFormatVersion) return report;  // nothing to do
+  if (old.version != kSectionlessFormat)
+    return *error = path + ": book format version " + std::to_string(old.version) + ", graphbook upgrades " +
+                    "version " + std::to_string(kSectionlessFormat) + " only",
+           std::nullopt;
+  auto names = database_names(*txn, &e);
+  if (!names) return *error = path + ": " + e.message(), std::nullopt;
+  auto nodes = txn->open_db("nodes", 0, &e);
+  auto edges = nodes ? txn->open_db("edges", 0, &e) : std::nullopt;
+  if (!edges) return *error = path + ": not a format 2 book: " + e.message(), std::nullopt;
+  old.nodes = *nodes;
+  old.edges = *edges;
+  struct Other {
+    std::string name;
+    MDB_dbi source;
+    unsigned flags;
+    MDB_dbi target = 0;
+  };
+  std::vector<Other> others;  // every database but meta, nodes and edges
+  for (const std::string& name : *names) {
+    if (name == "meta" || name == "nodes" || name == "edges") continue;
+    auto dbi = txn->open_db(name.c_str(), 0, &e);
+    unsigned flags = 0;
+    if (!dbi || mdb_dbi_flags(txn->get(), *dbi, &flags) != 0)
+      return *error = path + ": database " + name + ": " + e.message(), std::nullopt;
+    others.push_back({name, *dbi, flags});
+  }
+
+  remove_new_book_orphans(path);
+  Status status = replace_book_file(path, env->map_size(), [&](store::Book& to) -> Status {
+    // The databases first: the appender holds the write transaction afterwards.
+    if (auto s = to.write([&](store::WriteTxn& t) -> Status {
+          for (Other& o : others) {
+            store::Error oe;
+            auto dbi = t.open_db(o.name.c_str(), MDB_CREATE | (o.flags & ~unsigned(MDB_CREATE)), &oe);
+            if (!dbi) return oe;
+            o.target = *dbi;
+          }
+          return std::nullopt;
+        }))
+      return s;
+    ChunkedAppender appender(to);
+    if (auto s = write_sections(*txn, old, to, appender, report, path)) return s;
+    for (const Other& o : others)
+      if (auto s = copy_database(*txn, o.source, o.target, o.flags, appender, report)) return s;
+    if (auto s = appender.finish()) return s;
+    // The meta records but the format's own (the new book has those).
+    return to.write([&](store::WriteTxn& t) -> Status {
+      store::Error me;
+      auto cursor = store::Cursor::open(*txn, old.meta, &me);
+      if (!cursor) return me;
+      for (auto item = cursor->first(&me); item; item = cursor->next(&me))
+        if (item->key != "format" && item->key != "version")
+          if (auto s = t.put(to.dbs().meta, item->key, item->value)) return s;
+      if (me.code) return me;
+      return std::nullopt;
+    });
+  });
+  if (status) return *error = path + ": " + status->message(), std::nullopt;
+  return report;
+}
+
+}  // namespace gb::builder

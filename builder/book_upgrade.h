@@ -1,0 +1,28 @@
+// `graphbook upgrade BOOK`: a book of format 2 rewritten as format 3
+// (docs/FORMAT.md). Format 2 kept a position's node and its edges in two
+// databases, one LMDB record each; format 3 keeps them in one value, the
+// position's section. The records' encoding did not change, only where they
+// sit, so nothing is lost: every other database (learning, fingerprints,
+// sources, collisions, stored games and their index, pending games) and the
+// meta records are copied as they are. The new file is written beside the
+// book and renamed over it (new_book_file.h): killed at any moment, the book
+// is the old one or the new one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gb::builder {
+
+struct UpgradeReport {
+  std::uint32_t from_version = 0;  // the book's format before (the current one: nothing was done)
+  std::uint64_t positions = 0, nodes = 0, edges = 0;
+  std::uint64_t other_records = 0;  // copied from the other databases
+};
+
+// Errors (nullopt, *error names the file): not a book, a format other than 2
+// or the current one, a damaged record, LMDB and file errors.
+[[nodiscard]] std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* error);
+
+}  // namespace gb::builder

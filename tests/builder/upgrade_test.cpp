@@ -1,0 +1,186 @@
+// `graphbook upgrade`: a book of format 2 (nodes and edges in two databases,
+// docs/FORMAT.md's history) written here record by record, rewritten as
+// format 3 with every other database kept.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "book/chess/notation.h"
+#include "book/store/book.h"
+#include "book_dump.h"
+#include "process.h"
+
+using namespace gb;
+using gb::test::graphbook;
+using gb::test::open_book;
+using gb::test::Output;
+using gb::test::TempDir;
+
+namespace {
+
+const Move kE4(SQ_E2, SQ_E4), kD4(SQ_D2, SQ_D4), kNf6(SQ_G8, SQ_F6);
+
+// A format 2 book: the start position (3 games) with 1.e4 (2 games, learned:
+// 5 wins) and 1.d4 (1 game), the position after 1.d4 with 1...Nf6, a key only
+// an imported .bin knows (an edge without a node), a fingerprint, a source,
+// and a database of sorted duplicates (as the game index is).
+void write_format_2_book(const std::string& path) {
+  store::Error e;
+  auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
+  INFO(e.message());
+  REQUIRE(env);
+  auto txn = store::WriteTxn::begin(*env, &e);
+  REQUIRE(txn);
+  auto db = [&](const char* name, unsigned flags = 0) {
+    auto dbi = txn->open_db(name, MDB_CREATE | flags, &e);
+    REQUIRE(dbi);
+    return *dbi;
+  };
+  MDB_dbi meta = db("meta"), nodes = db("nodes"), edges = db("edges"), learn = db("learn"),
+          games = db("games"), sources = db("sources"), extra = db("extra", MDB_DUPSORT);
+  db("collisions");
+  std::uint32_t version = 2;
+  store::BookStats stats;
+  stats.games = 3;
+  stats.builds = 1;
+  REQUIRE_FALSE(txn->put(meta, "format", "graphbook"));
+  REQUIRE_FALSE(txn->put(meta, "version", store::as_bytes(version)));
+  REQUIRE_FALSE(txn->put(meta, "stats", store::as_bytes(stats)));
+  REQUIRE_FALSE(txn->put(meta, "build_params", R"({"max_ply":0})"));
+
+  const Position start;
+  Position after_d4 = gb::test::play({"d4"});
+  store::NodeRecord root, d4_node;
+  root.position_hash = 111;
+  for (auto r : {store::Result::WhiteWins, store::Result::WhiteWins, store::Result::Draw})
+    root.counters.add_game(r, 2500, 2020);
+  d4_node.position_hash = 222;
+  d4_node.counters.add_game(store::Result::Draw, 2400, 2021);
+  d4_node.min_ply = 1;
+  d4_node.flags = store::kBlackToMove;
+  REQUIRE_FALSE(txn->put(nodes, store::NodeKey(start.key()).view(), store::as_bytes(root)));
+  REQUIRE_FALSE(txn->put(nodes, store::NodeKey(after_d4.key()).view(), store::as_bytes(d4_node)));
+
+  store::EdgeRecord e4, d4, nf6, key_only;
+  e4.child_key = gb::test::play({"e4"}).key();
+  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
+  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
+  e4.occurrences = 2;
+  e4.score = 4;
+  d4.child_key = after_d4.key();
+  d4.counters.add_game(store::Result::Draw, 2500, 2020);
+  nf6.child_key = gb::test::play({"d4", "Nf6"}).key();
+  nf6.counters.add_game(store::Result::Draw, 2400, 2021);
+  nf6.flags = store::kEdgeBlackMoves;
+  key_only.flags = store::kEdgeKeyOnly | store::kEdgeImported;
+  key_only.score = 7;
+  REQUIRE_FALSE(txn->put(edges, store::EdgeKey(start.key(), kE4.raw()).view(), store::as_bytes(e4)));
+  REQUIRE_FALSE(txn->put(edges, store::EdgeKey(start.key(), kD4.raw()).view(), store::as_bytes(d4)));
+  REQUIRE_FALSE(txn->put(edges, store::EdgeKey(after_d4.key(), kNf6.raw()).view(), store::as_bytes(nf6)));
+  REQUIRE_FALSE(txn->put(edges, store::EdgeKey(42, 0x031c).view(), store::as_bytes(key_only)));
+
+  store::LearnRecord learned;
+  learned.wins = 5;
+  REQUIRE_FALSE(txn->put(learn, store::EdgeKey(start.key(), kE4.raw()).view(), store::as_bytes(learned)));
+  REQUIRE_FALSE(txn->put(games, std::string(16, 'f'), ""));
+  REQUIRE_FALSE(txn->put(sources, std::string(7, '\0') + '\1', R"({"name":"old.pgn","games_added":3})"));
+  REQUIRE_FALSE(txn->put(extra, "k", "a"));
+  REQUIRE_FALSE(txn->put(extra, "k", "b"));
+  REQUIRE_FALSE(txn->commit());
+}
+
+}  // namespace
+
+TEST_CASE("A format 2 book is upgraded to sections with everything it held", "[builder][upgrade]") {
+  TempDir dir;
+  const std::string path = dir.file("old.book");
+  write_format_2_book(path);
+  {
+    store::BookError be;
+    CHECK_FALSE(store::Book::open(path, store::OpenMode::ReadOnly, &be));  // refused before
+    CHECK(be.code == store::BookError::Code::WrongVersion);
+  }
+  Output o = graphbook({"upgrade", path, "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  auto j = nlohmann::json::parse(o.out);
+  CHECK(j["from_version"] == 2);
+  CHECK(j["positions"] == 3);  // the start, after 1.d4, and key 42
+  CHECK(j["nodes"] == 2);
+  CHECK(j["edges"] == 4);
+
+  auto book = open_book(path);
+  const Position start;
+  auto root = book.node(start.key());
+  REQUIRE(root);
+  CHECK(root->position_hash == 111);
+  CHECK(root->counters.games == 3);
+  CHECK(root->counters.white_wins == 2);
+  CHECK(root->counters.average_elo() == 2500);
+  auto moves = book.find_all(start.key());
+  REQUIRE(moves.size() == 2);
+  for (const auto& e : moves) {
+    if (e.move == kE4) {
+      CHECK(e.record.counters.games == 2);
+      CHECK(e.record.score == 4);
+      CHECK(e.learning.wins == 5);  // the learning database came along
+    } else {
+      CHECK(e.move == kD4);
+      CHECK(e.record.counters.draws == 1);
+      CHECK(e.learning.wins == 0);
+    }
+  }
+  auto after_d4 = gb::test::play({"d4"});
+  auto d4_node = book.node(after_d4.key());
+  REQUIRE(d4_node);
+  CHECK(d4_node->min_ply == 1);
+  CHECK(book.find_all(after_d4.key()).size() == 1);
+  CHECK_FALSE(book.node(42));  // key only: no node
+  auto by_key = book.find_all(42);
+  REQUIRE(by_key.size() == 1);
+  CHECK((by_key[0].record.flags & store::kEdgeKeyOnly));
+  CHECK(by_key[0].record.score == 7);
+  CHECK(book.stats().games == 3);
+  CHECK(book.build_params() == R"({"max_ply":0})");
+  auto sources = book.sources();
+  REQUIRE(sources.size() == 1);
+  CHECK(sources[0].name == "old.pgn");
+  {
+    auto txn = store::ReadTxn::begin(book.env(), nullptr);
+    REQUIRE(txn);
+    MDB_stat st;
+    REQUIRE_FALSE(txn->stat(book.dbs().games, st));
+    CHECK(st.ms_entries == 1);
+    auto extra = txn->open_db("extra", 0, nullptr);
+    REQUIRE(extra);
+    unsigned flags = 0;
+    REQUIRE(mdb_dbi_flags(txn->get(), *extra, &flags) == 0);
+    CHECK((flags & MDB_DUPSORT));
+    REQUIRE_FALSE(txn->stat(*extra, st));
+    CHECK(st.ms_entries == 2);  // both duplicates of "k"
+  }
+
+  // Once more: nothing to do.
+  o = graphbook({"upgrade", path});
+  CHECK(o.status == 0);
+  CHECK(o.out.find("already format 3") != std::string::npos);
+}
+
+TEST_CASE("Upgrade refuses what is not a book and leaves it as it was", "[builder][upgrade]") {
+  TempDir dir;
+  const std::string path = dir.file("notes.txt");
+  {
+    std::ofstream out(path);
+    out << "not a book\n";
+  }
+  Output o = graphbook({"upgrade", path});
+  CHECK(o.status == 1);
+  CHECK(o.err.find("not a graphbook book") != std::string::npos);
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "not a book");
+  o = graphbook({"upgrade", dir.file("missing.book")});
+  CHECK(o.status == 1);
+  CHECK(o.err.find("no such book") != std::string::npos);
+}
