@@ -17,21 +17,6 @@ using store::Status;
 constexpr std::uint32_t kSectionlessFormat = 2;  // nodes and edges in two databases
 constexpr std::size_t kRecordsPerChunk = 1024;
 
-// The named databases of the environment: the keys of its main database.
-std::optional<std::vector<std::string>> database_names(const store::Txn& txn, store::Error* error) {
-  MDB_dbi main_dbi;
-  if (int rc = mdb_dbi_open(txn.get(), nullptr, 0, &main_dbi)) {
-    *error = store::Error{rc, "open the main database"};
-    return std::nullopt;
-  }
-  auto cursor = store::Cursor::open(txn, main_dbi, error);
-  if (!cursor) return std::nullopt;
-  std::vector<std::string> names;
-  for (auto item = cursor->first(error); item; item = cursor->next(error)) names.emplace_back(item->key);
-  if (error->code) return std::nullopt;
-  return names;
-}
-
 // What makes a format 2 book a book of this kind: its meta records.
 struct OldBook {
   MDB_dbi meta, nodes, edges;
@@ -147,7 +132,7 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* 
     return *error = path + ": book format version " + std::to_string(old.version) + ", graphbook upgrades " +
                     "version " + std::to_string(kSectionlessFormat) + " only",
            std::nullopt;
-  auto names = database_names(*txn, &e);
+  auto names = txn->database_names(&e);
   if (!names) return *error = path + ": " + e.message(), std::nullopt;
   auto nodes = txn->open_db("nodes", 0, &e);
   auto edges = nodes ? txn->open_db("edges", 0, &e) : std::nullopt;

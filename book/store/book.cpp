@@ -198,21 +198,9 @@ std::string Book::build_params(Error* error) {
 }
 
 std::optional<bool> Book::holds_only_meta(const Txn& txn, Error* error) {
-  MDB_dbi main_dbi;
-  if (int rc = mdb_dbi_open(txn.get(), nullptr, 0, &main_dbi)) {
-    if (error) *error = Error{rc, "open main database"};
-    return std::nullopt;
-  }
-  auto cursor = Cursor::open(txn, main_dbi, error);
-  if (!cursor) return std::nullopt;
-  std::vector<std::string> names;  // every named database
-  Error walk;                      // an error ends the walk like the last name does: tell them apart
-  for (auto item = cursor->first(&walk); item; item = cursor->next(&walk)) names.emplace_back(item->key);
-  if (walk.code) {
-    if (error) *error = walk;
-    return std::nullopt;  // never "only meta" on a partial list: a build would replace the book
-  }
-  for (const std::string& name : names) {
+  auto names = txn.database_names(error);  // never a partial list: a build would replace the book
+  if (!names) return std::nullopt;
+  for (const std::string& name : *names) {
     if (name == "meta") continue;
     auto dbi = txn.open_db(name.c_str(), 0, error);
     if (!dbi) return std::nullopt;

@@ -122,6 +122,22 @@ Status Txn::stat(MDB_dbi dbi, MDB_stat& out) const {
   return std::nullopt;
 }
 
+std::optional<std::vector<std::string>> Txn::database_names(Error* error) const {
+  MDB_dbi main_dbi;
+  if (int rc = mdb_dbi_open(txn_, nullptr, 0, &main_dbi))
+    return set(error, rc, "open main database"), std::nullopt;
+  auto cursor = Cursor::open(*this, main_dbi, error);
+  if (!cursor) return std::nullopt;
+  std::vector<std::string> names;
+  Error walk;  // an error ends the walk like the last name does: tell them apart
+  for (auto item = cursor->first(&walk); item; item = cursor->next(&walk)) names.emplace_back(item->key);
+  if (walk.code) {
+    if (error) *error = walk;
+    return std::nullopt;
+  }
+  return names;
+}
+
 ReadTxn::~ReadTxn() {
   if (txn_) mdb_txn_abort(txn_);
 }

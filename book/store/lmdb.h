@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gb::store {
 
@@ -88,6 +89,9 @@ class Txn {
   // Opens a named database (create only in a write transaction).
   [[nodiscard]] std::optional<MDB_dbi> open_db(const char* name, unsigned flags, Error* error) const;
   [[nodiscard]] Status stat(MDB_dbi dbi, MDB_stat& out) const;
+  // The names of the environment's named databases (the keys of its main
+  // database); nullopt on an error, never a partial list.
+  [[nodiscard]] std::optional<std::vector<std::string>> database_names(Error* error) const;
 
  protected:
   explicit Txn(MDB_txn* txn) : txn_(txn) {}
