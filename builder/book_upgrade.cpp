@@ -118,13 +118,11 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* 
   if (!txn) return *error = path + ": " + e.message(), std::nullopt;
   OldBook old;
   auto meta = txn->open_db("meta", 0, &e);
-  auto magic = meta ? txn->get(*meta, "format") : std::nullopt;
-  if (!meta || !magic || *magic != "graphbook")
-    return *error = path + ": not a graphbook book (no graphbook meta record)", std::nullopt;
+  auto version = meta ? store::format_version(*txn, *meta) : std::nullopt;
+  if (!version) return *error = path + ": not a graphbook book (no graphbook meta record)", std::nullopt;
+  if (*version == 0) return *error = path + ": not a graphbook book (no format version)", std::nullopt;
   old.meta = *meta;
-  auto version = txn->get(old.meta, "version");
-  if (!version || !store::from_bytes(*version, old.version))
-    return *error = path + ": not a graphbook book (no format version)", std::nullopt;
+  old.version = *version;
   UpgradeReport report;
   report.from_version = old.version;
   if (old.version == store::kFormatVersion) return report;  // nothing to do
@@ -179,7 +177,7 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* 
       auto cursor = store::Cursor::open(*txn, old.meta, &me);
       if (!cursor) return me;
       for (auto item = cursor->first(&me); item; item = cursor->next(&me))
-        if (item->key != "format" && item->key != "version")
+        if (item->key != store::kFormatKey && item->key != store::kVersionKey)
           if (auto s = t.put(to.dbs().meta, item->key, item->value)) return s;
       if (me.code) return me;
       return std::nullopt;

@@ -10,9 +10,6 @@ namespace gb::store {
 
 namespace {
 
-constexpr std::string_view kMagicKey = "format";
-constexpr std::string_view kMagic = "graphbook";
-constexpr std::string_view kVersionKey = "version";
 constexpr std::string_view kStatsKey = "stats";
 constexpr std::string_view kParamsKey = "build_params";
 
@@ -45,6 +42,15 @@ std::optional<Databases> open_databases(const Txn& txn, unsigned create, Error* 
 
 }  // namespace
 
+std::optional<std::uint32_t> format_version(const Txn& txn, MDB_dbi meta) {
+  auto name = txn.get(meta, kFormatKey);
+  if (!name || *name != kFormatName) return std::nullopt;
+  std::uint32_t version = 0;
+  auto v = txn.get(meta, kVersionKey);
+  if (!v || !from_bytes(*v, version)) return 0;
+  return version;
+}
+
 std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError* error,
                                std::size_t initial_map_size) {
   bool exists = file_exists(path);
@@ -65,12 +71,11 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
 
   // A book that is not new must say it is a graphbook book of our version.
   auto check_meta = [&](const Txn& txn, MDB_dbi meta) -> std::optional<BookError> {
-    auto magic = txn.get(meta, kMagicKey);
-    if (!magic || *magic != kMagic)
+    auto named = format_version(txn, meta);
+    if (!named)
       return BookError{BookError::Code::NotABook, path + ": not a graphbook book (no graphbook meta record)"};
-    std::uint32_t version = 0;
-    auto v = txn.get(meta, kVersionKey);
-    if (!v || !from_bytes(*v, version) || version != kFormatVersion)
+    const std::uint32_t version = *named;
+    if (version != kFormatVersion)
       return BookError{BookError::Code::WrongVersion,
                        path + ": book format version " + std::to_string(version) +
                            ", this graphbook reads version " + std::to_string(kFormatVersion) +
@@ -112,9 +117,9 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   }
   auto dbs = open_databases(*txn, MDB_CREATE, &e);
   if (!dbs) return fail<Book>(error, storage_error(e));
-  if (!txn->get(dbs->meta, kMagicKey)) {
+  if (!txn->get(dbs->meta, kFormatKey)) {
     std::uint32_t version = kFormatVersion;
-    if (auto s = txn->put(dbs->meta, kMagicKey, kMagic)) return fail<Book>(error, storage_error(*s));
+    if (auto s = txn->put(dbs->meta, kFormatKey, kFormatName)) return fail<Book>(error, storage_error(*s));
     if (auto s = txn->put(dbs->meta, kVersionKey, as_bytes(version)))
       return fail<Book>(error, storage_error(*s));
   }

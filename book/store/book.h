@@ -58,6 +58,12 @@ struct BookEdge {
   LearnRecord learning;         // zero when never learned
 };
 
+// The meta records that make a file a graphbook book of a format version.
+inline constexpr std::string_view kFormatKey = "format", kFormatName = "graphbook", kVersionKey = "version";
+// The format version the meta database names (0 when it names none);
+// nullopt when it does not say graphbook.
+[[nodiscard]] std::optional<std::uint32_t> format_version(const Txn& txn, MDB_dbi meta);
+
 // The named databases of a book.
 struct Databases {
   MDB_dbi meta, positions, learn, games, sources, collisions;
