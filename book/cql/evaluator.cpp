@@ -873,8 +873,7 @@ Value Evaluator::Impl::dispatch(const Node& n) {
     case Op::MakeSquareString: {
       Value s = eval(*n.args[0]);
       if (s.is_none()) return s;
-      if (s.text.size() != 2 || s.text[0] < 'a' || s.text[0] > 'h' || s.text[1] < '1' || s.text[1] > '8')
-        return Value::squares(0);
+      if (s.text.size() != 2 || !is_file(s.text[0]) || !is_rank(s.text[1])) return Value::squares(0);
       return Value::squares(square_bb(square_of(s.text[0], s.text[1])));
     }
     case Op::Light: return Value::squares(eval_set(*n.args[0]) & kLightSquares);
