@@ -1,14 +1,10 @@
 // graphbook cql end to end: the real binary on real files.
-#include <unistd.h>
-
-#include <array>
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "book/pgn/reader.h"
 #include "run_graphbook.h"
+#include "temp_dir.h"
 #include "test_data.h"
 
 namespace {
@@ -134,14 +130,10 @@ TEST_CASE("cql --parse prints the tree and exit status 1 means no game matched",
 }
 
 TEST_CASE("cql reads the query from a file, with --cql text first", "[cql][cli]") {
-  std::string path = "/tmp/graphbook_cql_query_" + std::to_string(::getpid()) + ".cql";
-  {
-    std::ofstream q(path);
-    q << "// mates by Black\nmate\n";
-  }
+  gb::test::TempDir dir;
+  std::string path = dir.write("query.cql", "// mates by Black\nmate\n");
   Run a = graphbook("cql -i " + kTwic + " --cql btm " + path.substr(0, path.size() - 4));  // ".cql" is added
   Run b = graphbook("cql -i " + kTwic + " --cql 'btm mate'");
-  std::remove(path.c_str());
   CHECK(a.status == 0);
   CHECK(a.out == b.out);
 }
