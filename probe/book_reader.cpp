@@ -30,16 +30,7 @@ Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning
   auto v = section(key, &error);
   if (error.code) return error;
   if (!v) return std::nullopt;
-  store::SectionReader section(*v);
-  std::uint16_t move;
-  store::EdgeRecord record;
-  while (section.next(move, record)) {
-    BookEdge& e = out.emplace_back();
-    e.move = Move(move);
-    e.polyglot_move = store::to_polyglot_move(e.move);
-    e.record = record;
-    e.learning = {};
-  }
+  store::append_edges(*v, out);
   if (with_learning && learning_ && !out.empty()) return attach_learning(key, out);
   return std::nullopt;
 }

@@ -42,6 +42,17 @@ std::optional<Databases> open_databases(const Txn& txn, unsigned create, Error* 
 
 }  // namespace
 
+void append_edges(std::string_view section, std::vector<BookEdge>& out) {
+  SectionReader reader(section);
+  std::uint16_t move;
+  BookEdge e{};
+  while (reader.next(move, e.record)) {
+    e.move = Move(move);
+    e.polyglot_move = to_polyglot_move(e.move);
+    out.push_back(e);
+  }
+}
+
 std::optional<std::uint32_t> format_version(const Txn& txn, MDB_dbi meta) {
   auto name = txn.get(meta, kFormatKey);
   if (!name || *name != kFormatName) return std::nullopt;
@@ -141,16 +152,9 @@ std::vector<BookEdge> Book::find_all(Key key, Error* error) {
   if (!txn) return out;
   auto v = txn->get(dbs_.positions, NodeKey(key).view(), error);
   if (!v) return out;
-  SectionReader section(*v);
-  std::uint16_t move;
-  BookEdge e{};
-  while (section.next(move, e.record)) {
-    e.move = Move(move);
-    e.polyglot_move = to_polyglot_move(e.move);
-    e.learning = {};
-    if (auto l = txn->get(dbs_.learn, EdgeKey(key, move).view())) (void)from_bytes(*l, e.learning);
-    out.push_back(e);
-  }
+  append_edges(*v, out);
+  for (BookEdge& e : out)
+    if (auto l = txn->get(dbs_.learn, EdgeKey(key, e.move.raw()).view())) (void)from_bytes(*l, e.learning);
   return out;
 }
 

@@ -64,6 +64,10 @@ inline constexpr std::string_view kFormatKey = "format", kFormatName = "graphboo
 // nullopt when it does not say graphbook.
 [[nodiscard]] std::optional<std::uint32_t> format_version(const Txn& txn, MDB_dbi meta);
 
+// Appends the edges of a section (a value of the positions database) to out,
+// in move order, without learning.
+void append_edges(std::string_view section, std::vector<BookEdge>& out);
+
 // The named databases of a book.
 struct Databases {
   MDB_dbi meta, positions, learn, games, sources, collisions;
