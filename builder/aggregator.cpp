@@ -13,7 +13,7 @@ namespace {
 
 // The tables are "ordered" linear-probing hash tables: a key's home slot is
 // its key scaled to the table, key * homes / 2^64 (for a KeyRange, the key
-// spread over the whole space first: see home()) (Polyglot keys are
+// spread over the whole space first: KeyRange::spread) (Polyglot keys are
 // uniformly random; any table size works, so a table can grow to just what
 // the memory budget leaves instead of stopping at a power of two, which left
 // up to half the budget unused and doubled the spills), so the used slots are in
@@ -34,10 +34,9 @@ constexpr std::size_t kMaxRefs = Slot::kTallied - 1;
 constexpr std::uint16_t kMaxPly = Slot::kBlackPly - 1;
 
 __extension__ typedef unsigned __int128 Wide;
-// spread: the KeyRange's count. A range holds 1/count of the key space; its
-// keys times count (mod 2^64) spread it over all the homes, in the same order.
-inline std::size_t home(Key key, std::size_t homes, std::uint32_t spread) {
-  return std::size_t((static_cast<Wide>(Key(key * spread)) * homes) >> 64);
+// A range holds 1/count of the key space: its keys spread over all the homes.
+inline std::size_t home(Key key, std::size_t homes, KeyRange range) {
+  return std::size_t((static_cast<Wide>(range.spread(key)) * homes) >> 64);
 }
 
 bool node_less(const Slot& a, const Slot& b) { return a.key < b.key; }
@@ -79,15 +78,15 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
 
 // The slot of (key, move) in table t (node slots have move 0), or the free
 // slot where it goes; nullptr when the slack past the last home is full.
-Slot* find(std::vector<Slot>& t, std::size_t homes, std::uint32_t spread, Key key, std::uint16_t move) {
-  for (std::size_t i = home(key, homes, spread); i < t.size(); ++i)
+Slot* find(std::vector<Slot>& t, std::size_t homes, KeyRange range, Key key, std::uint16_t move) {
+  for (std::size_t i = home(key, homes, range); i < t.size(); ++i)
     if (t[i].ref == 0 || (t[i].key == key && t[i].move == move)) return &t[i];
   return nullptr;
 }
 
 // Rebuilds table t with this many home slots, or more when clustering
 // overflows the slack; returns the number it got.
-std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, std::uint32_t spread) {
+std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, KeyRange range) {
   std::vector<Slot> old;
   for (;; homes *= 2) {
     old.assign(homes + kSlack, Slot{});
@@ -95,7 +94,7 @@ std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, std::uint32_t sprea
     bool ok = true;
     for (const Slot& s : old)
       if (s.ref) {
-        Slot* slot = find(t, homes, spread, s.key, s.move);
+        Slot* slot = find(t, homes, range, s.key, s.move);
         if (!slot) {
           ok = false;
           break;
@@ -171,8 +170,8 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   g.result = game.result;
   t.games.push_back(g);
   const auto id = std::uint32_t(t.games.size());  // this game's ref
-  const std::uint32_t spread = range_.count;
-  const bool whole = spread == 1;
+  const KeyRange range = range_;
+  const bool whole = range.count == 1;
   auto mover_at = [&](std::size_t i) { return (i & 1) ? ~game.first_mover : game.first_mover; };
   auto ply_at = [&](std::size_t i) {
     auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(kMaxPly)));
@@ -190,8 +189,8 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   // the tallies (measured: add_game was a quarter of a build of the lines).
   for (std::size_t i = 0; i < n; ++i) {
     if (!whole && !range_.holds(plies[i].key)) continue;
-    __builtin_prefetch(&t.nodes[home(plies[i].key, node_homes_, spread)], 1);
-    __builtin_prefetch(&t.edges[home(plies[i].key, edge_homes_, spread)], 1);
+    __builtin_prefetch(&t.nodes[home(plies[i].key, node_homes_, range)], 1);
+    __builtin_prefetch(&t.edges[home(plies[i].key, edge_homes_, range)], 1);
   }
   found_.clear();
   bool moved = false;  // a table was rebuilt: the slots found before have moved
@@ -199,10 +198,10 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     const PlyRecord& p = plies[i];
     if (!whole && !range_.holds(p.key)) continue;
     const std::uint16_t ply = ply_at(i);
-    Slot* node = find(t.nodes, node_homes_, spread, p.key, 0);
+    Slot* node = find(t.nodes, node_homes_, range, p.key, 0);
     while (!node) {
-      node_homes_ = rebuild(t.nodes, node_homes_ * 2, spread);
-      node = find(t.nodes, node_homes_, spread, p.key, 0);
+      node_homes_ = rebuild(t.nodes, node_homes_ * 2, range);
+      node = find(t.nodes, node_homes_, range, p.key, 0);
       moved = true;
     }
     Found f{std::uint32_t(i), nullptr, nullptr};
@@ -221,10 +220,10 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
       }
     }
     if (counts_edge(i)) {
-      Slot* edge = find(t.edges, edge_homes_, spread, p.key, p.move.raw());
+      Slot* edge = find(t.edges, edge_homes_, range, p.key, p.move.raw());
       while (!edge) {
-        edge_homes_ = rebuild(t.edges, edge_homes_ * 2, spread);
-        edge = find(t.edges, edge_homes_, spread, p.key, p.move.raw());
+        edge_homes_ = rebuild(t.edges, edge_homes_ * 2, range);
+        edge = find(t.edges, edge_homes_, range, p.key, p.move.raw());
         moved = true;
       }
       if (edge->ref == 0) {
@@ -249,8 +248,8 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     const PlyRecord& p = plies[f.ply];
     const Color mover = mover_at(f.ply);
     if (moved) {
-      if (f.node) f.node = find(t.nodes, node_homes_, spread, p.key, 0);
-      if (f.edge) f.edge = find(t.edges, edge_homes_, spread, p.key, p.move.raw());
+      if (f.node) f.node = find(t.nodes, node_homes_, range, p.key, 0);
+      if (f.edge) f.edge = find(t.edges, edge_homes_, range, p.key, p.move.raw());
     }
     if (f.node) {
       Tally& c = tally(*f.node);
@@ -303,8 +302,8 @@ bool Aggregator::make_room() {
     if (nodes_full) nodes = double(node_homes_) * factor;
     if (edges_full) edges = double(edge_homes_) * factor;
   }
-  if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes), range_.count);
-  if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges), range_.count);
+  if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes), range_);
+  if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges), range_);
   return true;
 }
 

@@ -138,6 +138,9 @@ struct KeyRange {
     __extension__ typedef unsigned __int128 Wide;
     return std::uint64_t((static_cast<Wide>(key) * count) >> 64) == index;
   }
+  // A key of the range spread over all 64 bits, in the same order (key *
+  // count mod 2^64): what tables of one range scale to their size.
+  std::uint64_t spread(std::uint64_t key) const { return key * count; }
 };
 
 class Aggregator {

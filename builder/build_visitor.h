@@ -36,7 +36,7 @@ class DedupSet {
   // True when fp is new to this build (and then remembered); fp is in the range.
   bool insert(const Fingerprint& fp) {
     if (empty(fp)) return std::exchange(has_zero_, true) == false;
-    const std::uint64_t spread = fp[0] * range_.count;  // the range over all 64 bits, in order
+    const std::uint64_t spread = range_.spread(fp[0]);
     Shard& shard = shards_[spread >> (64 - kShardBits)];
     if ((shard.count + 1) * 10 > shard.slots.size() * 8) grow(shard);
     Fingerprint* slot = find(shard.slots, spread, fp);
@@ -86,7 +86,7 @@ class DedupSet {
     std::vector<Fingerprint> old(shard.slots.size() + shard.slots.size() / 2);
     old.swap(shard.slots);
     for (const Fingerprint& f : old)
-      if (!empty(f)) *find(shard.slots, f[0] * range_.count, f) = f;
+      if (!empty(f)) *find(shard.slots, range_.spread(f[0]), f) = f;
   }
   KeyRange range_;
   std::array<Shard, std::size_t(1) << kShardBits> shards_;
