@@ -123,20 +123,26 @@ void generate_pawn_moves(const Position& pos, Sink& sink, Bitboard target, Bitbo
   }
 }
 
+// The castling move of Us to king_side, Move() when it is not legal (Us not
+// in check: the caller has seen to that).
+template <Color Us>
+Move castling(const Position& pos, Square ksq, bool king_side) {
+  CastlingRights cr = castling_right(Us, king_side);
+  if (!pos.can_castle(cr)) return Move();
+  Square rook = pos.castling_rook(cr);
+  if (pos.castling_path(cr) & pos.pieces()) return Move();
+  Square kto = Position::castle_king_to(Us, king_side);
+  Bitboard occ = pos.pieces() ^ square_bb(ksq) ^ square_bb(rook);
+  Bitboard walk = between_bb(ksq, kto) | square_bb(kto) | square_bb(ksq);
+  while (walk)
+    if (pos.attacked_by(~Us, pop_lsb(walk), occ)) return Move();
+  return Move::make(ksq, rook, Move::Kind::Castling);
+}
+
 template <Color Us, typename Sink>
 void generate_castling(const Position& pos, Sink& sink, Square ksq) {
-  for (bool king_side : {true, false}) {
-    CastlingRights cr = castling_right(Us, king_side);
-    if (!pos.can_castle(cr)) continue;
-    Square rook = pos.castling_rook(cr);
-    if (pos.castling_path(cr) & pos.pieces()) continue;
-    Square kto = Position::castle_king_to(Us, king_side);
-    Bitboard occ = pos.pieces() ^ square_bb(ksq) ^ square_bb(rook);
-    Bitboard walk = between_bb(ksq, kto) | square_bb(kto) | square_bb(ksq);
-    bool safe = true;
-    while (walk && safe) safe = !pos.attacked_by(~Us, pop_lsb(walk), occ);
-    if (safe) sink.add_special(Move::make(ksq, rook, Move::Kind::Castling));
-  }
+  for (bool king_side : {true, false})
+    if (Move m = castling<Us>(pos, ksq, king_side)) sink.add_special(m);
 }
 
 template <Color Us, typename Sink>
@@ -195,20 +201,10 @@ void generate_legal(const Position& pos, MoveList& list) {
 }
 
 Move castling_move(const Position& pos, bool king_side) {
-  struct OneSide {
-    bool king_side;
-    Move found;
-    void add_special(Move m) {
-      if ((m.to() > m.from()) == king_side) found = m;
-    }
-  } sink{king_side, Move()};
   if (pos.checkers() || !pos.castling_rights()) return Move();
   const Color us = pos.side_to_move();
-  if (us == Color::White)
-    generate_castling<Color::White>(pos, sink, pos.king_square(us));
-  else
-    generate_castling<Color::Black>(pos, sink, pos.king_square(us));
-  return sink.found;
+  return us == Color::White ? castling<Color::White>(pos, pos.king_square(us), king_side)
+                            : castling<Color::Black>(pos, pos.king_square(us), king_side);
 }
 
 int count_legal(const Position& pos) {
