@@ -37,6 +37,13 @@ struct EdgeEntry {
   store::EdgeRecord record;
 };
 
+// The order of runs, their merge and the book: nodes by key, edges by key
+// then move.
+inline bool node_order(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
+inline bool edge_order(const EdgeEntry& a, const EdgeEntry& b) {
+  return a.key != b.key ? a.key < b.key : a.move < b.move;
+}
+
 // One position of a game: its key, its full-position hash and the move
 // played from it (Move() for the final position).
 struct PlyRecord {

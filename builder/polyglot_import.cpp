@@ -104,11 +104,8 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
     run.edges.push_back(edge);
     ++report.key_only;
   }
-  std::sort(run.nodes.begin(), run.nodes.end(),
-            [](const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; });
-  std::sort(run.edges.begin(), run.edges.end(), [](const EdgeEntry& a, const EdgeEntry& b) {
-    return a.key != b.key ? a.key < b.key : a.move < b.move;
-  });
+  std::sort(run.nodes.begin(), run.nodes.end(), node_order);
+  std::sort(run.edges.begin(), run.edges.end(), edge_order);
 
   RunMerger merger({&run});
   CommitInput input;

@@ -105,11 +105,6 @@ void make_heap_of(std::vector<std::unique_ptr<RunStream<T>>>& streams, std::vect
                  [&](RunStream<T>* a, RunStream<T>* b) { return less(*b->peek(), *a->peek()); });
 }
 
-bool node_less(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
-bool edge_less(const EdgeEntry& a, const EdgeEntry& b) {
-  return a.key != b.key ? a.key < b.key : a.move < b.move;
-}
-
 }  // namespace
 
 bool RunMerger::open(std::string* error) {
@@ -123,8 +118,8 @@ bool RunMerger::open(std::string* error) {
     edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r));
     if (!nodes_.back()->open(error) || !edges_.back()->open(error)) return false;
   }
-  make_heap_of(nodes_, node_heap_, node_less);
-  make_heap_of(edges_, edge_heap_, edge_less);
+  make_heap_of(nodes_, node_heap_, node_order);
+  make_heap_of(edges_, edge_heap_, edge_order);
   return true;
 }
 
@@ -141,7 +136,7 @@ bool RunMerger::check(bool more, const std::vector<std::unique_ptr<RunStream<T>>
 bool RunMerger::next_node(NodeEntry& out) {
   return check(
       merge_step(
-          node_heap_, out, node_less, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
+          node_heap_, out, node_order, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
           [this](NodeEntry& acc, const NodeEntry& e) {
             if (e.record.position_hash == acc.record.position_hash)
               acc.record.merge(e.record);
@@ -153,7 +148,7 @@ bool RunMerger::next_node(NodeEntry& out) {
 
 bool RunMerger::next_edge(EdgeEntry& out) {
   return check(merge_step(
-                   edge_heap_, out, edge_less,
+                   edge_heap_, out, edge_order,
                    [](const EdgeEntry& a, const EdgeEntry& b) { return a.key == b.key && a.move == b.move; },
                    [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); }),
                edges_, edge_error_);
