@@ -59,6 +59,11 @@ void insertion_sort(T* first, T* last, Less less) {
 
 inline Color mover_of(const Slot& s) { return s.ply & Slot::kBlackPly ? Color::Black : Color::White; }
 
+// A slot reached again at ply: it keeps the smallest ply (and its side to move).
+inline void keep_min_ply(Slot& s, std::uint16_t ply) {
+  if ((s.ply & kMaxPly) > (ply & kMaxPly)) s.ply = std::uint16_t((s.ply & Slot::kBlackPly) | (ply & kMaxPly));
+}
+
 // A game's contribution, counted once, for the side that moves at the slot.
 inline void count_game(store::Counters& c, const GameRecord& g, Color mover) {
   c.add_game(g.result, g.elo[int(mover)], g.year);
@@ -194,16 +199,26 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   }
   found_.clear();
   bool moved = false;  // a table was rebuilt: the slots found before have moved
+  // The slot of (key, move) in a table, or the free one where it goes; a
+  // table whose slack is full is rebuilt larger first.
+  auto slot_in = [&](std::vector<Slot>& table, std::size_t& homes, Key key, std::uint16_t move) {
+    Slot* s = find(table, homes, range, key, move);
+    for (; !s; s = find(table, homes, range, key, move)) {
+      homes = rebuild(table, homes * 2, range);
+      moved = true;
+    }
+    return s;
+  };
+  // A slot that already has counters is counted into in the second pass.
+  auto count_later = [&](Slot* s) {
+    if (s->ref & Slot::kTallied) __builtin_prefetch(&t.tallies[s->ref & ~Slot::kTallied], 1);
+    return s;
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const PlyRecord& p = plies[i];
     if (!whole && !range_.holds(p.key)) continue;
     const std::uint16_t ply = ply_at(i);
-    Slot* node = find(t.nodes, node_homes_, range, p.key, 0);
-    while (!node) {
-      node_homes_ = rebuild(t.nodes, node_homes_ * 2, range);
-      node = find(t.nodes, node_homes_, range, p.key, 0);
-      moved = true;
-    }
+    Slot* node = slot_in(t.nodes, node_homes_, p.key, 0);
     Found f{std::uint32_t(i), nullptr, nullptr};
     if (node->ref == 0) {
       *node = Slot{p.key, p.position_hash, id, ply, 0};
@@ -212,37 +227,33 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
       ++collisions_;  // another position with this key: never merged
       continue;
     } else {
-      if ((node->ply & kMaxPly) > (ply & kMaxPly))
-        node->ply = std::uint16_t((node->ply & Slot::kBlackPly) | (ply & kMaxPly));
-      if (node->ref != id) {  // (a repetition of a position this game reached first counts nothing)
-        f.node = node;
-        if (node->ref & Slot::kTallied) __builtin_prefetch(&t.tallies[node->ref & ~Slot::kTallied], 1);
-      }
+      keep_min_ply(*node, ply);
+      if (node->ref != id)
+        f.node = count_later(node);  // (a repetition this game reached first counts nothing)
     }
     if (counts_edge(i)) {
-      Slot* edge = find(t.edges, edge_homes_, range, p.key, p.move.raw());
-      while (!edge) {
-        edge_homes_ = rebuild(t.edges, edge_homes_ * 2, range);
-        edge = find(t.edges, edge_homes_, range, p.key, p.move.raw());
-        moved = true;
-      }
+      Slot* edge = slot_in(t.edges, edge_homes_, p.key, p.move.raw());
       if (edge->ref == 0) {
         *edge = Slot{p.key, plies[i + 1].key, id, ply, p.move.raw()};
         ++edge_count_;
       } else {
-        if ((edge->ply & kMaxPly) > (ply & kMaxPly))
-          edge->ply = std::uint16_t((edge->ply & Slot::kBlackPly) | (ply & kMaxPly));
-        f.edge = edge;  // a second game, or this game again
-        if (edge->ref & Slot::kTallied) __builtin_prefetch(&t.tallies[edge->ref & ~Slot::kTallied], 1);
+        keep_min_ply(*edge, ply);
+        f.edge = count_later(edge);  // a second game, or this game again
       }
     }
     if (f.node || f.edge) found_.push_back(f);
   }
   // Counts one more game (or, for an edge, one more play) into a slot that
   // already has counters: its first tally when it named a single game.
-  auto tally = [&](Slot& s) -> Tally& {
+  // The game is counted once into each tally, however often it came back.
+  auto tally = [&](Slot& s, Color mover) -> Tally& {
     if (!(s.ref & Slot::kTallied)) s.ref = Slot::kTallied | t.tallies.add(tally_of(s, t));
-    return t.tallies[s.ref & ~Slot::kTallied];
+    Tally& c = t.tallies[s.ref & ~Slot::kTallied];
+    if (c.last_game != id) {
+      c.last_game = id;
+      count_game(c.counters, g, mover);
+    }
+    return c;
   };
   for (Found& f : found_) {
     const PlyRecord& p = plies[f.ply];
@@ -251,19 +262,9 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
       if (f.node) f.node = find(t.nodes, node_homes_, range, p.key, 0);
       if (f.edge) f.edge = find(t.edges, edge_homes_, range, p.key, p.move.raw());
     }
-    if (f.node) {
-      Tally& c = tally(*f.node);
-      if (c.last_game != id) {
-        c.last_game = id;
-        count_game(c.counters, g, mover);
-      }
-    }
+    if (f.node) tally(*f.node, mover);
     if (f.edge) {
-      Tally& c = tally(*f.edge);
-      if (c.last_game != id) {
-        c.last_game = id;
-        count_game(c.counters, g, mover);
-      }
+      Tally& c = tally(*f.edge, mover);
       ++c.occurrences;
       c.score += store::play_score(g.result, mover);
     }
