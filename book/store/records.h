@@ -222,7 +222,6 @@ void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord&
 class SectionReader {
  public:
   explicit SectionReader(std::string_view value);
-  bool has_node() const { return !node_.empty(); }
   // The node, nullopt when the section has none (or it is damaged: then ok()
   // is false).
   std::optional<NodeRecord> node();
