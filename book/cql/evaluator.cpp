@@ -296,6 +296,19 @@ struct Evaluator::Impl {
   // Ordinary variables start every game unbound; persistent ones are set to
   // 0, [] or "" before the first game and then kept.
   bool started = false;
+  // The state of one game's evaluation, set anew for every game (run) and
+  // every evaluate_at: what it reads and writes, its variables (persistent
+  // ones carried over unless started is false), nestban marks and regex
+  // groups.
+  void begin_game(const Game& g, const EvalOptions& o, GameResult& result) {
+    result.sort_values.resize(program.sorts.size());
+    game = &g;
+    options = o;
+    out = &result;
+    reset_variables();
+    line_bans.clear();
+    groups.clear();
+  }
   void reset_variables() {
     const auto& info = program.variables;
     if (!started) {
@@ -1391,13 +1404,7 @@ Evaluator::Evaluator(const Program& program) : impl_(std::make_shared<Impl>(prog
 GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
   Impl& e = *impl_;
   GameResult result;
-  result.sort_values.resize(e.program.sorts.size());
-  e.game = &game;
-  e.options = options;
-  e.out = &result;
-  e.reset_variables();
-  e.line_bans.clear();
-  e.groups.clear();
+  e.begin_game(game, options, result);
   for (int id = 0; id < int(game.nodes.size()); ++id) {
     if (!e.visible(id)) continue;
     e.node = id;
@@ -1427,13 +1434,8 @@ std::vector<std::string> Evaluator::persistent_values() const {
 Value Evaluator::evaluate_at(const Game& game, int position_id, const EvalOptions& options) {
   Impl& e = *impl_;
   GameResult scratch;
-  scratch.sort_values.resize(e.program.sorts.size());
-  e.game = &game;
-  e.options = options;
-  e.out = &scratch;
-  e.started = false;
-  e.reset_variables();
-  e.groups.clear();
+  e.started = false;  // no persistent variable carries over
+  e.begin_game(game, options, scratch);
   e.node = position_id;
   e.pos = &game.nodes[std::size_t(position_id)].position;
   e.imaginary = false;

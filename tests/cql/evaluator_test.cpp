@@ -435,3 +435,16 @@ TEST_CASE("A line comments where its sequence starts and ends unless quiet", "[c
   CHECK(r.comments[1] == GameResult::Comment{1, "End line of length 2 that starts at move 1(wtm)", true});
   CHECK(Query("line quiet --> move to e4 --> move to e5").run(g).comments.empty());
 }
+
+TEST_CASE("evaluate_at on one evaluator is not banned by a line of an earlier call", "[cql][line]") {
+  // nestban bars a line from starting inside one it matched before, in one
+  // game; each evaluate_at is a fresh evaluation (the UCI book filter calls
+  // it again and again on one evaluator).
+  Game g = game_from({"e4", "e5", "Nf3", "Nc6"});
+  Query q("line nestban --> . {2,}");
+  const bool fresh = q.at(g, 1).matches();
+  REQUIRE(fresh);
+  Evaluator e(q.program);
+  REQUIRE(e.evaluate_at(g, 0).matches());
+  CHECK(e.evaluate_at(g, 1).matches() == fresh);
+}
