@@ -236,12 +236,12 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
   return pos;
 }
 
-std::string Position::fen(bool shredder) const {
+std::string fen_placement(std::span<const Piece, 64> board) {
   std::string s;
   for (int r = 7; r >= 0; --r) {
     int empties = 0;
     for (int f = 0; f < 8; ++f) {
-      Piece p = board_[make_square(File(f), Rank(r))];
+      Piece p = board[make_square(File(f), Rank(r))];
       if (p == Piece::None) {
         ++empties;
         continue;
@@ -252,6 +252,11 @@ std::string Position::fen(bool shredder) const {
     if (empties) s += char('0' + empties);
     if (r) s += '/';
   }
+  return s;
+}
+
+std::string Position::fen(bool shredder) const {
+  std::string s = fen_placement(board_);
   s += side_ == Color::White ? " w " : " b ";
   if (!castling_) s += '-';
   for (int i = 0; i < 4; ++i) {

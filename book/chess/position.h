@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,9 @@ struct UndoInfo {
   Square ep_square;
   int halfmove_clock;
 };
+
+// The placement field of FEN for a board given square by square (a1 .. h8).
+std::string fen_placement(std::span<const Piece, 64> board);
 
 class Position {
  public:

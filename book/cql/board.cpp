@@ -5,31 +5,6 @@
 
 namespace gb::cql {
 
-namespace {
-
-// The placement field of FEN for a board given square by square.
-std::string placement(const std::array<Piece, 64>& board) {
-  std::string out;
-  for (int r = 7; r >= 0; --r) {
-    int empty = 0;
-    for (int f = 0; f < 8; ++f) {
-      Piece p = board[std::size_t(r * 8 + f)];
-      if (p == Piece::None) {
-        ++empty;
-        continue;
-      }
-      if (empty) out += char('0' + empty);
-      empty = 0;
-      out += piece_char(p);
-    }
-    if (empty) out += char('0' + empty);
-    if (r) out += '/';
-  }
-  return out;
-}
-
-}  // namespace
-
 Bitboard designated(const Position& pos, std::uint16_t mask, Bitboard squares) {
   if (!mask) return squares;
   Bitboard b = 0;
@@ -198,7 +173,7 @@ std::string fen_with_last_double_push(const Position& pos, Move last, const Posi
 
 std::optional<Position> position_from_board(const std::array<Piece, 64>& board, Color side,
                                             const Position& like) {
-  std::string fen = placement(board) + (side == Color::White ? " w " : " b ");
+  std::string fen = fen_placement(board) + (side == Color::White ? " w " : " b ");
   // Shredder letters name each castling rook by its file. K or Q would mean
   // the outermost rook on that side, another one when a rook stands beyond
   // the castling rook (Chess960).
@@ -278,7 +253,7 @@ std::string placement_with(const Position& pos, Square from, Square to, Piece mo
   for (int s = 0; s < 64; ++s) board[std::size_t(s)] = pos.piece_on(Square(s));
   board[std::size_t(from)] = moved;
   board[std::size_t(to)] = left;
-  return placement(board);
+  return fen_placement(board);
 }
 
 }  // namespace
