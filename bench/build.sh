@@ -6,10 +6,14 @@
 # beforehand (make-book cannot read .zst); neither side's time includes it.
 # Our build keeps its defaults otherwise (dedup on); make-book writes a .bin.
 # Best wall time of 3 runs each (the machine may be shared); CPU time is shown too.
+# Each case also prints the floor under any build of it on this machine
+# (bench/floor.cpp: the parse and the LMDB append, timed alone, on the book
+# our build wrote) beside the target, a tenth of make-book's time.
 # Last lines: RATIO build_vs_polyglot_<case> <make-book time / our time>.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 gb=${GRAPHBOOK:-$here/../build/cli/graphbook}
+floor=${BENCH_FLOOR:-$here/../build/bench/bench_floor}
 pg=${POLYGLOT:-/usr/games/polyglot}
 data=${GRAPHBOOK_DATA:-$here/../../shared/data}
 runs=${RUNS:-3}
@@ -40,9 +44,12 @@ ratios=()
 bench_case() {  # name pgn our-max-ply polyglot-args...
   local name=$1 pgn=$2 ply=$3; shift 3
   read -r ow oc om < <(measure "$gb" build "$work/out.book" "$pgn" --max-ply "$ply" --quiet)
+  read -r _ fp fa fs < <("$floor" "$pgn" "$work/out.book" "$ply" | tail -1)
   read -r pw pc pm < <(measure "$pg" make-book -pgn "$pgn" -bin "$work/out.bin" "$@")
   printf '%-14s graphbook build: %6.2f s wall %6.2f s cpu %8d KB peak | make-book: %6.2f s wall %6.2f s cpu %8d KB peak\n' \
     "$name" "$ow" "$oc" "$om" "$pw" "$pc" "$pm"
+  awk -v n="$name" -v p="$fp" -v a="$fa" -v s="$fs" -v t="$pw" 'BEGIN {
+    printf "%-14s floor: parse %.3f s + LMDB append %.3f s = %.3f s, %.0f%% of the 10x target %.3f s\n", n, p, a, s, 100 * s / (t / 10), t / 10 }'
   ratios+=("$(awk -v p="$pw" -v o="$ow" -v n="$name" 'BEGIN { printf "RATIO build_vs_polyglot_%s %.2f", n, p / o }')")
 }
 

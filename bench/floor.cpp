@@ -1,0 +1,200 @@
+// bench/floor: the least time a build of a PGN file into a book of sections
+// takes on this machine, whatever the builder does between reading and
+// writing: the two pieces of work no build can leave out, timed alone.
+//
+//   parse:  every game read, every mainline move up to MAX_PLY decoded from
+//           SAN and made, the Polyglot key and the position hash of every
+//           position taken (what a node is keyed and checked by), on THREADS
+//           threads, the text already in memory;
+//   append: the sections of the finished book BOOK (built from that file
+//           beforehand) appended into a new LMDB file the way a build writes
+//           a new book (MDB_APPEND through one cursor, transactions of 1 MB,
+//           MDB_NOSYNC, one sync at the end): one writer, as LMDB allows.
+//
+// Nothing is counted, sorted, merged or encoded. The two do not overlap in any
+// build: the first section (the smallest key) is final only once the last game
+// has been read. So parse + append is a floor under a build's wall time.
+//
+//   bench_floor PGN BOOK MAX_PLY [THREADS]   (MAX_PLY 0: whole games)
+//
+// The last line is "FLOOR <parse s> <append s> <sum s>", each the best of three.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "book/pgn/reader.h"
+#include "book/pgn/split.h"
+#include "book/store/book.h"
+#include "book/store/position_hash.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Takes what a build takes of each position (key and position hash) and
+// stops decoding after max_ply plies, as a build does.
+struct alignas(64) FloorVisitor : gb::pgn::VisitorBase {  // one cache line each: no false sharing
+  int max_ply = 0;
+  std::uint64_t checksum = 0, positions = 0;
+  gb::pgn::Control move(const gb::pgn::MoveEvent& e) {
+    if (e.depth > 0 || (max_ply && e.ply >= max_ply)) return gb::pgn::Control::Skip;
+    checksum += e.before.key() ^ gb::store::position_hash(e.before);
+    ++positions;
+    return gb::pgn::Control::Continue;
+  }
+  void end_game(const gb::pgn::GameEnd& end) {
+    checksum += end.final_position.key() ^ gb::store::position_hash(end.final_position);
+    ++positions;
+  }
+};
+
+struct Parsed {
+  std::uint64_t positions = 0, checksum = 0;
+  double seconds = 0;
+};
+
+Parsed parse(std::string_view text, int max_ply, int threads) {
+  auto ranges = gb::pgn::split_at_game_boundaries(text, std::size_t(threads));
+  std::vector<FloorVisitor> visitors(ranges.size());
+  auto start = Clock::now();
+  std::vector<std::thread> pool;
+  for (std::size_t i = 0; i < ranges.size(); ++i)
+    pool.emplace_back([&, i] {
+      const auto& r = ranges[i];
+      gb::pgn::PgnReader reader(gb::pgn::ByteSource::from_memory(text.substr(r.begin, r.end - r.begin)));
+      visitors[i].max_ply = max_ply;
+      reader.read_all(visitors[i]);
+    });
+  for (auto& t : pool) t.join();
+  Parsed p;
+  p.seconds = since(start);
+  for (const FloorVisitor& v : visitors) {
+    p.positions += v.positions;
+    p.checksum += v.checksum;
+  }
+  return p;
+}
+
+struct Section {
+  std::uint32_t key_at, value_at, value_size;
+};
+
+// Appends the sections into a new environment at path; the seconds it took, < 0 on an error.
+double append(const std::string& path, const std::string& bytes, const std::vector<Section>& sections) {
+  ::unlink(path.c_str());
+  ::unlink((path + "-lock").c_str());
+  gb::store::Error error;
+  auto env = gb::store::Env::open(path, false, bytes.size() * 4 + (std::size_t(64) << 20), 4, &error);
+  if (!env) {
+    std::fprintf(stderr, "bench_floor: %s\n", error.message().c_str());
+    return -1;
+  }
+  auto start = Clock::now();
+  if (env->set_no_sync(true)) return -1;
+  MDB_dbi dbi = 0;
+  std::size_t at = 0;
+  bool first = true;
+  while (at < sections.size()) {
+    MDB_txn* txn = nullptr;
+    if (mdb_txn_begin(env->get(), nullptr, 0, &txn)) return -1;
+    if (first && mdb_dbi_open(txn, "positions", MDB_CREATE, &dbi)) return -1;
+    first = false;
+    MDB_cursor* cursor = nullptr;
+    if (mdb_cursor_open(txn, dbi, &cursor)) return -1;
+    for (std::size_t chunk = 0; at < sections.size() && chunk < (std::size_t(1) << 20); ++at) {
+      const Section& s = sections[at];
+      MDB_val k{8, const_cast<char*>(bytes.data() + s.key_at)};
+      MDB_val v{s.value_size, const_cast<char*>(bytes.data() + s.value_at)};
+      if (int rc = mdb_cursor_put(cursor, &k, &v, MDB_APPEND)) {
+        std::fprintf(stderr, "bench_floor: %s\n", mdb_strerror(rc));
+        return -1;
+      }
+      chunk += 8 + s.value_size;
+    }
+    mdb_cursor_close(cursor);
+    if (mdb_txn_commit(txn)) return -1;
+  }
+  if (env->sync()) return -1;
+  double seconds = since(start);
+  ::unlink(path.c_str());
+  ::unlink((path + "-lock").c_str());
+  return seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: bench_floor PGN BOOK MAX_PLY [THREADS]\n");
+    return 2;
+  }
+  const std::string pgn = argv[1], book_path = argv[2];
+  const int max_ply = std::atoi(argv[3]);
+  const int threads = argc > 4 ? std::atoi(argv[4]) : int(std::max(1u, std::thread::hardware_concurrency()));
+
+  std::string text;
+  {
+    gb::pgn::ByteSource source = gb::pgn::ByteSource::open(pgn);
+    std::vector<char> chunk(1 << 20);
+    while (std::size_t n = source.read(chunk.data(), chunk.size())) text.append(chunk.data(), n);
+    if (!source.ok()) {
+      std::fprintf(stderr, "bench_floor: %s\n", source.error().c_str());
+      return 2;
+    }
+  }
+
+  // The book's sections, copied out of it into memory (not timed).
+  std::string bytes;
+  std::vector<Section> sections;
+  {
+    gb::store::BookError be;
+    auto book = gb::store::Book::open(book_path, gb::store::OpenMode::ReadOnly, &be);
+    if (!book) {
+      std::fprintf(stderr, "bench_floor: %s\n", be.message.c_str());
+      return 2;
+    }
+    gb::store::Error error;
+    auto txn = gb::store::ReadTxn::begin(book->env(), &error);
+    auto cursor = txn ? gb::store::Cursor::open(*txn, book->dbs().positions, &error) : std::nullopt;
+    if (!cursor) {
+      std::fprintf(stderr, "bench_floor: %s\n", error.message().c_str());
+      return 2;
+    }
+    for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
+      Section s{std::uint32_t(bytes.size()), std::uint32_t(bytes.size() + item->key.size()),
+                std::uint32_t(item->value.size())};
+      bytes.append(item->key);
+      bytes.append(item->value);
+      sections.push_back(s);
+    }
+    if (error.code) {
+      std::fprintf(stderr, "bench_floor: %s\n", error.message().c_str());
+      return 2;
+    }
+  }
+
+  Parsed best_parse;
+  double best_append = -1;
+  const std::string scratch = book_path + ".floor";
+  for (int rep = 0; rep < 3; ++rep) {
+    Parsed p = parse(text, max_ply, threads);
+    if (rep == 0 || p.seconds < best_parse.seconds) best_parse = p;
+    double a = append(scratch, bytes, sections);
+    if (a < 0) return 1;
+    if (best_append < 0 || a < best_append) best_append = a;
+  }
+  std::printf("  parse: %llu positions on %d threads in %.3f s (checksum %016llx)\n",
+              (unsigned long long)best_parse.positions, threads, best_parse.seconds,
+              (unsigned long long)best_parse.checksum);
+  std::printf("  append: %zu sections, %.1f MB of keys and values, in %.3f s\n", sections.size(),
+              bytes.size() / 1e6, best_append);
+  std::printf("FLOOR %.3f %.3f %.3f\n", best_parse.seconds, best_append, best_parse.seconds + best_append);
+  return 0;
+}
