@@ -190,6 +190,7 @@ class Aggregator {
 
   SlotTables tables_;
   std::vector<Found> found_;             // add_game's scratch, kept for its capacity
+  std::vector<std::uint32_t> in_range_;  // add_game's scratch: the plies of the game in range_
   std::size_t node_homes_, edge_homes_;  // home slots of the tables (they hold a slack more)
   std::size_t node_count_ = 0, edge_count_ = 0;
   std::size_t budget_;
