@@ -39,9 +39,12 @@ struct EdgeEntry {
 
 // The order of runs, their merge and the book: nodes by key, edges by key
 // then move.
+inline bool key_move_order(Key a, std::uint16_t a_move, Key b, std::uint16_t b_move) {
+  return a != b ? a < b : a_move < b_move;
+}
 inline bool node_order(const NodeEntry& a, const NodeEntry& b) { return a.key < b.key; }
 inline bool edge_order(const EdgeEntry& a, const EdgeEntry& b) {
-  return a.key != b.key ? a.key < b.key : a.move < b.move;
+  return key_move_order(a.key, a.move, b.key, b.move);
 }
 
 // One position of a game: its key, its full-position hash and the move

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "builder/aggregator.h"
@@ -37,6 +38,23 @@ class RunStream {
   bool has_ = false;
 };
 
+// A stream in a merge's heap, with the key (and move) of its head.
+template <class T>
+struct HeapItem {
+  Key key = 0;
+  std::uint16_t move = 0;
+  RunStream<T>* stream = nullptr;
+  static HeapItem of(RunStream<T>* s) {
+    const T& head = *s->peek();
+    if constexpr (std::is_same_v<T, EdgeEntry>)
+      return {head.key, head.move, s};
+    else
+      return {head.key, 0, s};
+  }
+  // node_order and edge_order of the heads (a node's move is 0).
+  bool operator<(const HeapItem& o) const { return key_move_order(key, move, o.key, o.move); }
+};
+
 class RunMerger {
  public:
   explicit RunMerger(std::vector<const Run*> runs) : runs_(std::move(runs)) {}
@@ -55,8 +73,8 @@ class RunMerger {
   std::vector<const Run*> runs_;
   std::vector<std::unique_ptr<RunStream<NodeEntry>>> nodes_;
   std::vector<std::unique_ptr<RunStream<EdgeEntry>>> edges_;
-  std::vector<RunStream<NodeEntry>*> node_heap_;  // streams with a head, as a min-heap
-  std::vector<RunStream<EdgeEntry>*> edge_heap_;
+  std::vector<HeapItem<NodeEntry>> node_heap_;  // streams with a head, as a min-heap
+  std::vector<HeapItem<EdgeEntry>> edge_heap_;
   std::uint64_t collisions_ = 0;
   std::string node_error_, edge_error_;
 };
