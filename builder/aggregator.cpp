@@ -300,20 +300,39 @@ bool Aggregator::make_room() {
   bool nodes_full = double(node_count_) > kMaxLoad * double(node_homes_);
   bool edges_full = double(edge_count_) > kMaxLoad * double(edge_homes_);
   if (!nodes_full && !edges_full) return true;
-  double nodes = double(node_homes_) * (nodes_full ? 2 : 1),
-         edges = double(edge_homes_) * (edges_full ? 2 : 1);
-  // A table is rebuilt beside its old copy: the larger old copy counts too.
-  double old = std::max(nodes_full ? double(node_homes_) : 0.0, edges_full ? double(edge_homes_) : 0.0);
-  if (nodes + edges + old > room) {
-    double keep = (nodes_full ? 0 : nodes) + (edges_full ? 0 : edges);
-    double full = (nodes_full ? double(node_homes_) : 0) + (edges_full ? double(edge_homes_) : 0);
-    double factor = (room - keep - old) / full;  // how much the full tables may grow
-    if (factor < kMinGrowth) return used ? spill() : true;
-    if (nodes_full) nodes = double(node_homes_) * factor;
-    if (edges_full) edges = double(edge_homes_) * factor;
+  const double node_homes = double(node_homes_), edge_homes = double(edge_homes_);
+  double nodes = node_homes * (nodes_full ? 2 : 1), edges = edge_homes * (edges_full ? 2 : 1);
+  bool nodes_first = true;
+  if (2 * (node_homes + edge_homes) + std::max(node_homes, edge_homes) > room) {
+    // The last growth the budget allows. Both tables are rebuilt, sized in
+    // proportion to what they hold, so that they fill up together: doubling
+    // the table that filled first left the other no room to grow, and the
+    // tables spilled with one of them a third full (the lines: 14 spills).
+    // The table with the larger old copy is rebuilt first, beside both old
+    // tables; the other then beside the first's new one.
+    nodes_first = node_homes >= edge_homes;
+    const double first_old = std::max(node_homes, edge_homes), second_old = std::min(node_homes, edge_homes);
+    const double node_share = double(node_count_ + 1) / double(node_count_ + edge_count_ + 2);
+    const double first_share = nodes_first ? node_share : 1 - node_share;
+    const double total = std::min(room - second_old, (room - first_old - second_old) / first_share);
+    if (total < kMinGrowth * (node_homes + edge_homes)) return used ? spill() : true;
+    nodes = total * node_share;
+    edges = total - nodes;
+    nodes_full = edges_full = true;
   }
-  if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes), range_);
-  if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges), range_);
+  auto grow_nodes = [&] {
+    if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes), range_);
+  };
+  auto grow_edges = [&] {
+    if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges), range_);
+  };
+  if (nodes_first) {
+    grow_nodes();
+    grow_edges();
+  } else {
+    grow_edges();
+    grow_nodes();
+  }
   return true;
 }
 
