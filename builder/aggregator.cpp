@@ -57,8 +57,6 @@ void insertion_sort(T* first, T* last, Less less) {
   }
 }
 
-inline Color mover_of(const Slot& s) { return s.ply & Slot::kBlackPly ? Color::Black : Color::White; }
-
 // A slot reached again at ply: it keeps the smallest ply (and its side to move).
 inline void keep_min_ply(Slot& s, std::uint16_t ply) {
   if ((s.ply & kMaxPly) > (ply & kMaxPly)) s.ply = std::uint16_t((s.ply & Slot::kBlackPly) | (ply & kMaxPly));
@@ -74,9 +72,9 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
   if (s.ref & Slot::kTallied) return t.tallies[s.ref & ~Slot::kTallied];
   const GameRecord& g = t.games[s.ref - 1];
   Tally out;
-  count_game(out.counters, g, mover_of(s));
+  count_game(out.counters, g, s.mover());
   out.occurrences = 1;
-  out.score = store::play_score(g.result, mover_of(s));
+  out.score = store::play_score(g.result, s.mover());
   out.last_game = s.ref;
   return out;
 }
@@ -127,12 +125,12 @@ NodeEntry SlotTables::node(const Slot& s) const {
   NodeEntry e;
   e.key = s.key;
   e.record.position_hash = s.hash;
-  e.record.min_ply = s.ply & kMaxPly;
-  e.record.flags = mover_of(s) == Color::Black ? store::kBlackToMove : 0;
-  if (s.ref & Slot::kTallied)
-    e.record.counters = tallies[s.ref & ~Slot::kTallied].counters;
+  e.record.min_ply = s.min_ply();
+  e.record.flags = s.mover() == Color::Black ? store::kBlackToMove : 0;
+  if (const GameRecord* g = one_game(s))
+    count_game(e.record.counters, *g, s.mover());
   else
-    count_game(e.record.counters, games[s.ref - 1], mover_of(s));
+    e.record.counters = tallies[s.ref & ~Slot::kTallied].counters;
   return e;
 }
 
@@ -141,8 +139,8 @@ EdgeEntry SlotTables::edge(const Slot& s) const {
   e.key = s.key;
   e.move = s.move;
   e.record.child_key = s.hash;
-  e.record.min_ply = s.ply & kMaxPly;
-  e.record.flags = mover_of(s) == Color::Black ? store::kEdgeBlackMoves : 0;
+  e.record.min_ply = s.min_ply();
+  e.record.flags = s.mover() == Color::Black ? store::kEdgeBlackMoves : 0;
   Tally t = tally_of(s, *this);
   e.record.counters = t.counters;
   e.record.occurrences = t.occurrences;
@@ -355,8 +353,8 @@ bool Aggregator::spill() {
   ++spill_count_;
   RunFileWriter writer;
   if (!writer.open(run, &error_)) return false;
-  for (const Slot& s : tables_.nodes) writer.add(tables_.node(s));
-  for (const Slot& s : tables_.edges) writer.add(tables_.edge(s));
+  for (const Slot& s : tables_.nodes) writer.add_node(tables_, s);
+  for (const Slot& s : tables_.edges) writer.add_edge(tables_, s);
   if (!writer.close(&error_)) return false;
   runs_.push_back(std::move(run));
   // Reuse the memory: same number of slots, all free.

@@ -76,6 +76,8 @@ struct Slot {
   std::uint16_t move = 0;  // edges: the move
   static constexpr std::uint32_t kTallied = 0x80000000u;
   static constexpr std::uint16_t kBlackPly = 0x8000;
+  std::uint16_t min_ply() const { return ply & (kBlackPly - 1); }
+  Color mover() const { return ply & kBlackPly ? Color::Black : Color::White; }  // at the node
 };
 static_assert(sizeof(Slot) == 24);
 
@@ -122,6 +124,10 @@ struct SlotTables {
   std::vector<GameRecord> games;
   NodeEntry node(const Slot& s) const;
   EdgeEntry edge(const Slot& s) const;
+  // The one game a slot names, or nullptr when it has a tally.
+  const GameRecord* one_game(const Slot& s) const {
+    return s.ref & Slot::kTallied ? nullptr : &games[s.ref - 1];
+  }
 };
 
 // A sorted run: the slots of a build's last run, a spill file (run_file.h),

@@ -96,14 +96,33 @@ void RunFileWriter::reserve(std::size_t n) {
   if (used_ + n > buffer_.size()) flush();
 }
 
-void RunFileWriter::add(const NodeEntry& e) {
+// A record starts with its head (after room for the longest record is made)...
+char* RunFileWriter::node_head(Key key, std::uint64_t position_hash, std::uint16_t min_ply,
+                               std::uint8_t flags) {
   reserve(kMaxRecord);
-  const store::NodeRecord& r = e.record;
   char* p = buffer_.data() + used_;
-  p = put(p, e.key);
-  p = put(p, r.position_hash);
-  p = put(p, r.min_ply);
-  p = put(p, r.flags);
+  p = put(p, key);
+  p = put(p, position_hash);
+  p = put(p, min_ply);
+  return put(p, flags);
+}
+
+char* RunFileWriter::edge_head(Key key, std::uint16_t move, Key child_key, std::uint16_t min_ply,
+                               std::uint8_t flags) {
+  if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
+  reserve(kMaxRecord);
+  char* p = buffer_.data() + used_;
+  p = put(p, key);
+  p = put(p, move);
+  p = put(p, child_key);
+  p = put(p, min_ply);
+  return put(p, flags);
+}
+
+// ... then its counters: tag 0 and one game, or tag 1 and the counters in full.
+void RunFileWriter::add(const NodeEntry& e) {
+  const store::NodeRecord& r = e.record;
+  char* p = node_head(e.key, r.position_hash, r.min_ply, r.flags);
   if (auto one = OneGame::of(r.counters)) {
     p = put(p, std::uint8_t(0));
     p = put_one_game(p, *one);
@@ -111,20 +130,13 @@ void RunFileWriter::add(const NodeEntry& e) {
     p = put(p, std::uint8_t(1));
     p = put(p, r.counters);
   }
-  used_ = std::size_t(p - buffer_.data());
+  end(p);
   ++run_->node_count;
 }
 
 void RunFileWriter::add(const EdgeEntry& e) {
-  if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
-  reserve(kMaxRecord);
   const store::EdgeRecord& r = e.record;
-  char* p = buffer_.data() + used_;
-  p = put(p, e.key);
-  p = put(p, e.move);
-  p = put(p, r.child_key);
-  p = put(p, r.min_ply);
-  p = put(p, r.flags);
+  char* p = edge_head(e.key, e.move, r.child_key, r.min_ply, r.flags);
   auto one = OneGame::of(r.counters);
   if (one && r.occurrences == 1 && r.score == store::play_score(one->result, mover_of(r)) &&
       r.polyglot_rank == 0 && r.polyglot_learn == 0) {
@@ -138,7 +150,30 @@ void RunFileWriter::add(const EdgeEntry& e) {
     p = put(p, r.polyglot_rank);
     p = put(p, r.polyglot_learn);
   }
-  used_ = std::size_t(p - buffer_.data());
+  end(p);
+  ++run_->edge_count;
+}
+
+// A slot that names one game counted it once: its counters are that game's
+// (one play of the move for an edge), which tag 0 holds.
+void RunFileWriter::add_node(const SlotTables& tables, const Slot& slot) {
+  const GameRecord* g = tables.one_game(slot);
+  if (!g) return add(tables.node(slot));
+  const Color mover = slot.mover();
+  char* p = node_head(slot.key, slot.hash, slot.min_ply(), mover == Color::Black ? store::kBlackToMove : 0);
+  p = put(p, std::uint8_t(0));
+  end(put_one_game(p, OneGame{g->elo[int(mover)], g->year, g->result}));
+  ++run_->node_count;
+}
+
+void RunFileWriter::add_edge(const SlotTables& tables, const Slot& slot) {
+  const GameRecord* g = tables.one_game(slot);
+  if (!g) return add(tables.edge(slot));
+  const Color mover = slot.mover();
+  char* p = edge_head(slot.key, slot.move, slot.hash, slot.min_ply(),
+                      mover == Color::Black ? store::kEdgeBlackMoves : 0);
+  p = put(p, std::uint8_t(0));
+  end(put_one_game(p, OneGame{g->elo[int(mover)], g->year, g->result}));
   ++run_->edge_count;
 }
 

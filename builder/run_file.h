@@ -30,11 +30,19 @@ class RunFileWriter {
   [[nodiscard]] bool open(Run& run, std::string* error);
   void add(const NodeEntry& e);
   void add(const EdgeEntry& e);
+  // The node or edge of a slot of tables, as add(tables.node(slot)) writes
+  // it; a slot that names one game is written from it directly (a spill
+  // expanded every slot into a full entry to find out: most of its time).
+  void add_node(const SlotTables& tables, const Slot& slot);
+  void add_edge(const SlotTables& tables, const Slot& slot);
   // Fills the run's counts and edge offset; false (error set) if any write failed.
   [[nodiscard]] bool close(std::string* error);
 
  private:
   void reserve(std::size_t n);
+  char* node_head(Key key, std::uint64_t position_hash, std::uint16_t min_ply, std::uint8_t flags);
+  char* edge_head(Key key, std::uint16_t move, Key child_key, std::uint16_t min_ply, std::uint8_t flags);
+  void end(const char* p) { used_ = std::size_t(p - buffer_.data()); }
   bool flush();
   Run* run_ = nullptr;
   std::FILE* file_ = nullptr;

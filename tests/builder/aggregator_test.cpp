@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 
+#include "builder/run_file.h"
 #include "builder/run_merger.h"
 
 using namespace gb;
@@ -220,4 +223,43 @@ TEST_CASE("A table rebuilt in the middle of a game still counts the game's earli
   auto edges = all_edges(merger);
   REQUIRE(edges.size() == 5999);
   for (const EdgeEntry& e : edges) CHECK(e.record.counters.games == (e.key > top - 9 * step ? 2u : 1u));
+}
+
+TEST_CASE("A spill writes a slot of one game as the expanded entry would be written", "[builder]") {
+  // Slots of one game (Black and White to move, rated or not, dated or not,
+  // every result) and a tallied one: add_node/add_edge against
+  // add(tables.node(slot)) / add(tables.edge(slot)), byte for byte.
+  SlotTables tables;
+  tables.games.push_back({{2500, 0}, 2019, store::Result::WhiteWins});
+  tables.games.push_back({{0, 2710}, 0, store::Result::BlackWins});
+  tables.games.push_back({{0, 0}, 1999, store::Result::Draw});
+  tables.games.push_back({{1800, 1900}, 2024, store::Result::Unknown});
+  Tally tally;
+  tally.counters.add_game(store::Result::Draw, 2400, 2001);
+  tally.counters.add_game(store::Result::WhiteWins, 2450, 2003);
+  tally.occurrences = 3;
+  tally.score = 4;
+  const std::uint32_t tallied = Slot::kTallied | tables.tallies.add(tally);
+  std::vector<Slot> slots;
+  for (std::uint32_t ref : {1u, 2u, 3u, 4u, tallied})
+    for (std::uint16_t ply : {std::uint16_t(7), std::uint16_t(Slot::kBlackPly | 12)})
+      slots.push_back({0x1234567890ABCDEFull + slots.size(), 0xFEDCBA0987654321ull, ref, ply, 0x0C1C});
+  auto write = [&](const std::string& path, bool from_slots) {
+    Run run;
+    run.path = path;
+    RunFileWriter w;
+    std::string error;
+    REQUIRE(w.open(run, &error));
+    for (const Slot& s : slots) from_slots ? w.add_node(tables, s) : w.add(tables.node(s));
+    for (const Slot& s : slots) from_slots ? w.add_edge(tables, s) : w.add(tables.edge(s));
+    REQUIRE(w.close(&error));
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ::unlink(path.c_str());
+    return bytes;
+  };
+  const std::string dir = "/tmp/graphbook-spill-test-" + std::to_string(::getpid());
+  const std::string expanded = write(dir + "-expanded", false);
+  CHECK(expanded.size() > slots.size() * 2 * 25);
+  CHECK(write(dir + "-slots", true) == expanded);
 }
