@@ -305,7 +305,8 @@ bool Aggregator::make_room() {
     // The last growth the budget allows. Both tables are rebuilt, sized in
     // proportion to what they hold, so that they fill up together: doubling
     // the table that filled first left the other no room to grow, and the
-    // tables spilled with one of them a third full (the lines: 14 spills).
+    // tables spilled with one of them a third full (the lines spilled 14
+    // times, now 8).
     // The table with the larger old copy is rebuilt first, beside both old
     // tables; the other then beside the first's new one.
     nodes_first = node_homes >= edge_homes;
