@@ -17,6 +17,9 @@ floor=${BENCH_FLOOR:-$here/../build/bench/bench_floor}
 pg=${POLYGLOT:-/usr/games/polyglot}
 data=${GRAPHBOOK_DATA:-$here/../../shared/data}
 runs=${RUNS:-3}
+for tool in "$gb" "$floor"; do
+  [ -x "$tool" ] || { echo "bench/build: $tool is missing: cmake --build build (from the repository root)" >&2; exit 2; }
+done
 work=$(mktemp -d /tmp/gb-bench-build-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
