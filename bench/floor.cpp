@@ -82,12 +82,13 @@ Parsed parse(std::string_view text, int max_ply, int threads) {
   return p;
 }
 
-struct Section {
-  std::uint32_t key_at, value_at, value_size;
+// Where one record of the positions database stands in a copy of them all.
+struct Record {
+  std::size_t key_at, value_at, value_size;  // the key runs from key_at to value_at
 };
 
-// Appends the sections into a new environment at path; the seconds it took, < 0 on an error.
-double append(const std::string& path, const std::string& bytes, const std::vector<Section>& sections) {
+// Appends the records into a new environment at path; the seconds it took, < 0 on an error.
+double append(const std::string& path, const std::string& bytes, const std::vector<Record>& sections) {
   ::unlink(path.c_str());
   ::unlink((path + "-lock").c_str());
   gb::store::Error error;
@@ -97,31 +98,36 @@ double append(const std::string& path, const std::string& bytes, const std::vect
     return -1;
   }
   auto start = Clock::now();
-  if (env->set_no_sync(true)) return -1;
+  if (env->set_no_sync(true)) return -1;  // as a build's new book: one sync at the end
+  auto failed = [](MDB_txn* txn, int rc) {
+    if (txn) mdb_txn_abort(txn);
+    std::fprintf(stderr, "bench_floor: %s\n", mdb_strerror(rc));
+    return -1.0;
+  };
   MDB_dbi dbi = 0;
   std::size_t at = 0;
   bool first = true;
   while (at < sections.size()) {
     MDB_txn* txn = nullptr;
-    if (mdb_txn_begin(env->get(), nullptr, 0, &txn)) return -1;
-    if (first && mdb_dbi_open(txn, "positions", MDB_CREATE, &dbi)) return -1;
-    first = false;
     MDB_cursor* cursor = nullptr;
-    if (mdb_cursor_open(txn, dbi, &cursor)) return -1;
+    if (int rc = mdb_txn_begin(env->get(), nullptr, 0, &txn)) return failed(nullptr, rc);
+    if (int rc = first ? mdb_dbi_open(txn, "positions", MDB_CREATE, &dbi) : 0) return failed(txn, rc);
+    first = false;
+    if (int rc = mdb_cursor_open(txn, dbi, &cursor)) return failed(txn, rc);
     for (std::size_t chunk = 0; at < sections.size() && chunk < (std::size_t(1) << 20); ++at) {
-      const Section& s = sections[at];
-      MDB_val k{8, const_cast<char*>(bytes.data() + s.key_at)};
-      MDB_val v{s.value_size, const_cast<char*>(bytes.data() + s.value_at)};
-      if (int rc = mdb_cursor_put(cursor, &k, &v, MDB_APPEND)) {
-        std::fprintf(stderr, "bench_floor: %s\n", mdb_strerror(rc));
-        return -1;
-      }
-      chunk += 8 + s.value_size;
+      const Record& r = sections[at];
+      MDB_val k{r.value_at - r.key_at, const_cast<char*>(bytes.data() + r.key_at)};
+      MDB_val v{r.value_size, const_cast<char*>(bytes.data() + r.value_at)};
+      if (int rc = mdb_cursor_put(cursor, &k, &v, MDB_APPEND)) return failed(txn, rc);
+      chunk += k.mv_size + v.mv_size;
     }
     mdb_cursor_close(cursor);
-    if (mdb_txn_commit(txn)) return -1;
+    if (int rc = mdb_txn_commit(txn)) return failed(nullptr, rc);
   }
-  if (env->sync()) return -1;
+  if (auto s = env->sync()) {
+    std::fprintf(stderr, "bench_floor: %s\n", s->message().c_str());
+    return -1;
+  }
   double seconds = since(start);
   ::unlink(path.c_str());
   ::unlink((path + "-lock").c_str());
@@ -152,7 +158,7 @@ int main(int argc, char** argv) {
 
   // The book's sections, copied out of it into memory (not timed).
   std::string bytes;
-  std::vector<Section> sections;
+  std::vector<Record> sections;
   {
     gb::store::BookError be;
     auto book = gb::store::Book::open(book_path, gb::store::OpenMode::ReadOnly, &be);
@@ -168,11 +174,10 @@ int main(int argc, char** argv) {
       return 2;
     }
     for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
-      Section s{std::uint32_t(bytes.size()), std::uint32_t(bytes.size() + item->key.size()),
-                std::uint32_t(item->value.size())};
+      Record r{bytes.size(), bytes.size() + item->key.size(), item->value.size()};
       bytes.append(item->key);
       bytes.append(item->value);
-      sections.push_back(s);
+      sections.push_back(r);
     }
     if (error.code) {
       std::fprintf(stderr, "bench_floor: %s\n", error.message().c_str());
