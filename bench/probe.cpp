@@ -4,7 +4,8 @@
 //   bench_probe [--graphbook BIN] [--pgn FILE] [--work DIR] [--probes N]
 //
 // Builds DIR/tcec.book from the TCEC games (graphbook build, default
-// --max-ply 40) and exports DIR/tcec.bin unless they exist, draws N (1M)
+// --max-ply 40) and exports DIR/tcec.bin unless they exist (a book this
+// graphbook cannot read is built again), draws N (1M)
 // positions with a fixed seed from the book's positions that have moves,
 // warms both up with one pass, then times: graphbook = BookReader::edges (all
 // moves of the position with counters and learning, one read transaction);
@@ -117,6 +118,12 @@ int main(int argc, char** argv) {
   }
   ::mkdir(work.c_str(), 0755);
   std::string book_path = work + "/tcec.book", bin_path = work + "/tcec.bin";
+  if (gb::store::BookError stale;
+      exists(book_path) && !gb::store::Book::open(book_path, gb::store::OpenMode::ReadOnly, &stale)) {
+    // A book an earlier graphbook left (of another format): built and exported again.
+    std::fprintf(stderr, "bench_probe: %s; building it again\n", stale.message.c_str());
+    for (const std::string& f : {book_path, book_path + "-lock", bin_path}) ::unlink(f.c_str());
+  }
   if (!exists(book_path) && run("'" + graphbook + "' build '" + book_path + "' '" + pgn + "' --quiet") != 0)
     return 1;
   if (!exists(bin_path) && run("'" + graphbook + "' export '" + book_path + "' '" + bin_path + "'") != 0)
