@@ -15,7 +15,6 @@ namespace {
 using store::Status;
 
 constexpr std::uint32_t kSectionlessFormat = 2;  // nodes and edges in two databases
-constexpr std::size_t kRecordsPerChunk = 1024;
 
 // What makes a format 2 book a book of this kind: its meta records.
 struct OldBook {
@@ -37,7 +36,6 @@ Status write_sections(const store::Txn& from, const OldBook& old, store::Book& t
   };
   auto node = nodes->first(&error);
   auto edge = edges->first(&error);
-  EncodedRecords chunk;
   std::string value;
   while (!error.code && (node || edge)) {
     if (node && node->key.size() != 8) return damaged("node", node->key);
@@ -63,16 +61,10 @@ Status write_sections(const store::Txn& from, const OldBook& old, store::Book& t
       ++report.edges;
       edge = edges->next(&error);
     }
-    chunk.add(store::NodeKey(key).view(), value);
+    if (auto s = appender.add(to.dbs().positions, store::NodeKey(key).view(), value)) return s;
     ++report.positions;
-    if (chunk.size() == kRecordsPerChunk) {
-      if (auto s = appender.append(to.dbs().positions, std::move(chunk))) return s;
-      chunk = {};
-    }
   }
   if (error.code) return error;
-  if (chunk.size())
-    if (auto s = appender.append(to.dbs().positions, std::move(chunk))) return s;
   return std::nullopt;
 }
 
@@ -84,18 +76,11 @@ Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, uns
   auto cursor = store::Cursor::open(from, source, &error);
   if (!cursor) return error;
   const unsigned put_flags = (flags & MDB_DUPSORT) ? 0u : unsigned(MDB_APPEND);
-  EncodedRecords chunk;
   for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
-    chunk.add(item->key, item->value);
+    if (auto s = appender.add(target, item->key, item->value, put_flags)) return s;
     ++report.other_records;
-    if (chunk.size() == kRecordsPerChunk) {
-      if (auto s = appender.append(target, std::move(chunk), put_flags)) return s;
-      chunk = {};
-    }
   }
   if (error.code) return error;
-  if (chunk.size())
-    if (auto s = appender.append(target, std::move(chunk), put_flags)) return s;
   return std::nullopt;
 }
 

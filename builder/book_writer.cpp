@@ -367,20 +367,18 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     std::size_t run = 0, at = 0;  // the next fingerprint: input.fingerprints[run][at]
     auto fingerprints_left = [&] { return run < input.fingerprints.size(); };
     auto fingerprints = [&]() -> Status {
-      if (!fingerprints_left()) return std::nullopt;
-      EncodedRecords chunk;
-      while (chunk.size() < kEntriesPerChunk && fingerprints_left()) {
-        chunk.add(FingerprintKey(input.fingerprints[run][at]).view(), {});
+      for (std::size_t n = 0; n < kEntriesPerChunk && fingerprints_left(); ++n) {
+        if (auto s = appender.add(to.dbs().games, FingerprintKey(input.fingerprints[run][at]).view(), {}))
+          return s;
         if (++at == input.fingerprints[run].size()) {
           input.fingerprints[run] = {};  // written: give its memory back
           ++run;
           at = 0;
         }
       }
-      return appender.append(to.dbs().games, std::move(chunk));
+      return std::nullopt;
     };
     SectionZip zip(ahead, fingerprints);
-    EncodedRecords sections;
     std::string value;
     Status status;
     for (Key key; zip.next_key(key, status);) {
@@ -399,15 +397,9 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
             ++result.edges_written;
           }))
         return s;
-      sections.add(NodeKey(key).view(), value);
-      if (sections.size() == kEntriesPerChunk) {
-        if (auto s = appender.append(to.dbs().positions, std::move(sections))) return s;
-        sections = {};
-      }
+      if (auto s = appender.add(to.dbs().positions, NodeKey(key).view(), value)) return s;
     }
     if (status) return status;
-    if (sections.size())
-      if (auto s = appender.append(to.dbs().positions, std::move(sections))) return s;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
     if (auto s = appender.finish()) return s;

@@ -37,11 +37,27 @@ Status sync_dir(const std::string& dir) {
 
 }  // namespace
 
-Status ChunkedAppender::append(MDB_dbi dbi, EncodedRecords&& records, unsigned put_flags) {
+Status ChunkedAppender::add(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned put_flags) {
+  if (batch_.records.size() && (batch_.dbi != dbi || batch_.flags != put_flags))
+    if (auto s = flush()) return s;
+  batch_.dbi = dbi;
+  batch_.flags = put_flags;
+  batch_.records.add(key, value);
+  return batch_.records.size() == kBatchRecords ? flush() : std::nullopt;
+}
+
+Status ChunkedAppender::finish() {
+  if (auto s = flush()) return s;
+  return txn_ ? commit() : std::nullopt;
+}
+
+Status ChunkedAppender::flush() {
+  if (!batch_.records.size()) return std::nullopt;
   if (!txn_)
     if (auto s = begin()) return s;
-  pending_bytes_ += records.bytes.size();
-  pending_.push_back({dbi, std::move(records), put_flags});
+  pending_bytes_ += batch_.records.bytes.size();
+  pending_.push_back(std::move(batch_));
+  batch_ = {};
   Status s = put(pending_.back());
   if (s && s->map_full()) s = redo();
   if (s) return s;

@@ -18,8 +18,7 @@
 
 namespace gb::builder {
 
-// Records (keys and values) back to back: what the writer of a new book
-// appends in one go.
+// Records (keys and values) back to back: a batch ChunkedAppender puts in one go.
 struct EncodedRecords {
   std::string bytes;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;  // of each record's key and value
@@ -33,7 +32,8 @@ struct EncodedRecords {
 
 // Appends records in key order to the databases of a book written from
 // scratch (each database in its own key order, the databases in any order),
-// in write transactions of about kChunkBytes of keys and values, so that LMDB
+// put kBatchRecords at a time (of one database), in write transactions of
+// about kChunkBytes of keys and values, so that LMDB
 // never holds more dirty pages than that (it keeps a transaction's pages in
 // memory until the commit). The chunks of the open transaction are kept until
 // it commits: on MDB_MAP_FULL the map is doubled and they are written again.
@@ -45,29 +45,33 @@ class ChunkedAppender {
   // now and then, a full-depth build of tcec kept 40 MB of the new book
   // resident (half its peak).
   static constexpr std::size_t kReleaseBytes = 8 * kChunkBytes;
+  static constexpr std::size_t kBatchRecords = 1024;
 
   explicit ChunkedAppender(store::Book& book) : book_(book) {}
   ~ChunkedAppender() { cursors_.clear(); }  // before the transaction aborts
   ChunkedAppender(const ChunkedAppender&) = delete;
   ChunkedAppender& operator=(const ChunkedAppender&) = delete;
 
-  // Appends records (in the key order of dbi, after all it holds) to dbi;
-  // commits the transaction once it holds kChunkBytes. Errors: LMDB's (the
+  // Appends a record (in the key order of dbi, after all it holds) to dbi;
+  // the transaction commits once it holds kChunkBytes. Errors: LMDB's (the
   // map grows by itself). put_flags: MDB_APPEND, or 0 for a database of
   // sorted duplicates (records in order, put one by one).
-  [[nodiscard]] store::Status append(MDB_dbi dbi, EncodedRecords&& records, unsigned put_flags = MDB_APPEND);
-  // Commits the records not yet committed.
-  [[nodiscard]] store::Status finish() { return txn_ ? commit() : std::nullopt; }
+  [[nodiscard]] store::Status add(MDB_dbi dbi, std::string_view key, std::string_view value,
+                                  unsigned put_flags = MDB_APPEND);
+  // Puts and commits the records not yet committed.
+  [[nodiscard]] store::Status finish();
 
  private:
+  struct Pending {
+    MDB_dbi dbi = 0;
+    EncodedRecords records;
+    unsigned flags = 0;
+  };
+  // Puts the batch of records added since the last one.
+  store::Status flush();
   store::Status begin();
   // The transaction's cursor on dbi (one per database: no set-up per put).
   store::Cursor* cursor(MDB_dbi dbi, store::Status& status);
-  struct Pending {
-    MDB_dbi dbi;
-    EncodedRecords records;
-    unsigned flags;
-  };
   store::Status put(const Pending& p);
   store::Status commit();
   // Aborts the transaction, doubles the map and writes the pending records again.
@@ -76,7 +80,8 @@ class ChunkedAppender {
   store::Book& book_;
   std::optional<store::WriteTxn> txn_;
   std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;  // of txn_
-  std::vector<Pending> pending_;                            // written since the last commit
+  Pending batch_;                                           // added, not yet put
+  std::vector<Pending> pending_;                            // put since the last commit
   std::size_t pending_bytes_ = 0;
   std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
 };
