@@ -65,8 +65,8 @@ namespace {
 // a build reads dozens of runs. The heap holds each head's key and move
 // beside its stream, so that sifting compares what is in the heap's own
 // cache lines instead of following a pointer to each stream.
-template <class T, class Same, class Fold>
-bool merge_step(std::vector<HeapItem<T>>& heap, T& out, Same same, Fold fold) {
+template <class T, class Fold>
+bool merge_step(std::vector<HeapItem<T>>& heap, T& out, Fold fold) {
   if (heap.empty()) return false;
   // Advances the top stream and sifts it down in place: one pass of about
   // log k levels, where pop_heap + push_heap took two (the merge is the
@@ -89,9 +89,10 @@ bool merge_step(std::vector<HeapItem<T>>& heap, T& out, Same same, Fold fold) {
     }
     heap[i] = top;
   };
-  out = *heap.front().stream->peek();
+  const HeapItem<T> first = heap.front();
+  out = *first.stream->peek();
   pop_advance();
-  while (!heap.empty() && same(*heap.front().stream->peek(), out)) {
+  while (!heap.empty() && heap.front().same_head(first)) {
     fold(out, *heap.front().stream->peek());
     pop_advance();
   }
@@ -135,23 +136,20 @@ bool RunMerger::check(bool more, const std::vector<std::unique_ptr<RunStream<T>>
 }
 
 bool RunMerger::next_node(NodeEntry& out) {
-  return check(merge_step(
-                   node_heap_, out, [](const NodeEntry& a, const NodeEntry& b) { return a.key == b.key; },
-                   [this](NodeEntry& acc, const NodeEntry& e) {
-                     if (e.record.position_hash == acc.record.position_hash)
-                       acc.record.merge(e.record);
-                     else
-                       ++collisions_;
-                   }),
+  return check(merge_step(node_heap_, out,
+                          [this](NodeEntry& acc, const NodeEntry& e) {
+                            if (e.record.position_hash == acc.record.position_hash)
+                              acc.record.merge(e.record);
+                            else
+                              ++collisions_;
+                          }),
                nodes_, node_error_);
 }
 
 bool RunMerger::next_edge(EdgeEntry& out) {
-  return check(merge_step(
-                   edge_heap_, out,
-                   [](const EdgeEntry& a, const EdgeEntry& b) { return a.key == b.key && a.move == b.move; },
-                   [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); }),
-               edges_, edge_error_);
+  return check(
+      merge_step(edge_heap_, out, [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); }),
+      edges_, edge_error_);
 }
 
 }  // namespace gb::builder

@@ -53,6 +53,7 @@ struct HeapItem {
   }
   // node_order and edge_order of the heads (a node's move is 0).
   bool operator<(const HeapItem& o) const { return key_move_order(key, move, o.key, o.move); }
+  bool same_head(const HeapItem& o) const { return key == o.key && move == o.move; }
 };
 
 class RunMerger {
