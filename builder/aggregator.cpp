@@ -31,7 +31,6 @@ constexpr double kMinGrowth = 1.25;
 constexpr std::size_t kRunsPerMerge = 16;
 // Slots name games and tallies in 31 bits.
 constexpr std::size_t kMaxRefs = Slot::kTallied - 1;
-constexpr std::uint16_t kMaxPly = Slot::kBlackPly - 1;
 
 __extension__ typedef unsigned __int128 Wide;
 // A range holds 1/count of the key space: its keys spread over all the homes.
@@ -59,7 +58,8 @@ void insertion_sort(T* first, T* last, Less less) {
 
 // A slot reached again at ply: it keeps the smallest ply (and its side to move).
 inline void keep_min_ply(Slot& s, std::uint16_t ply) {
-  if ((s.ply & kMaxPly) > (ply & kMaxPly)) s.ply = std::uint16_t((s.ply & Slot::kBlackPly) | (ply & kMaxPly));
+  if (s.min_ply() > (ply & Slot::kMaxPly))
+    s.ply = std::uint16_t((s.ply & Slot::kBlackPly) | (ply & Slot::kMaxPly));
 }
 
 // A game's contribution, counted once, for the side that moves at the slot.
@@ -69,8 +69,9 @@ inline void count_game(store::Counters& c, const GameRecord& g, Color mover) {
 
 // The counters of a slot as a Tally (occurrences and score for an edge).
 Tally tally_of(const Slot& s, const SlotTables& t) {
-  if (s.ref & Slot::kTallied) return t.tallies[s.ref & ~Slot::kTallied];
-  const GameRecord& g = t.games[s.ref - 1];
+  const GameRecord* one = t.one_game(s);
+  if (!one) return t.tallies[s.ref & ~Slot::kTallied];
+  const GameRecord& g = *one;
   Tally out;
   count_game(out.counters, g, s.mover());
   out.occurrences = 1;
@@ -177,7 +178,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   const bool whole = range.count == 1;
   auto mover_at = [&](std::size_t i) { return (i & 1) ? ~game.first_mover : game.first_mover; };
   auto ply_at = [&](std::size_t i) {
-    auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(kMaxPly)));
+    auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(Slot::kMaxPly)));
     return std::uint16_t(ply | (mover_at(i) == Color::Black ? Slot::kBlackPly : 0));
   };
   auto counts_edge = [&](std::size_t i) {

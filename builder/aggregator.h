@@ -76,7 +76,8 @@ struct Slot {
   std::uint16_t move = 0;  // edges: the move
   static constexpr std::uint32_t kTallied = 0x80000000u;
   static constexpr std::uint16_t kBlackPly = 0x8000;
-  std::uint16_t min_ply() const { return ply & (kBlackPly - 1); }
+  static constexpr std::uint16_t kMaxPly = kBlackPly - 1;
+  std::uint16_t min_ply() const { return ply & kMaxPly; }
   Color mover() const { return ply & kBlackPly ? Color::Black : Color::White; }  // at the node
 };
 static_assert(sizeof(Slot) == 24);
