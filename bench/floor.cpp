@@ -27,8 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "book/pgn/reader.h"
-#include "book/pgn/split.h"
+#include "bench/pgn_text.h"
 #include "book/store/book.h"
 #include "book/store/position_hash.h"
 
@@ -61,20 +60,11 @@ struct Parsed {
 };
 
 Parsed parse(std::string_view text, int max_ply, int threads) {
-  auto ranges = gb::pgn::split_at_game_boundaries(text, std::size_t(threads));
-  std::vector<FloorVisitor> visitors(ranges.size());
-  auto start = Clock::now();
-  std::vector<std::thread> pool;
-  for (std::size_t i = 0; i < ranges.size(); ++i)
-    pool.emplace_back([&, i] {
-      const auto& r = ranges[i];
-      gb::pgn::PgnReader reader(gb::pgn::ByteSource::from_memory(text.substr(r.begin, r.end - r.begin)));
-      visitors[i].max_ply = max_ply;
-      reader.read_all(visitors[i]);
-    });
-  for (auto& t : pool) t.join();
+  std::vector<FloorVisitor> visitors(static_cast<std::size_t>(threads));
+  for (FloorVisitor& v : visitors) v.max_ply = max_ply;
+  std::vector<gb::pgn::ReadSummary> summaries;
   Parsed p;
-  p.seconds = since(start);
+  p.seconds = gb::bench::read_on_threads(text, visitors, summaries);
   for (const FloorVisitor& v : visitors) {
     p.positions += v.positions;
     p.checksum += v.checksum;
@@ -145,16 +135,13 @@ int main(int argc, char** argv) {
   const int max_ply = std::atoi(argv[3]);
   const int threads = argc > 4 ? std::atoi(argv[4]) : int(std::max(1u, std::thread::hardware_concurrency()));
 
-  std::string text;
-  {
-    gb::pgn::ByteSource source = gb::pgn::ByteSource::open(pgn);
-    std::vector<char> chunk(1 << 20);
-    while (std::size_t n = source.read(chunk.data(), chunk.size())) text.append(chunk.data(), n);
-    if (!source.ok()) {
-      std::fprintf(stderr, "bench_floor: %s\n", source.error().c_str());
-      return 2;
-    }
+  std::string read_error;
+  auto read = gb::bench::read_text(pgn, &read_error);
+  if (!read) {
+    std::fprintf(stderr, "bench_floor: %s\n", read_error.c_str());
+    return 2;
   }
+  const std::string& text = *read;
 
   // The book's sections, copied out of it into memory (not timed).
   std::string bytes;

@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/pgn_text.h"
 #include "book/pgn/reader.h"
-#include "book/pgn/split.h"
 
 #ifndef GRAPHBOOK_DATA_DIR
 #define GRAPHBOOK_DATA_DIR "../shared/data"  // run from the repository root
@@ -28,7 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Touches the key of every position, so that nothing is optimised away.
-struct KeyVisitor : gb::pgn::VisitorBase {
+struct alignas(64) KeyVisitor : gb::pgn::VisitorBase {  // one cache line each: no false sharing
   gb::Key checksum = 0;
   std::uint64_t positions = 0;
   gb::pgn::Control move(const gb::pgn::MoveEvent& e) {
@@ -49,29 +49,15 @@ struct Result {
 };
 
 Result parse(std::string_view text, int threads) {
-  auto ranges = gb::pgn::split_at_game_boundaries(text, std::size_t(threads));
-  std::vector<Result> parts(ranges.size());
-  auto start = Clock::now();
-  std::vector<std::thread> pool;
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    pool.emplace_back([&, i] {
-      const auto& r = ranges[i];
-      gb::pgn::PgnReader reader(gb::pgn::ByteSource::from_memory(text.substr(r.begin, r.end - r.begin)));
-      reader.set_start(r.first_line, 0);
-      KeyVisitor v;
-      reader.read_all(v);
-      parts[i] =
-          Result{reader.summary().games_read, reader.summary().plies, reader.summary().errors, v.checksum, 0};
-    });
-  }
-  for (auto& t : pool) t.join();
+  std::vector<KeyVisitor> visitors(static_cast<std::size_t>(threads));
+  std::vector<gb::pgn::ReadSummary> summaries;
   Result total;
-  total.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (const Result& p : parts) {
-    total.games += p.games;
-    total.plies += p.plies;
-    total.errors += p.errors;
-    total.checksum ^= p.checksum;
+  total.seconds = gb::bench::read_on_threads(text, visitors, summaries);
+  for (std::size_t i = 0; i < visitors.size(); ++i) {
+    total.games += summaries[i].games_read;
+    total.plies += summaries[i].plies;
+    total.errors += summaries[i].errors;
+    total.checksum ^= visitors[i].checksum;
   }
   return total;
 }
@@ -110,16 +96,13 @@ int main(int argc, char** argv) {
   double ratio = 0;
   for (std::size_t f = 0; f < files.size(); ++f) {
     // Decompress into memory (not timed).
-    std::string text;
-    {
-      gb::pgn::ByteSource source = gb::pgn::ByteSource::open(files[f]);
-      std::vector<char> chunk(1 << 20);
-      while (std::size_t n = source.read(chunk.data(), chunk.size())) text.append(chunk.data(), n);
-      if (!source.ok()) {
-        std::fprintf(stderr, "bench_parse: %s\n", source.error().c_str());
-        return 2;
-      }
+    std::string error;
+    auto read = gb::bench::read_text(files[f], &error);
+    if (!read) {
+      std::fprintf(stderr, "bench_parse: %s\n", error.c_str());
+      return 2;
     }
+    const std::string& text = *read;
     std::string name = files[f].substr(files[f].find_last_of('/') + 1);
     std::printf("%s: %.1f MB\n", name.c_str(), text.size() / 1e6);
     Result best[3];
