@@ -238,10 +238,8 @@ void generate_pseudolegal(const Position& pos, MoveList& list) {
     Bitboard targets = (t == PieceType::King ? king_attacks(from) : attacks_bb(t, from, occupied)) & ~own;
     while (targets) list.push_back(Move(from, pop_lsb(targets)));
   }
-  MoveList legal;
-  generate_legal(pos, legal);
-  for (Move m : legal)
-    if (m.kind() == Move::Kind::Castling) list.push_back(m);
+  for (bool king_side : {true, false})
+    if (Move m = castling_move(pos, king_side)) list.push_back(m);
 }
 
 namespace {
