@@ -163,8 +163,10 @@ void Tokenizer::skip_moves() {
       }
       case kNumber: {
         // Only a move number "12." / "12..." here; other tokens starting with
-        // a digit may be results ("1-0", "1/2-1/2", "0.5-0.5") or castling ("0-0").
-        if (b[i] == '0' && (end - i < 3 || (b[i + 1] == '.' && b[i + 2] == '5'))) break;
+        // a digit may be results ("1-0", "1/2-1/2") or castling ("0-0"). A
+        // token starting with 0 is left to the loop: the draw "0.5-0.5" starts
+        // like a move number.
+        if (b[i] == '0') break;
         std::size_t j = i + 1;
         while (j < end && is_digit(b[j])) ++j;
         if (j == end || b[j] != '.') break;
