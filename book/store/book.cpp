@@ -113,13 +113,9 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   auto txn = WriteTxn::begin(*env, &e);
   if (!txn) return fail<Book>(error, storage_error(e));
   // A file that already holds databases must be a book; an empty LMDB file becomes one.
-  MDB_stat main_stat;
-  MDB_dbi main_dbi;
-  int rc = mdb_dbi_open(txn->get(), nullptr, 0, &main_dbi);
-  if (rc == 0) rc = mdb_stat(txn->get(), main_dbi, &main_stat);
-  if (rc)
-    return fail<Book>(error, storage_error(Error{rc, "read the main database of " + path}));  // never "empty"
-  if (main_stat.ms_entries > 0) {
+  auto names = txn->database_names(&e);  // an error is never taken for an empty file
+  if (!names) return fail<Book>(error, storage_error(Error{e.code, "read the main database of " + path}));
+  if (!names->empty()) {
     auto meta = txn->open_db("meta", 0, &e);
     if (!meta)
       return fail<Book>(error,
