@@ -1,7 +1,5 @@
 #include "probe/book_reader.h"
 
-#include "book/store/polyglot.h"
-
 namespace gb::probe {
 
 using store::BookEdge;
