@@ -21,8 +21,8 @@ namespace gb::store {
 
 struct Error {
   int code = 0;                 // an LMDB or errno code; 0 means success
-  std::string context;          // what we were doing ("open nodes database")
-  std::string message() const;  // "open nodes database: MDB_MAP_FULL: ..."
+  std::string context;          // what we were doing ("open database positions")
+  std::string message() const;  // "open database positions: MDB_MAP_FULL: ..."
   bool map_full() const { return code == MDB_MAP_FULL; }
 };
 
