@@ -37,15 +37,6 @@ Status sync_dir(const std::string& dir) {
 
 }  // namespace
 
-Status ChunkedAppender::add(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned put_flags) {
-  if (batch_.records.size() && (batch_.dbi != dbi || batch_.flags != put_flags))
-    if (auto s = flush()) return s;
-  batch_.dbi = dbi;
-  batch_.flags = put_flags;
-  batch_.records.add(key, value);
-  return batch_.records.size() == kBatchRecords ? flush() : std::nullopt;
-}
-
 Status ChunkedAppender::finish() {
   if (auto s = flush()) return s;
   return txn_ ? commit() : std::nullopt;

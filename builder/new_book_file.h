@@ -57,7 +57,14 @@ class ChunkedAppender {
   // map grows by itself). put_flags: MDB_APPEND, or 0 for a database of
   // sorted duplicates (records in order, put one by one).
   [[nodiscard]] store::Status add(MDB_dbi dbi, std::string_view key, std::string_view value,
-                                  unsigned put_flags = MDB_APPEND);
+                                  unsigned put_flags = MDB_APPEND) {
+    if (batch_.records.size() && (batch_.dbi != dbi || batch_.flags != put_flags))
+      if (auto s = flush()) return s;
+    batch_.dbi = dbi;
+    batch_.flags = put_flags;
+    batch_.records.add(key, value);
+    return batch_.records.size() == kBatchRecords ? flush() : std::nullopt;
+  }
   // Puts and commits the records not yet committed.
   [[nodiscard]] store::Status finish();
 
