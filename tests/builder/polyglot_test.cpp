@@ -1,5 +1,5 @@
-// `graphbook export` against Debian's `polyglot make-book` (reference books in
-// the shared data and make-book run here), and `graphbook import` round trips.
+// `graphbook export` against Debian's `polyglot make-book` (run here, on the
+// same games: polyglot_reference.h), and `graphbook import` round trips.
 #include "book/store/polyglot.h"
 
 #include <catch2/catch.hpp>
@@ -9,6 +9,7 @@
 #include "book/store/book.h"
 #include "book/store/position_hash.h"
 #include "book_dump.h"
+#include "polyglot_reference.h"
 #include "process.h"
 #include "test_data.h"
 
@@ -72,7 +73,7 @@ TEST_CASE("Export equals make-book's reference book of twic0920 at -max-ply 16 -
   TempDir dir;
   auto ours = build_and_export(dir, gb::test::data_path("pgn/small/twic0920.pgn"), {"--max-ply", "16"},
                                {"--max-ply", "16", "--min-games", "1"});
-  check_same(ours, load(gb::test::data_path("polyglot/ref-twic0920-ply16-min1.bin")));
+  check_same(ours, load(gb::test::reference_book("ref-twic0920-ply16-min1.bin")));
 }
 
 TEST_CASE("Export equals make-book's reference book of twic0920 with make-book's defaults",
@@ -81,16 +82,20 @@ TEST_CASE("Export equals make-book's reference book of twic0920 with make-book's
   // make-book's defaults: -max-ply 1024 -min-game 3.
   auto ours = build_and_export(dir, gb::test::data_path("pgn/small/twic0920.pgn"), {"--max-ply", "0"},
                                {"--min-games", "3"});
-  check_same(ours, load(gb::test::data_path("polyglot/ref-twic0920-default.bin")));
+  check_same(ours, load(gb::test::reference_book("ref-twic0920-default.bin")));
 }
 
 TEST_CASE("Export equals make-book's reference books of tcec-standard", "[builder][polyglot]") {
+  // Every 8th of the 22,240 TCEC games (2,780: tests/data/SOURCES.md), which
+  // make-book turns into 24,152 entries at ply 20 and 2,413 at ply 40 with 3 games.
   TempDir dir;
-  std::string pgn = gb::test::data_path("pgn/medium/tcec-standard-nocomments.pgn.zst");
-  check_same(build_and_export(dir, pgn, {"--max-ply", "20"}, {"--min-games", "1"}),
-             load(gb::test::data_path("polyglot/ref-tcec-standard-ply20-min1.bin")));
-  check_same(build_and_export(dir, pgn, {"--max-ply", "40"}, {"--min-games", "3"}),
-             load(gb::test::data_path("polyglot/ref-tcec-standard-ply40-min3.bin")));
+  std::string pgn = gb::test::data_path("pgn/small/tcec-standard-nocomments-every8th.pgn.zst");
+  auto ply20 = load(gb::test::reference_book("ref-tcec-every8th-ply20-min1.bin"));
+  auto ply40 = load(gb::test::reference_book("ref-tcec-every8th-ply40-min3.bin"));
+  CHECK(ply20.size() > 20000);
+  CHECK(ply40.size() > 2000);
+  check_same(build_and_export(dir, pgn, {"--max-ply", "20"}, {"--min-games", "1"}), ply20);
+  check_same(build_and_export(dir, pgn, {"--max-ply", "40"}, {"--min-games", "3"}), ply40);
 }
 
 TEST_CASE("Export with --color black equals make-book -only-black on the Lasker trap",
@@ -130,12 +135,14 @@ TEST_CASE("make-book's halving above 16384 plays of a move is matched while the 
 }
 
 TEST_CASE("Importing a Polyglot book and exporting it gives the same entries", "[builder][polyglot]") {
-  for (const char* name :
-       {"polyglot/python-chess-performance.bin", "polyglot/ref-twic0920-ply16-min1.bin",
-        "polyglot/python-chess-lasker-trap.bin", "polyglot/ref-tcec-standard-ply40-min3.bin"}) {
-    INFO(name);
+  // Two books of the test data and two that make-book writes here.
+  for (const std::string& in : {gb::test::data_path("polyglot/python-chess-performance.bin"),
+                                gb::test::reference_book("ref-twic0920-ply16-min1.bin"),
+                                gb::test::data_path("polyglot/python-chess-lasker-trap.bin"),
+                                gb::test::reference_book("ref-tcec-every8th-ply40-min3.bin")}) {
+    INFO(in);
     TempDir dir;
-    std::string in = gb::test::data_path(name), book = dir.file("i.book"), out = dir.file("o.bin");
+    std::string book = dir.file("i.book"), out = dir.file("o.bin");
     Output o = graphbook({"import", book, in});
     INFO(o.err);
     REQUIRE(o.status == 0);

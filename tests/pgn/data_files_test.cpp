@@ -1,4 +1,5 @@
-// Every file of the shared malformed and PGN collections: the reader never
+// Every file of the malformed and PGN collections of the test data
+// (tests/data, and the larger ones beside the repository): the reader never
 // crashes, and reads the number of games, kept games and errors that reading
 // the file by hand gives. Where an .oracle.tsv (python-chess) agrees, the
 // count is its row count; where python-chess reads differently (it ends a game
@@ -6,9 +7,12 @@
 // tokens silently) the comment says what the file holds.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "book/pgn/reader.h"
+#include "shared_data.h"
 #include "test_data.h"
 
 using namespace gb::pgn;
@@ -148,6 +152,9 @@ const Expected kFiles[] = {
     {"pgn/python-chess/utf8-bom.pgn", 2, 2, 0},  // a BOM before the first [Event]; two games
     {"pgn/small/pgnmentor-Carlsen.pgn", 1860, 1860, 0},
     {"pgn/small/sfbooks-2moves_v2.pgn.zst", 12092, 12092, 0},  // 12,092 games (README)
+    // every 8th TCEC game (tests/data/SOURCES.md): 2,780 games by
+    // `zstd -dc tests/data/pgn/small/tcec-standard-nocomments-every8th.pgn.zst | grep -c '^\[Event '`
+    {"pgn/small/tcec-standard-nocomments-every8th.pgn.zst", 2780, 2780, 0},
     {"pgn/small/twic0920.pgn", 2245, 2245, 0},
 };
 
@@ -167,16 +174,16 @@ struct CheckVariations : VisitorBase {
   Control begin_variation() { return Control::Continue; }
 };
 
-ReadSummary read_file(const std::string& relative) {
-  PgnReader reader(ByteSource::open(gb::test::data_path(relative)));
+ReadSummary read_file(const std::string& path) {
+  PgnReader reader(ByteSource::open(path));
   CheckVariations v;
   reader.read_all(v);
   return reader.summary();
 }
 
-void check(const Expected& e) {
-  INFO(e.path);
-  ReadSummary s = read_file(e.path);
+void check(const Expected& e, const std::string& path) {
+  INFO(path);
+  ReadSummary s = read_file(path);
   CHECK(s.input_errors.empty());
   CHECK(s.games_read == e.games);
   CHECK(s.games_kept == e.kept);
@@ -187,19 +194,25 @@ void check(const Expected& e) {
 }  // namespace
 
 TEST_CASE("Every malformed and PGN test file reads to its expected game and error counts", "[pgn]") {
-  for (const Expected& e : kFiles) check(e);
+  for (const Expected& e : kFiles) check(e, gb::test::data_path(e.path));
 }
 
 TEST_CASE("The medium collections read completely without errors", "[pgn][slow]") {
-  for (const Expected& e : kMediumFiles) check(e);
+  // Every path first: a missing one skips the test before any file is read.
+  std::vector<std::string> paths;
+  for (const Expected& e : kMediumFiles) {
+    paths.push_back(gb::test::shared_data_path(e.path));
+    if (paths.back().empty()) return;  // reported skipped
+  }
+  for (std::size_t i = 0; i < paths.size(); ++i) check(kMediumFiles[i], paths[i]);
 }
 
 TEST_CASE("No data file is left out of the expected counts", "[pgn]") {
   std::set<std::string> listed;
   for (const Expected& e : kFiles) listed.insert(e.path);
-  for (const Expected& e : kMediumFiles) listed.insert(e.path);
   namespace fs = std::filesystem;
   fs::path root = gb::test::data_path("");
+  std::set<std::string> walked;
   for (const char* dir : {"malformed", "pgn"}) {
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       if (!entry.is_regular_file()) continue;
@@ -208,11 +221,34 @@ TEST_CASE("No data file is left out of the expected counts", "[pgn]") {
       std::string relative = fs::relative(entry.path(), root).string();
       INFO(relative);
       CHECK(listed.count(relative) == 1);
+      walked.insert(relative);
     }
   }
+  // ... and every listed file is there: the walk saw the whole list.
+  CHECK(walked == listed);
+  CHECK(walked.size() > 100);
 }
 
-TEST_CASE("The null-move games of the shared data are kept when asked", "[pgn]") {
+TEST_CASE("Every file of the test data is named in its SOURCES.md", "[pgn]") {
+  namespace fs = std::filesystem;
+  fs::path root = gb::test::data_path("");
+  std::ifstream in(root / "SOURCES.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string sources = text.str();
+  REQUIRE(sources.size() > 1000);
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    std::string relative = fs::relative(entry.path(), root).string();
+    INFO(relative);
+    CHECK(sources.find("`" + relative + "`") != std::string::npos);
+    ++files;
+  }
+  CHECK(files > 200);
+}
+
+TEST_CASE("The null-move games of the test data are kept when asked", "[pgn]") {
   ReadOptions o;
   o.keep_null_move_games = true;
   for (const char* path :
@@ -228,7 +264,7 @@ TEST_CASE("The null-move games of the shared data are kept when asked", "[pgn]")
 }
 
 TEST_CASE("A missing file is an input error, not a crash", "[pgn]") {
-  ReadSummary s = read_file("pgn/no-such-file.pgn");
+  ReadSummary s = read_file(gb::test::data_path("pgn/no-such-file.pgn"));
   CHECK(s.games_read == 0);
   REQUIRE(s.input_errors.size() == 1);
   CHECK(s.input_errors[0].find("no-such-file.pgn") != std::string::npos);

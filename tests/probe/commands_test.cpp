@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "polyglot_reference.h"
 #include "probe_helpers.h"
 
 using namespace gb;
@@ -20,7 +21,8 @@ const nlohmann::json* find_move(const nlohmann::json& moves, const std::string& 
 
 }  // namespace
 
-// Expected: Debian polyglot make-book's weights in ref-twic0920-ply16-min1.bin
+// Expected: Debian polyglot make-book's weights in ref-twic0920-ply16-min1.bin (make-book
+// run on twic0920.pgn by the test: polyglot_reference.h)
 // (2 * wins + draws of the side to move), read by hand.
 TEST_CASE("Probe and pick give the moves and weights of polyglot make-book from the same games",
           "[probe][e2e]") {
@@ -32,7 +34,7 @@ TEST_CASE("Probe and pick give the moves and weights of polyglot make-book from 
       pos.do_move(parse_san(pos, san).move, undo);
       moves += std::string(moves.empty() ? "" : " ") + san;
     }
-    auto expected = polyglot_weights(data_path("polyglot/ref-twic0920-ply16-min1.bin"), pos.key());
+    auto expected = polyglot_weights(reference_book("ref-twic0920-ply16-min1.bin"), pos.key());
     REQUIRE(!expected.empty());
     auto j = graphbook_json("pick " + book_arg() + " --moves '" + moves +
                             "' --explain --json --no-names --seed 1");

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "book/chess/notation.h"
+#include "polyglot_reference.h"
 #include "scripted_gui.h"
 #include "uci-adapter/protocol.h"
 
@@ -16,7 +17,7 @@ using namespace gb::test;
 
 namespace {
 
-std::string ref_bin() { return data_path("polyglot/ref-twic0920-ply16-min1.bin"); }
+std::string ref_bin() { return reference_book("ref-twic0920-ply16-min1.bin"); }
 
 Key key_after(std::initializer_list<const char*> moves) {
   Position pos;

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "book/chess/notation.h"
+#include "polyglot_reference.h"
 #include "scripted_gui.h"
 #include "uci-adapter/options.h"
 
@@ -87,8 +88,7 @@ TEST_CASE("With UCI_Chess960 on, book castling is written and read as the king t
     UndoInfo undo;
     pos.do_move(*parse_uci(pos, m), undo);
   }
-  std::string expected =
-      polyglot_best_move(data_path("polyglot/ref-twic0920-ply16-min1.bin"), pos.key(), true);
+  std::string expected = polyglot_best_move(reference_book("ref-twic0920-ply16-min1.bin"), pos.key(), true);
   REQUIRE(expected == "e1h1");
   CHECK(lines->back() == "bestmove " + expected);
   // The GUI sends it back in the same notation; the adapter follows the game.
@@ -105,10 +105,10 @@ TEST_CASE("With UCI_Chess960 on, book castling is written and read as the king t
 }
 
 TEST_CASE("BookFilter keeps only book moves whose position matches the CQL query", "[uci-adapter]") {
-  std::string best = polyglot_best_move(data_path("polyglot/ref-twic0920-ply16-min1.bin"), Position().key());
+  std::string best = polyglot_best_move(reference_book("ref-twic0920-ply16-min1.bin"), Position().key());
   REQUIRE(best == "e2e4");
   std::string second =
-      polyglot_best_move(data_path("polyglot/ref-twic0920-ply16-min1.bin"), Position().key(), false, "e2e4");
+      polyglot_best_move(reference_book("ref-twic0920-ply16-min1.bin"), Position().key(), false, "e2e4");
   ScriptedGui gui({graphbook_binary(), "uci", "--book", twic_book(), "--", kStockfish});
   gui.send("uci");
   REQUIRE(gui.until_prefix("uciok"));
