@@ -9,6 +9,7 @@
 
 #include "probe/command_support.h"
 #include "probe/pending_games.h"
+#include "uci-adapter/line_reader.h"
 #include "uci-adapter/options.h"
 #include "uci-adapter/run.h"
 
@@ -47,12 +48,29 @@ std::string configuration_file(const char* argv0) {
   return is_file(beside) ? beside : "";
 }
 
+// A book given at start that cannot be opened (a PGN given by mistake, a
+// missing file, a read-only book with learning on) stops the adapter before
+// the engine starts: a tournament that believes its engine plays a book must
+// not find out from the games that it did not. The message goes to stderr and,
+// for a GUI that shows only the engine's output, as an info string.
+bool book_opens(const BookOptions& options) {
+  if (options.file.empty()) return true;
+  store::BookError error;
+  auto mode = options.learning ? store::OpenMode::ReadWrite : store::OpenMode::ReadOnly;
+  if (store::Book::open(options.file, mode, &error)) return true;  // closed again: the session opens its own
+  std::string line = "info string graphbook: no book: " + error.message + "\n";
+  (void)write_all(STDOUT_FILENO, line);
+  std::fprintf(stderr, "graphbook uci: %s\n", error.message.c_str());
+  return false;
+}
+
 int run_checked(const AdapterConfig& config) {
   if (config.engine.empty()) {
     std::fprintf(stderr,
                  "graphbook uci: no engine: give it after '--' or as 'engine = ...' in the configuration\n");
     return 2;
   }
+  if (!book_opens(config.book)) return 2;
   return run_adapter(config);
 }
 
@@ -165,7 +183,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   cmd->add_option("--depth", args->depth, "Book moves only before this ply (BookDepth, default 256)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--min-games", args->min_games,
-                  "A book move needs this many games (BookMinGames, default 1)")
+                  "A book move needs this many games (BookMinGames, default 3)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--policy", args->policy, "best, weighted, uniform or learned (BookPolicy, default best)");
   cmd->add_flag("--learning", args->learning, "Learn game results into the book (BookLearning)");

@@ -18,7 +18,7 @@ struct BookOptions {
   bool own_book = true;  // play book moves at all
   std::string file;      // the book (empty: no book)
   int depth = 256;       // book moves only while the game ply is below this
-  int min_games = 1;     // a move needs this many source games
+  int min_games = 3;     // a move needs this many source games (Polyglot make-book's -min-game; docs/UCI.md)
   probe::Policy policy = probe::Policy::Best;
   bool learning = false;   // write game results into the book
   std::string filter;      // a CQL filter for the resulting position (stored; see docs/UCI.md)

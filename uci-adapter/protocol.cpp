@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 
 namespace gb::uci_adapter {
 
@@ -202,13 +201,6 @@ std::string string_option(std::string_view name, std::string_view value) {
          (value.empty() ? std::string("<empty>") : std::string(value));
 }
 
-std::string book_info_line(int score_cp, std::string_view move, std::string_view ponder) {
-  std::string out = "info depth 1 seldepth 1 multipv 1 score cp " + std::to_string(score_cp) +
-                    " nodes 0 nps 0 time 0 pv " + std::string(move);
-  if (!ponder.empty()) out.append(" ").append(ponder);
-  return out;
-}
-
 std::string bestmove_line(std::string_view move, std::string_view ponder) {
   std::string out = "bestmove " + std::string(move);
   if (!ponder.empty()) out += " ponder " + std::string(ponder);
@@ -216,12 +208,5 @@ std::string bestmove_line(std::string_view move, std::string_view ponder) {
 }
 
 std::string info_string(std::string_view text) { return "info string " + std::string(text); }
-
-int expected_score_to_cp(double expected) {
-  if (!(expected > 0.0)) return -1000;
-  if (!(expected < 1.0)) return 1000;
-  double cp = 400.0 * std::log10(expected / (1.0 - expected));
-  return int(std::lround(std::clamp(cp, -1000.0, 1000.0)));
-}
 
 }  // namespace gb::uci_adapter

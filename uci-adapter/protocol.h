@@ -81,14 +81,7 @@ std::string spin_option(std::string_view name, int value, int min, int max);
 std::string combo_option(std::string_view name, std::string_view value, const std::vector<std::string>& vars);
 std::string string_option(std::string_view name, std::string_view value);  // "" written as <empty>
 
-// "info depth 1 seldepth 1 multipv 1 score cp <cp> nodes 0 nps 0 time 0 pv <move> [<ponder>]":
-// the line tournament managers parse before a bestmove.
-std::string book_info_line(int score_cp, std::string_view move, std::string_view ponder);
 std::string bestmove_line(std::string_view move, std::string_view ponder);
 std::string info_string(std::string_view text);
-
-// A centipawn score for an expected score in [0, 1] from the mover's side,
-// by the logistic Elo curve (400 * log10(p / (1 - p))), clamped to +-1000.
-int expected_score_to_cp(double expected);
 
 }  // namespace gb::uci_adapter

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "uci-adapter/engine_process.h"
@@ -27,6 +28,38 @@ bool deliver(Outbox& out, EngineProcess& engine) {
   out.to_gui.clear();
   out.to_engine.clear();
   return engine_ok;
+}
+
+// After quit (or the end of the GUI's input) the engine has been sent "quit"
+// but may still owe replies to commands sent before it: Stockfish answers
+// "uci" and "isready" and ends a running search with its "bestmove" before it
+// exits. Those lines, and the adapter's own held behind them (a book answer
+// waits behind an owed "readyok"), still reach the GUI: the engine's output is
+// read until it closes, as a GUI that pipes a whole script in expects. An
+// engine that neither answers nor exits is given kQuitGraceMs, then ended.
+constexpr int kQuitGraceMs = 5000;
+
+void finish_engine(Session& session, LineReader& from_engine, EngineProcess& engine, Outbox& out) {
+  engine.close_input();  // "quit" is sent; end of input is the engine's second hint
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kQuitGraceMs);
+  std::vector<std::string> lines;
+  for (;;) {
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd fd{engine.output_fd(), POLLIN, 0};
+    int n = ::poll(&fd, 1, int(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    lines.clear();
+    auto r = from_engine.read_available(lines);
+    for (const auto& line : lines) session.on_engine_line(line, out);
+    out.to_engine.clear();  // nothing more goes to an engine that was told to quit
+    (void)deliver(out, engine);
+    if (r == LineReader::Read::End || r == LineReader::Read::Error) break;
+  }
+  session.flush_held(out);
+  (void)deliver(out, engine);
 }
 
 }  // namespace
@@ -78,6 +111,7 @@ int run_adapter(const AdapterConfig& config) {
       deliver(out, *engine);
     }
   }
+  if (!engine_gone) finish_engine(session, from_engine, *engine, out);
   auto status = engine->shut_down(1000);
   (void)status;
   return engine_gone ? 1 : 0;

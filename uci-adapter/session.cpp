@@ -80,6 +80,7 @@ void Session::on_gui_line(std::string_view line, Outbox& out) {
       out.to_engine.emplace_back(line);
       return;
     case GuiCommand::Quit:
+      end_book_ponder(out);  // Stockfish too ends a ponder search with its bestmove on quit
       close_game(out);
       out.to_engine.emplace_back(line);
       out.quit = true;
@@ -105,6 +106,8 @@ void Session::on_setoption(std::string_view line, Outbox& out) {
   if (set && is_our_option(set->name)) {
     if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + *error);
     if (same_name(set->name, "BookFilter")) compile_filter(&out);
+    // A book that cannot be opened is said at once, not at the first go.
+    if (same_name(set->name, "BookFile") || same_name(set->name, "BookLearning")) (void)book(out);
     return;
   }
   if (set && same_name(set->name, "Ponder")) ponder_option_ = same_name(set->value, "true");
@@ -235,8 +238,10 @@ void Session::write_book_answer(const BookAnswer& a, Outbox& out) {
   std::string move = to_uci(a.move, chess960_);
   std::string ponder;
   if (ponder_option_ && a.ponder) ponder = to_uci(a.ponder, chess960_);
-  double expected = a.stats.source.games() ? a.stats.source.score() : 0.5;
-  emit(out, book_info_line(expected_score_to_cp(expected), move, ponder));
+  // No "info ... score" line: the book has results, not an evaluation, and a
+  // score made from them (+10.00 for a one-game win) would be recorded in the
+  // GUI's PGN and adjudicated on. Tournament managers treat a move without a
+  // score as cutechess treats its own book moves (docs/UCI.md).
   emit(out, info_string(describe(a, game_.position, options_.policy, chess960_)));
   emit(out, bestmove_line(move, ponder));
 }
@@ -274,10 +279,14 @@ void Session::emit(Outbox& out, std::string line) {
     out.to_gui.push_back(std::move(line));
 }
 
-void Session::on_engine_gone(const std::optional<ExitStatus>& status, Outbox& out) {
+void Session::flush_held(Outbox& out) {
   replies_owed_ = 0;
   for (auto& held : held_) out.to_gui.push_back(std::move(held));
   held_.clear();
+}
+
+void Session::on_engine_gone(const std::optional<ExitStatus>& status, Outbox& out) {
+  flush_held(out);
   say(out, "graphbook: the engine " + (status ? status->describe() : std::string("closed its output")) +
                "; the adapter ends");
   close_game(out);
@@ -285,6 +294,7 @@ void Session::on_engine_gone(const std::optional<ExitStatus>& status, Outbox& ou
 }
 
 void Session::on_gui_closed(Outbox& out) {
+  end_book_ponder(out);
   close_game(out);
   out.to_engine.emplace_back("quit");
   out.quit = true;

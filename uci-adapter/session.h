@@ -43,6 +43,9 @@ class Session {
   void on_engine_gone(const std::optional<ExitStatus>& status, Outbox& out);
   // The GUI closed our input (like quit).
   void on_gui_closed(Outbox& out);
+  // The engine will answer nothing more (it was told to quit): the adapter's
+  // lines still waiting behind its replies go to the GUI now.
+  void flush_held(Outbox& out);
 
   const BookOptions& options() const { return options_; }
 
