@@ -338,7 +338,7 @@ Status write_totals(store::Book& book, store::WriteTxn& txn, store::BookStats st
   stats.collisions += input.added.collisions + result.collisions;
   stats.builds += 1;
   if (auto s = book.put_stats(txn, stats)) return s;
-  return book.put_build_params(txn, input.params_json);
+  return input.params_json.empty() ? std::nullopt : book.put_build_params(txn, input.params_json);
 }
 
 // Writes the merged streams, the fingerprints and the totals into to, a new

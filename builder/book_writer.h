@@ -30,8 +30,8 @@ struct CommitInput {
   // Of the games added, in order: runs, each sorted, each after the one before.
   std::vector<std::vector<Fingerprint>> fingerprints;
   std::vector<store::SourceInfo> sources;
-  store::BookStats added;  // games, duplicates, skipped, collisions to add
-  std::string params_json;
+  store::BookStats added;       // games, duplicates, skipped, collisions to add
+  std::string params_json;      // the book's build parameters from now on; empty: kept as they are (import)
   std::uint32_t min_games = 1;  // nodes and edges with fewer games are left out
   std::function<store::Status(store::WriteTxn&)> more_writes;  // in the same transaction (the game index)
 };
