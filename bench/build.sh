@@ -15,8 +15,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 gb=${GRAPHBOOK:-$here/../build/cli/graphbook}
 floor=${BENCH_FLOOR:-$here/../build/bench/bench_floor}
 pg=${POLYGLOT:-/usr/games/polyglot}
-data=${GRAPHBOOK_DATA:-$here/../../shared/data}
+data=${GRAPHBOOK_DATA:-$here/../../shared/data}  # the larger collections beside the repository
 runs=${RUNS:-3}
+for f in pgn/medium/tcec-standard-nocomments.pgn.zst pgn/medium/sfbooks-bjbraams_chessdb_198350_lines.pgn.zst; do
+  [ -f "$data/$f" ] || { echo "bench/build: skipped: missing $data/$f (set GRAPHBOOK_DATA)"; exit 0; }
+done
 for tool in "$gb" "$floor"; do
   [ -x "$tool" ] || { echo "bench/build: $tool is missing: cmake --build build (from the repository root)" >&2; exit 2; }
 done

@@ -6,7 +6,10 @@
 #   bash bench/compare.sh OLD_BINARY NEW_BINARY [RUNS]
 set -euo pipefail
 a=$1 b=$2 runs=${3:-9}
-data=${GRAPHBOOK_DATA:-$(cd "$(dirname "$0")" && pwd)/../../shared/data}
+data=${GRAPHBOOK_DATA:-$(cd "$(dirname "$0")" && pwd)/../../shared/data}  # the larger collections
+for f in pgn/medium/tcec-standard-nocomments.pgn.zst pgn/medium/sfbooks-bjbraams_chessdb_198350_lines.pgn.zst; do
+  [ -f "$data/$f" ] || { echo "bench/compare: skipped: missing $data/$f (set GRAPHBOOK_DATA)"; exit 0; }
+done
 work=$(mktemp -d /tmp/gb-bench-compare-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 zstd -q -dc "$data/pgn/medium/tcec-standard-nocomments.pgn.zst" > "$work/tcec.pgn"

@@ -2,7 +2,7 @@
 // queries of issue 6, with one and two threads. The games are read, built
 // into trees and evaluated; matching games are counted, not written.
 //
-//   bench_cql [file.pgn.zst]     (default: the shared tcec-standard file)
+//   bench_cql [file.pgn.zst]     (default: tcec-standard of ../shared/data; skipped, exit 0, when absent)
 // Each figure is the best of three runs. Last lines: RATE cql_<query>_<threads>t <games/s>
 #include <chrono>
 #include <cstdio>
@@ -10,17 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/data_dir.h"
 #include "book/cql/runner.h"
 
-// The shared data lives beside the repository: <repo>/../shared/data.
-std::string default_input() {
-  std::string here = __FILE__;  // <repo>/bench/cql.cpp
-  std::string repo = here.substr(0, here.rfind("/bench/"));
-  return repo + "/../shared/data/pgn/medium/tcec-standard-nocomments.pgn.zst";
-}
-
 int main(int argc, char** argv) {
-  std::string input = argc > 1 ? argv[1] : default_input();
+  std::string input =
+      argc > 1 ? argv[1] : gb::bench::shared_data("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  if (argc <= 1) gb::bench::skip_unless_present("bench_cql", input);
   struct Query {
     const char* name;
     const char* text;

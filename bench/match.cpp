@@ -5,7 +5,7 @@
 // one `graphbook build --index-games` commits), then each of the 1,000 games
 // is matched and timed alone; the RATE line is the p99 of the first, cold pass.
 //
-//   bench_match [PGN] [BOOK]   (default: the shared tcec-standard collection)
+//   bench_match [PGN] [BOOK]   (default: tcec-standard of ../shared/data; skipped, exit 0, when absent)
 //
 // Last line: RATE match_p99_ms <x>.
 #include "probe/match.h"
@@ -19,12 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/data_dir.h"
 #include "book/pgn/game_record.h"
 #include "book/store/game_index.h"
-
-#ifndef GRAPHBOOK_DATA_DIR_FOR_BENCH
-#define GRAPHBOOK_DATA_DIR_FOR_BENCH "/work/shared/data"
-#endif
 
 using Clock = std::chrono::steady_clock;
 
@@ -50,8 +47,8 @@ double percentile(std::vector<double> v, double p) {
 
 int main(int argc, char** argv) {
   std::string pgn =
-      argc > 1 ? argv[1]
-               : std::string(GRAPHBOOK_DATA_DIR_FOR_BENCH) + "/pgn/medium/tcec-standard-nocomments.pgn.zst";
+      argc > 1 ? argv[1] : gb::bench::shared_data("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  if (argc <= 1) gb::bench::skip_unless_present("bench_match", pgn);
   std::string book_path = argc > 2 ? argv[2] : "/tmp/graphbook-bench-match.book";
   constexpr std::size_t kSubmitted = 1000;
 

@@ -1,7 +1,8 @@
 // bench/parse: parse + SAN decode + Polyglot key of every position, with one
 // and two threads, against pgn-extract -Wuci on the same input in the same run.
 //
-//   bench_parse [FILE...]   (default: the two collections of ../shared/data/pgn/medium)
+//   bench_parse [FILE...]   (default: the two collections of ../shared/data/pgn/medium;
+//                            skipped, exit 0, when they are absent)
 //
 // Each input is decompressed into memory first (not timed) and written to a
 // temporary file for pgn-extract. The last line is
@@ -16,12 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "bench/data_dir.h"
 #include "bench/pgn_text.h"
 #include "book/pgn/reader.h"
-
-#ifndef GRAPHBOOK_DATA_DIR
-#define GRAPHBOOK_DATA_DIR "../shared/data"  // run from the repository root
-#endif
 
 namespace {
 
@@ -87,10 +85,8 @@ int main(int argc, char** argv) {
   if (files.empty()) {
     for (const char* name :
          {"tcec-standard-nocomments.pgn.zst", "sfbooks-bjbraams_chessdb_198350_lines.pgn.zst"}) {
-      std::string path = GRAPHBOOK_DATA_DIR;
-      path += "/pgn/medium/";
-      path += name;
-      files.push_back(path);
+      files.push_back(gb::bench::shared_data(std::string("pgn/medium/") + name));
+      gb::bench::skip_unless_present("bench_parse", files.back());
     }
   }
   double ratio = 0;

@@ -3,7 +3,8 @@
 //
 //   bench_probe [--graphbook BIN] [--pgn FILE] [--work DIR] [--probes N]
 //
-// Builds DIR/tcec.book from the TCEC games (graphbook build, default
+// Builds DIR/tcec.book from the TCEC games of ../shared/data (skipped, exit 0,
+// when they are absent and no book was built before; graphbook build, default
 // --max-ply 40) and exports DIR/tcec.bin unless they exist (a book this
 // graphbook cannot read is built again), draws N (1M)
 // positions with a fixed seed from the book's positions that have moves,
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/data_dir.h"
 #include "book/store/book.h"
 #include "probe/book_reader.h"
 #include "probe/move_choice.h"
@@ -101,8 +103,8 @@ Timing measure(const std::vector<std::uint64_t>& keys, Probe&& probe) {
 
 int main(int argc, char** argv) {
   std::string graphbook = GRAPHBOOK_BINARY_FOR_BENCH;
-  std::string pgn =
-      std::string(GRAPHBOOK_DATA_DIR_FOR_BENCH) + "/pgn/medium/tcec-standard-nocomments.pgn.zst";
+  std::string pgn = gb::bench::shared_data("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  bool default_pgn = true;
   std::string work = "/tmp/graphbook-bench-probe";
   std::size_t probes = 1000000;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -110,7 +112,7 @@ int main(int argc, char** argv) {
     if (a == "--graphbook")
       graphbook = argv[i + 1];
     else if (a == "--pgn")
-      pgn = argv[i + 1];
+      pgn = argv[i + 1], default_pgn = false;
     else if (a == "--work")
       work = argv[i + 1];
     else if (a == "--probes")
@@ -124,6 +126,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_probe: %s; building it again\n", stale.message.c_str());
     for (const std::string& f : {book_path, book_path + "-lock", bin_path}) ::unlink(f.c_str());
   }
+  if (!exists(book_path) && default_pgn) gb::bench::skip_unless_present("bench_probe", pgn);
   if (!exists(book_path) && run("'" + graphbook + "' build '" + book_path + "' '" + pgn + "' --quiet") != 0)
     return 1;
   if (!exists(bin_path) && run("'" + graphbook + "' export '" + book_path + "' '" + bin_path + "'") != 0)

@@ -23,9 +23,7 @@
 #include <string>
 #include <vector>
 
-#ifndef GRAPHBOOK_DATA_DIR
-#define GRAPHBOOK_DATA_DIR "../shared/data"  // run from the repository root
-#endif
+#include "bench/data_dir.h"
 
 namespace {
 
@@ -108,8 +106,8 @@ int main(int argc, char** argv) {
   char dir_template[] = "/tmp/bench-uci-XXXXXX";
   std::string dir = ::mkdtemp(dir_template);
   std::string book = dir + "/twic0920.book";
-  std::string build =
-      graphbook + " build " + book + " " + GRAPHBOOK_DATA_DIR "/pgn/small/twic0920.pgn --quiet >/dev/null";
+  std::string build = graphbook + " build " + book + " " + gb::bench::test_data("pgn/small/twic0920.pgn") +
+                      " --quiet >/dev/null";
   if (std::system(build.c_str()) != 0) return std::fprintf(stderr, "bench_uci: cannot build the book\n"), 1;
 
   Child adapter({graphbook, "uci", "--book", book, "--", stockfish});
