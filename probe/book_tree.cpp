@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "book/chess/notation.h"
+#include "probe/position_report.h"
 
 namespace gb::probe {
 
@@ -46,11 +47,16 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
       if (error) *error = *s;
       return std::nullopt;
     }
+    // Games first, then the moves of an imported .bin by weight (the import keeps it as the score).
     std::stable_sort(edges.begin(), edges.end(), [](const store::BookEdge& a, const store::BookEdge& b) {
-      return a.record.counters.games > b.record.counters.games;
+      if (a.record.counters.games != b.record.counters.games)
+        return a.record.counters.games > b.record.counters.games;
+      return a.record.score > b.record.score;
     });
     for (const store::BookEdge& e : edges) {
-      if (e.record.counters.games < options.min_games || (e.record.flags & store::kEdgeKeyOnly)) continue;
+      if (e.record.flags & store::kEdgeKeyOnly) continue;
+      std::optional<std::uint32_t> weight = imported_weight(e.record);
+      if (weight ? *weight == 0 : e.record.counters.games < options.min_games) continue;
       const Position before = tree.nodes[i].position;  // a copy: add_node may move the nodes
       auto found = index.find(e.record.child_key);
       bool transposition = found != index.end();
@@ -69,7 +75,8 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
         if (found == index.end()) continue;  // a key collision: the child's key is not the move's
       }
       tree.edges.push_back(TreeEdge{i, found->second, e.move, to_san(before, e.move),
-                                    to_uci(e.move, before.chess960()), e.record.counters, transposition});
+                                    to_uci(e.move, before.chess960()), e.record.counters, transposition,
+                                    weight});
     }
   }
   return tree;
@@ -91,7 +98,10 @@ std::string tree_text(const BookTree& tree) {
       const TreeNode& child = tree.nodes[edge.to];
       char score[16];
       std::snprintf(score, sizeof score, "%.0f%%", 100 * white_score(edge.counters));
-      os << indent << edge.san << "  " << edge.counters.games << " games  white " << score;
+      if (edge.imported_weight)
+        os << indent << edge.san << "  weight " << *edge.imported_weight << " (imported)";
+      else
+        os << indent << edge.san << "  " << edge.counters.games << " games  white " << score;
       if (edge.transposition) {
         os << "  -> transposes to " << child.label << " (" << child.counters.games << " games)\n";
         continue;
@@ -117,7 +127,7 @@ nlohmann::json tree_json(const BookTree& tree) {
                         {"draws", n.counters.draws}, {"black", n.counters.black_wins}};
     const OpeningName* name = n.inherited;
     j["opening"] = name ? nlohmann::json{{"eco", name->eco}, {"name", name->name}} : nlohmann::json(nullptr);
-    j["openingInherited"] = name && !n.opening;
+    j["opening_inherited"] = name && !n.opening;
     nodes.push_back(std::move(j));
   }
   for (const TreeEdge& e : tree.edges)
@@ -129,6 +139,8 @@ nlohmann::json tree_json(const BookTree& tree) {
                      {"white", e.counters.white_wins},
                      {"draws", e.counters.draws},
                      {"black", e.counters.black_wins},
+                     {"imported_weight",
+                      e.imported_weight ? nlohmann::json(*e.imported_weight) : nlohmann::json(nullptr)},
                      {"transposition", e.transposition}});
   return {{"root", key_hex(tree.nodes[0].key)},
           {"nodes", nodes},
@@ -199,7 +211,9 @@ std::string tree_dot(const BookTree& tree) {
   }
   for (const TreeEdge& e : tree.edges) {
     double width = 0.6 + 7.0 * std::sqrt(double(e.counters.games) / max_games);
-    os << "  n" << e.from << " -> n" << e.to << " [label=\"" << escape(e.san) << " (" << e.counters.games
+    std::string count =
+        e.imported_weight ? "w " + std::to_string(*e.imported_weight) : std::to_string(e.counters.games);
+    os << "  n" << e.from << " -> n" << e.to << " [label=\"" << escape(e.san) << " (" << count
        << ")\", penwidth=" << width;
     if (e.transposition) os << ", style=dashed, color=\"#8a63a8\", constraint=false";
     os << "];\n";

@@ -18,7 +18,8 @@ namespace gb::probe {
 
 struct TreeOptions {
   int depth = 3;                // plies below the root
-  std::uint32_t min_games = 1;  // edges with fewer games are left out
+  std::uint32_t min_games = 1;  // edges with fewer games are left out (not those of an imported .bin:
+                                // they have a weight and no games; weight 0 is left out)
   std::size_t max_nodes = 400;  // stop adding positions beyond this (truncated is set)
 };
 
@@ -37,7 +38,8 @@ struct TreeEdge {
   Move move;
   std::string san, uci;
   store::Counters counters;
-  bool transposition;  // `to` had already been reached by another line
+  bool transposition;                            // `to` had already been reached by another line
+  std::optional<std::uint32_t> imported_weight;  // a move without games: the imported .bin's weight
 };
 
 struct BookTree {

@@ -81,7 +81,7 @@ void add_probe(CLI::App& app, int& exit_status) {
     if (!p.report->in_book()) {
       if (opt->json)
         std::printf("%s\n",
-                    nlohmann::json{{"inBook", false}, {"fen", p.report->position.fen()}}.dump(2).c_str());
+                    nlohmann::json{{"in_book", false}, {"fen", p.report->position.fen()}}.dump(2).c_str());
       else
         std::printf("Not in the book: %s\n", p.report->position.fen().c_str());
       exit_status = kExitNotInBook;

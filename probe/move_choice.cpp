@@ -24,6 +24,7 @@ std::optional<Policy> parse_policy(std::string_view text) {
 std::string_view to_string(Reason r) {
   switch (r) {
     case Reason::Weighted: return "weighted";
+    case Reason::ImportedWeight: return "weight of an imported .bin, no games";
     case Reason::Uniform: return "uniform";
     case Reason::Best: return "best";
     case Reason::NotBest: return "not the best";
@@ -36,21 +37,22 @@ std::string_view to_string(Reason r) {
 
 namespace {
 
-double source_weight(const Results& r) { return 2.0 * r.wins + r.draws; }
-
 // The learned policy's expected score and one-sigma bounds (docs/LEARNING.md).
+// A weight-only move has no source score: its prior is an even score with
+// the strength of kPriorGames games, so that learning moves it as it moves
+// a move with many games.
 void learned_estimate(const Candidate& c, Weighing& w) {
-  double k = std::min<double>(c.source.games(), kPriorGames);
+  double k = c.weight_only() ? kPriorGames : std::min<double>(c.source.games(), kPriorGames);
+  double prior = c.weight_only() ? 0.5 : c.source.score();
   double n = c.learned.games();
   if (k + n == 0) return;
-  double mean = (k * c.source.score() + c.learned.wins + 0.5 * c.learned.draws) / (k + n);
+  double mean = (k * prior + c.learned.wins + 0.5 * c.learned.draws) / (k + n);
   double sigma = std::sqrt(mean * (1 - mean) / (k + n + 1));
   w.expected = mean;
   w.lower = std::max(0.0, mean - kConfidenceZ * sigma);
   w.upper = std::min(1.0, mean + kConfidenceZ * sigma);
   // Polyglot's weight scaled by the square of how far learning moved the score.
-  double prior = c.source.score();
-  w.weight = prior > 0 ? source_weight(c.source) * (mean / prior) * (mean / prior) : 0.0;
+  w.weight = prior > 0 ? polyglot_weight(c) * (mean / prior) * (mean / prior) : 0.0;
 }
 
 // Ranks a over b for best: weight, then games, then the lower move.
@@ -91,21 +93,27 @@ void avoid_last_losses(std::span<const Candidate> cs, std::vector<Weighing>& ws)
 
 }  // namespace
 
+std::uint32_t polyglot_weight(const Candidate& c) {
+  return c.weight_only() ? *c.imported_weight : 2 * c.source.wins + c.source.draws;
+}
+
 std::vector<Weighing> weigh(std::span<const Candidate> cs, const PickOptions& options) {
   std::vector<Weighing> ws(cs.size());
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const Candidate& c = cs[i];
     Weighing& w = ws[i];
-    w.expected = c.source.score();
+    w.expected = c.weight_only() ? 0.5 : c.source.score();
+    if (c.weight_only()) w.reason = Reason::ImportedWeight;
     switch (options.policy) {
       case Policy::Best:
-      case Policy::Weighted: w.weight = source_weight(c.source); break;
+      case Policy::Weighted: w.weight = polyglot_weight(c); break;
       case Policy::Uniform: w.weight = 1, w.reason = Reason::Uniform; break;
       case Policy::Learned: learned_estimate(c, w); break;
     }
-    if (c.source.games() < options.min_games || c.source.games() == 0) {
+    bool too_few_games = !c.weight_only() && (c.source.games() < options.min_games || c.source.games() == 0);
+    if (too_few_games) {
       w.weight = 0, w.reason = Reason::TooFewGames;
-    } else if (w.weight <= 0) {
+    } else if (w.weight <= 0 || (c.weight_only() && *c.imported_weight == 0)) {
       w.weight = 0, w.reason = Reason::NoWeight;
     }
   }

@@ -13,6 +13,13 @@
 //
 // Candidates with fewer than min_games source games never play. temperature
 // 0 makes weighted and learned pick their heaviest move.
+//
+// A move the book knows only from an imported Polyglot .bin has no games,
+// only the .bin's weight (Candidate::imported_weight): best and weighted use
+// that weight, uniform plays it like any other, learned scales it by what
+// learning moved an even prior (docs/PROBE.md). min_games counts games, which
+// such a move has none of, so it does not hold it back; weight 0 does (as
+// Polyglot readers skip weight-0 entries).
 #pragma once
 
 #include <cstdint>
@@ -46,7 +53,17 @@ struct Candidate {
   Results source;   // the book's games (unfinished games "*" counted as draws, as Polyglot does)
   Results learned;  // the games `graphbook learn` fed in
   LastResult last = LastResult::None;
+  // Set for a move without source games that an imported .bin gave: its weight.
+  std::optional<std::uint32_t> imported_weight;
+
+  // The move has a weight but no games: only an imported .bin knows it.
+  bool weight_only() const { return imported_weight && source.games() == 0; }
 };
+
+// A candidate's Polyglot weight: 2 * wins + draws of the mover over the
+// source games (what `polyglot make-book` writes), or the imported weight of
+// a move without games.
+std::uint32_t polyglot_weight(const Candidate& c);
 
 struct PickOptions {
   Policy policy = Policy::Weighted;
@@ -56,13 +73,14 @@ struct PickOptions {
 
 // Why a candidate got its weight.
 enum class Reason : std::uint8_t {
-  Weighted,      // weight from the source games (and learning)
-  Uniform,       // every candidate alike
-  Best,          // the heaviest: chosen by best
-  NotBest,       // best chose another
-  TooFewGames,   // fewer source games than min_games
-  NoWeight,      // weight 0: it never scored (or its expected score is 0)
-  LostLastTime,  // learned: lost last time and an alternative of comparable standing exists
+  Weighted,        // weight from the source games (and learning)
+  ImportedWeight,  // weight from an imported .bin: the move has no games (and learning)
+  Uniform,         // every candidate alike
+  Best,            // the heaviest: chosen by best
+  NotBest,         // best chose another
+  TooFewGames,     // fewer source games than min_games
+  NoWeight,        // weight 0: it never scored (or its expected score is 0)
+  LostLastTime,    // learned: lost last time and an alternative of comparable standing exists
 };
 std::string_view to_string(Reason r);
 

@@ -48,10 +48,33 @@ nlohmann::json learning_json(const store::LearnRecord& l) {
           {"draws", l.draws},
           {"losses", l.losses},
           {"last", l.last_result ? nlohmann::json(last_result_name(l.last_result)) : nlohmann::json(nullptr)},
-          {"lastPlayed", l.last_played}};
+          {"last_played", l.last_played}};
+}
+
+Candidate make_candidate(Move move, const store::Counters& c, std::optional<std::uint32_t> weight,
+                         const store::LearnRecord& learning, Color mover) {
+  Candidate cand;
+  cand.move = move;
+  cand.source.wins = mover == Color::White ? c.white_wins : c.black_wins;
+  cand.source.losses = mover == Color::White ? c.black_wins : c.white_wins;
+  cand.source.draws = c.draws + c.unknown;
+  cand.learned = Results{learning.wins, learning.draws, learning.losses};
+  cand.last = learning.last_result <= 3 ? LastResult(learning.last_result) : LastResult::None;
+  cand.imported_weight = weight;
+  return cand;
+}
+
+std::uint32_t row_weight(const MoveRow& row, Color mover) {
+  return polyglot_weight(make_candidate(row.move, row.counters, row.imported_weight, {}, mover));
 }
 
 }  // namespace
+
+// The import keeps a .bin entry's weight as its edge's score (builder/polyglot_import.cpp).
+std::optional<std::uint32_t> imported_weight(const store::EdgeRecord& e) {
+  if (e.counters.games == 0 && (e.flags & store::kEdgeImported)) return e.score;
+  return std::nullopt;
+}
 
 double mover_score(const store::Counters& c, Color mover) {
   if (!c.games) return 0;
@@ -84,6 +107,8 @@ std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosi
     row.san = to_san(r.position, e.move);
     row.uci = to_uci(e.move, r.position.chess960());
     row.counters = e.record.counters;
+    row.imported_weight = imported_weight(e.record);
+    row.polyglot_rank = e.record.polyglot_rank;
     row.learning = e.learning;
     if (!(e.record.flags & store::kEdgeKeyOnly)) row.child = reader.node(e.record.child_key);
     if (table) {
@@ -92,26 +117,27 @@ std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosi
     }
     r.moves.push_back(std::move(row));
   }
-  std::stable_sort(r.moves.begin(), r.moves.end(),
-                   [](const MoveRow& a, const MoveRow& b) { return a.counters.games > b.counters.games; });
+  // Games first; moves without games (an imported .bin's) by their weight, as the .bin orders them.
+  Color mover = r.position.side_to_move();
+  std::stable_sort(r.moves.begin(), r.moves.end(), [mover](const MoveRow& a, const MoveRow& b) {
+    if (a.counters.games != b.counters.games) return a.counters.games > b.counters.games;
+    std::uint32_t wa = row_weight(a, mover), wb = row_weight(b, mover);
+    if (wa != wb) return wa > wb;
+    return a.polyglot_rank < b.polyglot_rank;
+  });
   return r;
 }
 
-Candidate to_candidate(Move move, const store::Counters& c, const store::LearnRecord& learning, Color mover) {
-  Candidate cand;
-  cand.move = move;
-  cand.source.wins = mover == Color::White ? c.white_wins : c.black_wins;
-  cand.source.losses = mover == Color::White ? c.black_wins : c.white_wins;
-  cand.source.draws = c.draws + c.unknown;
-  cand.learned = Results{learning.wins, learning.draws, learning.losses};
-  cand.last = learning.last_result <= 3 ? LastResult(learning.last_result) : LastResult::None;
-  return cand;
+Candidate to_candidate(Move move, const store::EdgeRecord& edge, const store::LearnRecord& learning,
+                       Color mover) {
+  return make_candidate(move, edge.counters, imported_weight(edge), learning, mover);
 }
 
 std::vector<Candidate> to_candidates(const PositionReport& report) {
   std::vector<Candidate> out;
   for (const MoveRow& row : report.moves)
-    out.push_back(to_candidate(row.move, row.counters, row.learning, report.position.side_to_move()));
+    out.push_back(make_candidate(row.move, row.counters, row.imported_weight, row.learning,
+                                 report.position.side_to_move()));
   return out;
 }
 
@@ -122,7 +148,11 @@ std::string format_text(const PositionReport& r) {
   if (r.opening)
     out += "Opening:  " + r.opening->eco + " " + r.opening->name + (r.opening_exact ? "" : "  (inherited)") +
            "\n";
-  if (r.node) {
+  bool weight_only = std::any_of(r.moves.begin(), r.moves.end(),
+                                 [](const MoveRow& m) { return m.imported_weight.has_value(); });
+  if (r.node && r.node->counters.games == 0 && weight_only) {
+    out += "Games:    none: the moves come from an imported Polyglot book, with its weights\n";
+  } else if (r.node) {
     const store::Counters& c = r.node->counters;
     out += "Games:    " + std::to_string(c.games) + "  white " + fixed(percent(c.white_wins, c.games)) +
            "%  draw " + fixed(percent(c.draws, c.games)) + "%  black " +
@@ -131,10 +161,10 @@ std::string format_text(const PositionReport& r) {
     out += "\n";
   }
   if (r.moves.empty()) return out + "No book moves from this position.\n";
-  const char* header[] = {"move",   "uci", "games",   "white%",  "draw%",  "black%",
-                          "score%", "elo", "learned", "reached", "opening"};
-  const std::size_t width[] = {8, 6, 7, 7, 6, 7, 7, 5, 14, 9, 0};
-  const bool right[] = {false, false, true, true, true, true, true, true, false, true, false};
+  const char* header[] = {"move",   "uci",    "games", "weight",  "white%",  "draw%",
+                          "black%", "score%", "elo",   "learned", "reached", "opening"};
+  const std::size_t width[] = {8, 6, 7, 7, 7, 6, 7, 7, 5, 14, 9, 0};
+  const bool right[] = {false, false, true, true, true, true, true, true, true, false, true, false};
   auto line = [&](const std::vector<std::string>& cells) {
     std::string l;
     for (std::size_t i = 0; i < cells.size(); ++i)
@@ -146,13 +176,17 @@ std::string format_text(const PositionReport& r) {
   bool any_transposition = false;
   for (const MoveRow& m : r.moves) {
     const store::Counters& c = m.counters;
-    std::string reached = m.child ? std::to_string(m.child->counters.games) : "-";
+    std::string reached = m.child && m.child->counters.games ? std::to_string(m.child->counters.games) : "-";
     if (m.transposition()) reached += "*", any_transposition = true;
-    line({m.san, m.uci, std::to_string(c.games), fixed(percent(c.white_wins, c.games)),
-          fixed(percent(c.draws, c.games)), fixed(percent(c.black_wins, c.games)),
-          fixed(mover_score(c, mover)), c.average_elo() ? std::to_string(c.average_elo()) : "-",
-          learned_text(m.learning), reached, m.opening ? m.opening->eco + " " + m.opening->name : ""});
+    // Without games there are no results to give: "-" rather than 0.0 %.
+    auto share = [&](std::uint32_t part) { return c.games ? fixed(percent(part, c.games)) : "-"; };
+    line({m.san, m.uci, c.games ? std::to_string(c.games) : "-", std::to_string(row_weight(m, mover)),
+          share(c.white_wins), share(c.draws), share(c.black_wins),
+          c.games ? fixed(mover_score(c, mover)) : "-",
+          c.average_elo() ? std::to_string(c.average_elo()) : "-", learned_text(m.learning), reached,
+          m.opening ? m.opening->eco + " " + m.opening->name : ""});
   }
+  if (weight_only) out += "weight: the imported Polyglot book's, for moves without games\n";
   if (any_transposition)
     out +=
         "* the resulting position was reached by more games than played this move here (a transposition)\n";
@@ -180,7 +214,9 @@ nlohmann::json format_json(const PositionReport& r) {
         {"opening", opening_json(m.opening)},
         {"games", c.games},
         {"unknown", c.unknown},
-        {"score", mover_score(c, mover) / 100},
+        {"weight", row_weight(m, mover)},
+        {"imported_weight", m.imported_weight ? nlohmann::json(*m.imported_weight) : nlohmann::json(nullptr)},
+        {"score", c.games ? nlohmann::json(mover_score(c, mover) / 100) : nlohmann::json(nullptr)},
         {"learning", learning_json(m.learning)}};
     if (m.child) {
       const store::Counters& cc = m.child->counters;
@@ -195,7 +231,7 @@ nlohmann::json format_json(const PositionReport& r) {
     j["moves"].push_back(std::move(mj));
   }
   j["opening"] = opening_json(r.opening);
-  j["openingInherited"] = r.opening && !r.opening_exact;
+  j["opening_inherited"] = r.opening && !r.opening_exact;
   j["fen"] = r.position.fen();
   j["key"] = key_hex(r.position.key());
   j["games"] = total.games;

@@ -21,10 +21,12 @@ struct MoveRow {
   Move move;
   std::string san;
   std::string uci;
-  store::Counters counters;                // games that played this move here
-  store::LearnRecord learning;             // zero when never learned
-  std::optional<store::NodeRecord> child;  // the resulting position's own totals (any move order)
-  const OpeningName* opening = nullptr;    // of the resulting position, exact or inherited
+  store::Counters counters;                      // games that played this move here
+  std::optional<std::uint32_t> imported_weight;  // a move without games: the imported .bin's weight
+  std::uint32_t polyglot_rank = 0;               // an imported entry's place in its .bin (ties)
+  store::LearnRecord learning;                   // zero when never learned
+  std::optional<store::NodeRecord> child;        // the resulting position's own totals (any move order)
+  const OpeningName* opening = nullptr;          // of the resulting position, exact or inherited
 
   // The resulting position was reached by games that did not play this move here.
   bool transposition() const { return child && child->counters.games != counters.games; }
@@ -36,7 +38,7 @@ struct PositionReport {
   store::LearnRecord node_learning;
   const OpeningName* opening = nullptr;  // exact or inherited along the line
   bool opening_exact = false;
-  std::vector<MoveRow> moves;  // most games first
+  std::vector<MoveRow> moves;  // most games first, then the heaviest (Polyglot weight)
   bool in_book() const { return node.has_value() || !moves.empty(); }
 };
 
@@ -45,9 +47,15 @@ struct PositionReport {
                                                         const OpeningTable* table, store::Error* error);
 
 // A book move for move choice: the results from the mover's side (unknown
-// results counted as draws, as Polyglot's make-book does) and its learning.
-Candidate to_candidate(Move move, const store::Counters& c, const store::LearnRecord& learning, Color mover);
+// results counted as draws, as Polyglot's make-book does), its learning, and
+// the weight an imported .bin gave a move that has no games.
+Candidate to_candidate(Move move, const store::EdgeRecord& edge, const store::LearnRecord& learning,
+                       Color mover);
 std::vector<Candidate> to_candidates(const PositionReport& report);
+
+// The weight an imported Polyglot .bin gave a move the book has no games
+// for; nullopt for a move with games (they decide) or one no .bin gave.
+std::optional<std::uint32_t> imported_weight(const store::EdgeRecord& edge);
 
 // Score of the side to move in percent over the games (unknown as draws).
 double mover_score(const store::Counters& c, Color mover);

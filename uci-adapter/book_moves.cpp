@@ -25,7 +25,7 @@ std::vector<probe::Candidate> book_candidates(store::Book& book, const Position&
   generate_legal(pos, legal);
   for (const auto& e : edges)
     if (legal.contains(e.move))
-      out.push_back(probe::to_candidate(e.move, e.record.counters, e.learning, pos.side_to_move()));
+      out.push_back(probe::to_candidate(e.move, e.record, e.learning, pos.side_to_move()));
   return out;
 }
 

@@ -15,9 +15,9 @@ Move uci(const char* text) { return *parse_uci(Position(), text); }
 // Three start-position moves with made-up but plausible source results.
 std::vector<Candidate> three_moves() {
   return {
-      Candidate{uci("e2e4"), Results{40, 40, 20}, {}, LastResult::None},  // 100 games, weight 120
-      Candidate{uci("d2d4"), Results{30, 30, 20}, {}, LastResult::None},  // 80 games, weight 90
-      Candidate{uci("g1f3"), Results{5, 10, 5}, {}, LastResult::None},    // 20 games, weight 20
+      Candidate{uci("e2e4"), Results{40, 40, 20}, {}, LastResult::None, {}},  // 100 games, weight 120
+      Candidate{uci("d2d4"), Results{30, 30, 20}, {}, LastResult::None, {}},  // 80 games, weight 90
+      Candidate{uci("g1f3"), Results{5, 10, 5}, {}, LastResult::None, {}},    // 20 games, weight 20
   };
 }
 
@@ -95,8 +95,8 @@ TEST_CASE("Moves with fewer games than min-games never play", "[probe][pick]") {
 
 TEST_CASE("Without learned games the learned policy is the weighted policy", "[probe][pick][learning]") {
   auto cs = three_moves();
-  cs.push_back(Candidate{uci("c2c4"), Results{0, 1, 3}, {}, LastResult::None});
-  cs.push_back(Candidate{uci("b2b3"), Results{0, 0, 2}, {}, LastResult::None});
+  cs.push_back(Candidate{uci("c2c4"), Results{0, 1, 3}, {}, LastResult::None, {}});
+  cs.push_back(Candidate{uci("b2b3"), Results{0, 0, 2}, {}, LastResult::None, {}});
   for (double t : {0.5, 1.0, 2.0}) {
     auto weighted = weigh(cs, PickOptions{Policy::Weighted, 1, t});
     auto learned = weigh(cs, PickOptions{Policy::Learned, 1, t});
@@ -146,8 +146,9 @@ TEST_CASE("A move that keeps losing stops being chosen", "[probe][pick][learning
 TEST_CASE("A move that lost last time is avoided only if a comparable alternative exists",
           "[probe][pick][learning]") {
   std::vector<Candidate> cs{
-      Candidate{uci("e2e4"), Results{60, 30, 10}, Results{0, 0, 1}, LastResult::Loss},  // strong, lost once
-      Candidate{uci("d2d4"), Results{50, 40, 10}, {}, LastResult::None},                // comparable
+      Candidate{
+          uci("e2e4"), Results{60, 30, 10}, Results{0, 0, 1}, LastResult::Loss, {}},  // strong, lost once
+      Candidate{uci("d2d4"), Results{50, 40, 10}, {}, LastResult::None, {}},          // comparable
   };
   auto ws = weigh(cs, PickOptions{Policy::Learned, 1, 1.0});
   CHECK(ws[0].weight == 0);
@@ -187,4 +188,36 @@ TEST_CASE("Policies parse from their names", "[probe][pick]") {
   CHECK(parse_policy("learned") == Policy::Learned);
   CHECK(parse_policy("best") == Policy::Best);
   CHECK_FALSE(parse_policy("random"));
+}
+
+// An imported Polyglot book's moves: weights, no games (docs/PROBE.md).
+TEST_CASE("Moves with an imported weight and no games play by that weight under every policy",
+          "[probe][pick][import]") {
+  std::vector<Candidate> cs(3);
+  cs[0].move = uci("e2e4"), cs[0].imported_weight = 9;
+  cs[1].move = uci("d2d4"), cs[1].imported_weight = 3;
+  cs[2].move = uci("g2g4"), cs[2].imported_weight = 0;  // a .bin entry of weight 0 never plays
+  // min-games counts games, which these moves have none of: it does not hold them back.
+  auto weighted = weigh(cs, PickOptions{Policy::Weighted, 5, 1.0});
+  CHECK(weighted[0].probability == Approx(0.75));
+  CHECK(weighted[1].probability == Approx(0.25));
+  CHECK(weighted[2].weight == 0);
+  CHECK(weighted[2].reason == Reason::NoWeight);
+  auto best = weigh(cs, PickOptions{Policy::Best, 5, 1.0});
+  CHECK(best[0].reason == Reason::Best);
+  auto uniform = weigh(cs, PickOptions{Policy::Uniform, 5, 1.0});
+  CHECK(uniform[0].probability == Approx(0.5));
+  CHECK(uniform[2].weight == 0);
+  // Learned without learning equals weighted; a learned draw and a loss move an even prior of 8 games.
+  auto learned = weigh(cs, PickOptions{Policy::Learned, 5, 1.0});
+  CHECK(learned[0].probability == Approx(0.75));
+  cs[0].learned = Results{0, 1, 1};
+  learned = weigh(cs, PickOptions{Policy::Learned, 5, 1.0});
+  double mean = (8 * 0.5 + 0.5) / 10;
+  CHECK(learned[0].expected == Approx(mean));
+  CHECK(learned[0].weight == Approx(9 * (mean / 0.5) * (mean / 0.5)));
+  // A move with games keeps its games' weight, and min-games applies to it.
+  cs[1].source = Results{1, 0, 0};
+  CHECK(weigh(cs, PickOptions{Policy::Weighted, 1, 1.0})[1].weight == 2);
+  CHECK(weigh(cs, PickOptions{Policy::Weighted, 2, 1.0})[1].reason == Reason::TooFewGames);
 }
