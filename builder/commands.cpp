@@ -8,15 +8,22 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "builder/book_check.h"
 #include "builder/book_info.h"
 #include "builder/book_upgrade.h"
 #include "builder/build.h"
+#include "builder/new_book_file.h"
+#include "builder/orphan_files.h"
 #include "builder/polyglot_export.h"
 #include "builder/polyglot_import.h"
+#include "builder/run_file.h"
 
 namespace gb::builder {
 
 namespace {
+
+// The largest --max-ply: plies are 16-bit in the book (min_ply).
+constexpr int kMaxPly = 65535;
 
 // "512M", "2G", "1500000" -> bytes; nullopt when malformed.
 std::optional<std::size_t> parse_size(const std::string& text) {
@@ -38,7 +45,8 @@ std::optional<std::size_t> parse_size(const std::string& text) {
     mult = double(1 << 30);
   else if (!unit.empty())
     return std::nullopt;
-  if (v <= 0) return std::nullopt;
+  // Above 1 TiB is a typo (and past 2^64 the conversion is undefined).
+  if (!(v > 0) || v * mult > double(std::uint64_t(1) << 40)) return std::nullopt;
   return std::size_t(v * mult);
 }
 
@@ -51,10 +59,10 @@ void add_build(CLI::App& app, int& exit_status) {
     std::string book;
     std::vector<std::string> inputs;
     int max_ply = 40;
-    unsigned min_games = 1;
+    std::int64_t min_games = 1;  // signed, so that -3 is out of range rather than unconvertible
     int min_elo = 0;
     std::string since, until, color = "both", memory = "16M";
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    int threads = int(std::min(256u, std::max(1u, std::thread::hardware_concurrency())));
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
   };
@@ -66,17 +74,25 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_option(
          "--max-ply", opt->max_ply,
          "Plies of each game that become edges; 0 = the whole game. The default 40 (20 moves) covers the "
-         "opening, where a book is used, and keeps the book small")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--min-games", opt->min_games, "Leave out moves and positions seen in fewer games");
-  cmd->add_option("--min-elo", opt->min_elo, "Only games whose players are both rated at least this");
+         "opening, where a book is used, and keeps the book small. Every build into one book uses the same: "
+         "left out, it is the book's")
+      ->check(CLI::Range(0, kMaxPly));
+  cmd->add_option("--min-games", opt->min_games,
+                  "Leave out moves and positions seen in fewer games (their counts are kept apart, so that a "
+                  "later build adds to them). Every build into one book uses the same: left out, it is the "
+                  "book's")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(UINT32_MAX)));
+  cmd->add_option("--min-elo", opt->min_elo, "Only games whose players are both rated at least this")
+      ->check(CLI::Range(0, 4000));
   cmd->add_option("--since", opt->since,
                   "Only games played on or after this date (2012, 2012-03, 2012.03.15)");
   cmd->add_option("--until", opt->until, "Only games played on or before this date");
-  cmd->add_option("--color", opt->color, "A one-sided repertoire: only this side's moves become edges")
+  cmd->add_option(
+         "--color", opt->color,
+         "A one-sided repertoire: only this side's moves become edges. Every build into one book uses "
+         "the same: left out, it is the book's")
       ->check(CLI::IsMember({"white", "black", "both"}));
-  cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")
-      ->check(CLI::Range(1u, 256u));
+  cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")->check(CLI::Range(1, 256));
   cmd->add_option(
       "--memory", opt->memory,
       "Memory for the aggregation tables of all threads (default 16M; e.g. 512M, 2G); beyond it sorted "
@@ -91,26 +107,38 @@ void add_build(CLI::App& app, int& exit_status) {
       "  zstd -dc big.pgn.zst | graphbook build games.book - --max-ply 30 --min-elo 2400 --memory 2G\n"
       "  graphbook build white.book mine.pgn --color white --since 2020\n"
       "  graphbook build games.book twic0920.pgn --index-games   (then: graphbook match games.book "
-      "mygame.pgn)");
-  cmd->callback([opt, &exit_status] {
+      "mygame.pgn)\n"
+      "Adding games to a book: --max-ply, --min-games and --color are the book's (a build that gives another "
+      "value is refused), so that a book built in steps is the book one build of all the inputs makes.");
+  cmd->callback([opt, cmd, &exit_status] {
     BuildOptions o;
     o.max_ply = opt->max_ply;
-    o.min_games = opt->min_games;
+    o.min_games = std::uint32_t(opt->min_games);
     o.min_elo = opt->min_elo;
     o.side = parse_side(opt->color);
-    o.threads = opt->threads;
+    o.max_ply_given = cmd->count("--max-ply") > 0;
+    o.min_games_given = cmd->count("--min-games") > 0;
+    o.side_given = cmd->count("--color") > 0;
+    o.threads = unsigned(opt->threads);
     o.dedup = !opt->no_dedup;
     o.index_games = opt->index_games;
     o.progress = !opt->quiet;
     auto mem = parse_size(opt->memory);
     auto since = opt->since.empty() ? std::optional<int>(0) : parse_date_bound(opt->since, false);
     auto until = opt->until.empty() ? std::optional<int>(0) : parse_date_bound(opt->until, true);
-    if (!mem || !since || !until) {
-      std::fprintf(stderr, "graphbook build: bad %s\n",
-                   !mem ? "--memory size" : "date (use 2012, 2012-03 or 2012.03.15)");
+    auto bad = [&](const std::string& what) {
+      std::fprintf(stderr, "graphbook build: %s\n", what.c_str());
       exit_status = 2;
-      return;
-    }
+    };
+    if (!mem) return bad("--memory " + opt->memory + ": not a size (use e.g. 512M or 2G, at most 1T)");
+    auto not_a_date = [](const char* name, const std::string& text) {
+      return std::string(name) + " " + text +
+             ": not a date (use YYYY, YYYY.MM or YYYY.MM.DD, with '-' or '.' between; month 1-12, day 1-31)";
+    };
+    if (!since) return bad(not_a_date("--since", opt->since));
+    if (!until) return bad(not_a_date("--until", opt->until));
+    if (*since && *until && *since > *until)
+      return bad("--since " + opt->since + " is after --until " + opt->until + ": no game could pass");
     o.memory = *mem;
     o.since = *since;
     o.until = *until;
@@ -175,6 +203,10 @@ void add_info(CLI::App& app, int& exit_status) {
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook info games.book --json");
   cmd->callback([opt, &exit_status] {
+    // What builds killed with SIGKILL left beside the book (a build removes
+    // its own files when interrupted otherwise, and the next build these).
+    remove_orphans(dir_of(opt->book), std::string(kRunFilePrefix));
+    remove_new_book_orphans(opt->book);
     store::BookError be;
     auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
     if (!book) {
@@ -201,7 +233,7 @@ void add_export(CLI::App& app, int& exit_status) {
   struct Options {
     std::string book, out, color = "both";
     int max_ply = 0;
-    unsigned min_games = 1;
+    std::int64_t min_games = 1;  // signed, so that -3 is out of range rather than unconvertible
     bool uniform = false;
   };
   auto opt = std::make_shared<Options>();
@@ -209,9 +241,11 @@ void add_export(CLI::App& app, int& exit_status) {
       app.add_subcommand("export", "Write the book as a Polyglot .bin (entries as polyglot make-book's)");
   cmd->add_option("book", opt->book, "The book file")->required();
   cmd->add_option("out", opt->out, "The .bin to write")->required();
-  cmd->add_option("--max-ply", opt->max_ply, "Only moves played before this ply (0 = all)");
+  cmd->add_option("--max-ply", opt->max_ply, "Only moves played before this ply (0 = all)")
+      ->check(CLI::Range(0, kMaxPly));
   cmd->add_option("--min-games", opt->min_games,
-                  "Only moves played at least this often (make-book's -min-game)");
+                  "Only moves played at least this often (make-book's -min-game)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(UINT32_MAX)));
   cmd->add_option("--color", opt->color, "Only this side's moves (make-book's -only-white/-only-black)")
       ->check(CLI::IsMember({"white", "black", "both"}));
   cmd->add_flag("--uniform", opt->uniform, "Every weight 1 (make-book's -uniform)");
@@ -230,7 +264,7 @@ void add_export(CLI::App& app, int& exit_status) {
       exit_status = 1;
       return;
     }
-    ExportOptions o{opt->max_ply, opt->min_games, parse_side(opt->color), opt->uniform};
+    ExportOptions o{opt->max_ply, std::uint32_t(opt->min_games), parse_side(opt->color), opt->uniform};
     std::string error;
     auto entries = export_entries(*book, o, &error);
     if (!entries || !store::write_polyglot_file(opt->out, *entries, &error)) {
@@ -324,6 +358,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   add_export(app, exit_status);
   add_import(app, exit_status);
   add_upgrade(app, exit_status);
+  add_check_command(app, exit_status);
 }
 
 }  // namespace gb::builder

@@ -1,9 +1,11 @@
 #include "book/store/book.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "book/store/page_check.h"
 #include "book/store/polyglot.h"
 
 namespace gb::store {
@@ -62,11 +64,55 @@ std::optional<std::uint32_t> format_version(const Txn& txn, MDB_dbi meta) {
   return version;
 }
 
+namespace {
+
+// The refusal the cheap checks give a file that exists, nullopt when LMDB may open it.
+std::optional<BookError> refuse_by_cheap_checks(const std::string& path, OpenMode mode) {
+  using V = CheapCheck::Verdict;
+  const CheapCheck cheap = check_file_cheaply(path);
+  switch (cheap.verdict) {
+    case V::Sound: return std::nullopt;
+    case V::Absent: return BookError{BookError::Code::NotFound, path + ": no such book"};
+    case V::Empty:  // a new book may be made in an empty file; there is nothing to read in one
+      if (mode != OpenMode::ReadOnly) return std::nullopt;
+      return BookError{BookError::Code::NotABook, path + ": not a graphbook book (an empty file, 0 bytes)"};
+    case V::NotLmdb:
+      return BookError{BookError::Code::NotABook,
+                       path + ": not a graphbook book (not an LMDB file: " + cheap.detail + ")"};
+    case V::Damaged:
+      return BookError{BookError::Code::Damaged, path + ": damaged book: " + cheap.detail +
+                                                     " (graphbook check " + path + " lists the damage)"};
+    case V::Unreadable:
+      return BookError{BookError::Code::Storage, path + ": cannot be read: " + cheap.detail};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError* error,
                                std::size_t initial_map_size) {
+  // LMDB makes PATH-lock beside the file on open: a failed open removes the
+  // one it made, so that a file that is not a book keeps nothing beside it.
+  const std::string lock = path + "-lock";
+  const bool had_lock = file_exists(lock);
+  BookError failure;
+  auto book = open_checked(path, mode, &failure, initial_map_size);
+  if (!book) {
+    if (!had_lock && failure.code != BookError::Code::Storage && failure.code != BookError::Code::NotFound)
+      ::unlink(lock.c_str());
+    if (error) *error = std::move(failure);
+  }
+  return book;
+}
+
+std::optional<Book> Book::open_checked(const std::string& path, OpenMode mode, BookError* error,
+                                       std::size_t initial_map_size) {
   bool exists = file_exists(path);
   if (!exists && mode != OpenMode::Create)
     return fail<Book>(error, {BookError::Code::NotFound, path + ": no such book"});
+  if (exists)
+    if (auto refused = refuse_by_cheap_checks(path, mode)) return fail<Book>(error, *refused);
   bool read_only = mode == OpenMode::ReadOnly;
   Error e;
   auto env = Env::open(path, read_only, initial_map_size, 16, &e);
@@ -112,6 +158,16 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
 
   auto txn = WriteTxn::begin(*env, &e);
   if (!txn) return fail<Book>(error, storage_error(e));
+  // A write on a damaged page can spread the damage: before writing, every
+  // page is checked (a few milliseconds per 10 MB), while this transaction
+  // keeps other writers from changing the file under the check.
+  if (exists) {
+    PageReport pages = check_pages(path);
+    if (!pages.damage.empty())
+      return fail<Book>(
+          error, {BookError::Code::Damaged, path + ": damaged book: " + pages.damage.front().message() +
+                                                " (graphbook check " + path + " lists the damage)"});
+  }
   // A file that already holds databases must be a book; an empty LMDB file becomes one.
   auto names = txn->database_names(&e);  // an error is never taken for an empty file
   if (!names) return fail<Book>(error, storage_error(Error{e.code, "read the main database of " + path}));

@@ -25,7 +25,8 @@ namespace gb::store {
 enum class OpenMode { ReadOnly, ReadWrite, Create /* ReadWrite, creating the file when absent */ };
 
 struct BookError {
-  enum class Code { NotFound, NotABook, WrongVersion, Storage };
+  // Damaged: the cheap checks every open makes (store/page_check.h) failed.
+  enum class Code { NotFound, NotABook, WrongVersion, Damaged, Storage };
   Code code;
   std::string message;  // names the file
 };
@@ -77,6 +78,12 @@ class Book {
  public:
   static constexpr std::size_t kDefaultMapSize = std::size_t(1) << 30;
 
+  // Opens a book after the cheap checks of its file (store/page_check.h): an
+  // empty file (read-only), a file that is not LMDB, or one whose meta pages,
+  // size or main database are damaged is refused before LMDB maps it, with a
+  // message naming the file. A read-only book in a folder the user cannot
+  // write to opens without LMDB's lock file (Env::without_lock). A failed
+  // open removes the lock file it made.
   [[nodiscard]] static std::optional<Book> open(const std::string& path, OpenMode mode, BookError* error,
                                                 std::size_t initial_map_size = kDefaultMapSize);
 
@@ -117,6 +124,8 @@ class Book {
   bool read_only() const { return read_only_; }
 
  private:
+  [[nodiscard]] static std::optional<Book> open_checked(const std::string& path, OpenMode mode,
+                                                        BookError* error, std::size_t initial_map_size);
   Book(Env env, Databases dbs, std::string path, bool read_only)
       : env_(std::move(env)), dbs_(dbs), path_(std::move(path)), read_only_(read_only) {}
   Env env_;

@@ -5,7 +5,11 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <utility>
+
+#include "book/store/fault_guard.h"
 
 namespace gb::store {
 
@@ -17,13 +21,53 @@ void set(Error* out, int code, const char* context) {
   if (out) *out = make_error(code, context);
 }
 
+// Where the map of env's data file starts and its size; {nullptr, 0} when
+// not found. LMDB keeps the address to itself (MDB_envinfo has it only for
+// MDB_FIXEDMAP): find the mapping of the file in /proc/self/maps.
+std::pair<const void*, std::size_t> find_map(MDB_env* env) {
+  mdb_filehandle_t fd = -1;
+  struct stat st;
+  if (mdb_env_get_fd(env, &fd) != 0 || fd < 0 || ::fstat(fd, &st) != 0) return {nullptr, 0};
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return {nullptr, 0};
+  std::pair<const void*, std::size_t> found{nullptr, 0};
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long start, end, inode;
+    unsigned major, minor;
+    if (std::sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &major, &minor, &inode) == 5 &&
+        inode == st.st_ino && makedev(major, minor) == st.st_dev)
+      found = {reinterpret_cast<const void*>(start), end - start};
+  }
+  std::fclose(maps);
+  return found;
+}
+
+// Watches the map of env for faults (store/fault_guard.h); again after it moves.
+void guard(MDB_env* env, const void* old_map = nullptr) {
+  const char* path = nullptr;
+  if (old_map) unguard_map(old_map);
+  auto [map, size] = find_map(env);
+  if (map && mdb_env_get_path(env, &path) == 0) guard_map(map, size, path ? path : "the book");
+}
+
+void close(MDB_env* env) {
+  unguard_map(find_map(env).first);
+  mdb_env_close(env);
+}
+
 }  // namespace
 
-std::string Error::message() const { return context + ": " + mdb_strerror(code); }
+std::string Error::message() const {
+  // LMDB's names for a page it found damaged while reading.
+  const bool damaged = code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND;
+  return context + ": " + mdb_strerror(code) +
+         (damaged ? " (a damaged book: graphbook check names the damage)" : "");
+}
 
 Env& Env::operator=(Env&& o) noexcept {
   if (this != &o) {
-    if (env_) mdb_env_close(env_);
+    if (env_) close(env_);
     env_ = o.env_;
     o.env_ = nullptr;
   }
@@ -31,7 +75,7 @@ Env& Env::operator=(Env&& o) noexcept {
 }
 
 Env::~Env() {
-  if (env_) mdb_env_close(env_);
+  if (env_) close(env_);
 }
 
 std::optional<Env> Env::open(const std::string& path, bool read_only, std::size_t map_size, unsigned max_dbs,
@@ -45,8 +89,26 @@ std::optional<Env> Env::open(const std::string& path, bool read_only, std::size_
     return set(error, rc, "set LMDB map size"), std::nullopt;
   unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
   rc = mdb_env_open(env.env_, path.c_str(), flags, 0644);
+  if (read_only && (rc == EACCES || rc == EROFS || rc == EPERM)) {
+    // The lock file cannot be made or opened for writing (a folder or file
+    // system the user cannot write to): read without it. A reader without
+    // the lock is not seen by writers, so a concurrent writer may reuse the
+    // pages it reads (docs/FORMAT.md, "Read-only books").
+    mdb_env_close(env.env_);
+    env.env_ = nullptr;
+    if ((rc = mdb_env_create(&env.env_))) return set(error, rc, "create LMDB environment"), std::nullopt;
+    if ((rc = mdb_env_set_maxdbs(env.env_, max_dbs)))
+      return set(error, rc, "configure LMDB environment"), std::nullopt;
+    rc = mdb_env_open(env.env_, path.c_str(), flags | MDB_NOLOCK, 0644);
+  }
   if (rc) return set(error, rc, ("open " + path).c_str()), std::nullopt;
+  guard(env.env_);
   return env;
+}
+
+bool Env::without_lock() const {
+  unsigned flags = 0;
+  return env_ && mdb_env_get_flags(env_, &flags) == 0 && (flags & MDB_NOLOCK);
 }
 
 std::size_t Env::map_size() const {
@@ -56,7 +118,10 @@ std::size_t Env::map_size() const {
 }
 
 Status Env::set_map_size(std::size_t bytes) {
-  if (int rc = mdb_env_set_mapsize(env_, bytes)) return make_error(rc, "grow LMDB map");
+  const void* before = find_map(env_).first;
+  int rc = mdb_env_set_mapsize(env_, bytes);
+  guard(env_, before);  // the map may have moved
+  if (rc) return make_error(rc, "grow LMDB map");
   return std::nullopt;
 }
 
@@ -83,23 +148,8 @@ void Env::start_writeback() const {
 }
 
 void Env::release_mapped_pages() const {
-  // LMDB keeps the map's address to itself (MDB_envinfo has it only for
-  // MDB_FIXEDMAP): find the mapping of the data file in /proc/self/maps.
-  struct stat st;
-  int fd = this->fd();
-  if (fd < 0 || ::fstat(fd, &st) != 0) return;
-  std::FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (!maps) return;
-  char line[512];
-  while (std::fgets(line, sizeof line, maps)) {
-    unsigned long start, end, inode;
-    unsigned major, minor;
-    if (std::sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &major, &minor, &inode) == 5 &&
-        inode == st.st_ino && makedev(major, minor) == st.st_dev)
-      ::madvise(reinterpret_cast<void*>(start), end - start,
-                MADV_DONTNEED);  // a hint: failure costs memory only
-  }
-  std::fclose(maps);
+  if (auto [map, size] = find_map(env_); map)
+    ::madvise(const_cast<void*>(map), size, MADV_DONTNEED);  // a hint: failure costs memory only
 }
 
 std::optional<std::string_view> Txn::get(MDB_dbi dbi, std::string_view key, Error* error) const {

@@ -43,11 +43,15 @@ class Env {
 
   // Opens (creates when create is true) the single-file environment at path
   // (MDB_NOSUBDIR; LMDB adds "path-lock"). map_size is the initial map size
-  // in bytes; max_dbs the number of named databases.
+  // in bytes; max_dbs the number of named databases. A read-only open whose
+  // lock file cannot be created or written (a folder the user cannot write
+  // to) opens without it (MDB_NOLOCK): without_lock() then says so.
   [[nodiscard]] static std::optional<Env> open(const std::string& path, bool read_only, std::size_t map_size,
                                                unsigned max_dbs, Error* error);
 
   MDB_env* get() const { return env_; }
+  // True when opened without the lock file: writers do not see this reader.
+  bool without_lock() const;
   std::size_t map_size() const;
   // Grows the map; no transaction of this process may be open.
   [[nodiscard]] Status set_map_size(std::size_t bytes);

@@ -1,0 +1,24 @@
+// Turns a crash inside LMDB's map of a damaged book into a message naming the
+// book. LMDB trusts the node offsets and sizes of the pages it reads: on a
+// page damaged past what the cheap checks see (store/page_check.h), it can
+// read outside its map and fault. A fault whose address lies in (or just
+// past) the map of an open book prints "BOOK: damaged book: ..." and exits
+// with status 3; any other fault goes to the handler that was there before
+// (a bug stays a crash).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace gb::store {
+
+// Exit status of a process stopped by a fault in a book's map.
+inline constexpr int kDamagedBookExit = 3;
+
+// Watches [map, map + size) for the book at path (installs the SIGSEGV and
+// SIGBUS handlers on first use); again with the same map to update its size.
+void guard_map(const void* map, std::size_t size, const std::string& path);
+// Stops watching it (before the map goes away).
+void unguard_map(const void* map);
+
+}  // namespace gb::store
