@@ -42,13 +42,10 @@ bool is_bestmove(const std::string& l) { return starts_with(l, "bestmove"); }
 // Nothing owed is left: an isready round trip brings no further bestmove.
 void check_no_extra_bestmove(ScriptedGui& gui) {
   gui.send("isready");
-  auto rest = gui.until_prefix("readyok", 2000ms);
+  auto rest = gui.until_prefix("readyok");
   REQUIRE(rest);
   CHECK(std::none_of(rest->begin(), rest->end(), is_bestmove));
 }
-
-const std::regex kInfoWithScore(
-    R"(^info (.* )?depth \d+ (.* )?score (cp|mate) -?\d+ (.* )?pv [a-h][1-8][a-h][1-8][qrbn]?( .*)?$)");
 
 }  // namespace
 
@@ -76,25 +73,27 @@ TEST_CASE("The handshake lists Stockfish's id and options, then the book options
   CHECK(gui.wait_exit());
 }
 
-TEST_CASE("From the start position the book answers at once with Polyglot's best move and an info line",
-          "[uci-adapter]") {
+TEST_CASE(
+    "From the start position the book answers at once with Polyglot's best move, its statistics and no score",
+    "[uci-adapter]") {
   std::string expected = polyglot_best_move(ref_bin(), Position().key());
   REQUIRE(expected.size() == 4);
   ScriptedGui gui(adapter_args(twic_book()));
   handshake(gui);
   gui.send("ucinewgame");
   gui.send("position startpos");
-  auto start = std::chrono::steady_clock::now();
   gui.send("go wtime 60000 btime 60000 winc 1000 binc 1000");
-  auto lines = gui.until(is_bestmove, 2000ms);
-  auto elapsed = std::chrono::steady_clock::now() - start;
+  auto lines = gui.until_prefix("bestmove");
   REQUIRE(lines);
-  REQUIRE(lines->size() == 3);
-  CHECK(std::regex_match((*lines)[0], kInfoWithScore));
-  CHECK(std::regex_search((*lines)[0], std::regex(" pv " + expected + "$")));
-  CHECK(starts_with((*lines)[1], "info string book " + expected + ": "));
-  CHECK((*lines)[2] == "bestmove " + expected);
-  CHECK(elapsed < 500ms);  // no search: Stockfish would spend seconds of a 60 s clock
+  // Two lines, none of Stockfish's: the book answered, the engine never searched.
+  // (How fast the book answers is measured by bench/uci.cpp, not asserted here.)
+  REQUIRE(lines->size() == 2);
+  CHECK(starts_with((*lines)[0], "info string book " + expected + ": "));
+  CHECK((*lines)[1] == "bestmove " + expected);
+  // The book has results, not an evaluation: no score for the GUI to record or adjudicate on
+  // (fastchess takes any info line holding " score " for the move's evaluation).
+  CHECK(std::none_of(lines->begin(), lines->end(),
+                     [](const auto& l) { return l.find(" score ") != std::string::npos; }));
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
@@ -105,7 +104,7 @@ TEST_CASE("Out of book the engine searches and its info and bestmove pass throug
   // A rook ending no game of the book reaches.
   gui.send("position fen 8/8/4k3/8/8/3RK3/8/8 w - - 0 80");
   gui.send("go movetime 200");
-  auto lines = gui.until(is_bestmove, 5000ms);
+  auto lines = gui.until_prefix("bestmove");
   REQUIRE(lines);
   bool searched = std::any_of(lines->begin(), lines->end(), [](const auto& l) {
     return std::regex_search(l, std::regex(R"(^info depth ([2-9]|\d\d) .*nodes \d+)"));
@@ -132,14 +131,13 @@ TEST_CASE(
   handshake(gui);
   gui.send("position startpos");
   gui.send("go wtime 60000 btime 60000");
-  auto lines = gui.until(is_bestmove, 2000ms);
+  auto lines = gui.until_prefix("bestmove");
   REQUIRE(lines);
   CHECK(lines->back() == "bestmove " + first + " ponder " + reply);
-  CHECK(std::regex_search(lines->front(), std::regex(" pv " + first + " " + reply + "$")));
   // A stop after a book answer: nothing searches, so no second bestmove.
   gui.send("stop");
   gui.send("isready");
-  auto after_stop = gui.until_prefix("readyok", 2000ms);
+  auto after_stop = gui.until_prefix("readyok");
   REQUIRE(after_stop);
   CHECK(after_stop->size() == 1);
 
@@ -150,16 +148,16 @@ TEST_CASE(
   gui.send("go ponder wtime 60000 btime 60000");
   CHECK(gui.drain(300ms).empty());
   gui.send("ponderhit");
-  auto hit = gui.until(is_bestmove, 2000ms);
+  auto hit = gui.until_prefix("bestmove");
   REQUIRE(hit);
   CHECK(starts_with(hit->back(), "bestmove " + third));
-  CHECK(std::regex_match(hit->front(), kInfoWithScore));
+  CHECK(starts_with(hit->front(), "info string book " + third + ": "));
 
   // A ponder miss: stop gives exactly one bestmove, then the real position is searched.
   gui.send("position startpos moves " + first + " " + reply + " " + third + " a7a6");
   gui.send("go ponder wtime 60000 btime 60000");
   gui.send("stop");
-  auto missed = gui.until(is_bestmove, 2000ms);
+  auto missed = gui.until_prefix("bestmove");
   REQUIRE(missed);
   check_no_extra_bestmove(gui);
   gui.send("quit");
@@ -174,7 +172,7 @@ TEST_CASE("An engine ponder search ends with one bestmove after stop", "[uci-ada
   gui.send("go ponder wtime 10000 btime 10000");
   (void)gui.drain(200ms);  // the engine searches meanwhile
   gui.send("stop");
-  REQUIRE(gui.until(is_bestmove, 3000ms));
+  REQUIRE(gui.until_prefix("bestmove"));
   check_no_extra_bestmove(gui);
   gui.send("quit");
   CHECK(gui.wait_exit());
@@ -186,15 +184,15 @@ TEST_CASE("Isready is answered during an infinite search, which reports book mov
   handshake(gui);
   gui.send("position startpos");
   gui.send("go infinite");
-  auto book_line = gui.until_prefix("info string book moves:", 2000ms);
+  auto book_line = gui.until_prefix("info string book moves:");
   REQUIRE(book_line);
   std::this_thread::sleep_for(100ms);
   gui.send("isready");
-  auto ready = gui.until_prefix("readyok", 2000ms);
+  auto ready = gui.until_prefix("readyok");
   REQUIRE(ready);
   CHECK(std::none_of(ready->begin(), ready->end(), is_bestmove));
   gui.send("stop");
-  auto best = gui.until(is_bestmove, 3000ms);
+  auto best = gui.until_prefix("bestmove");
   REQUIRE(best);
   // Stockfish searched: it reported nodes, before the readyok or after it
   // (on a busy machine its last report can come before the readyok).
@@ -244,11 +242,10 @@ TEST_CASE("An engine that crashes mid-search is reported by info string and the 
   handshake(gui);
   gui.send("position fen 8/8/4k3/8/8/3RK3/8/8 w - - 0 80");
   gui.send("go movetime 1000");
-  auto lines = gui.until(
-      [](const std::string& l) { return starts_with(l, "info string graphbook: the engine"); }, 5000ms);
+  auto lines = gui.until_prefix("info string graphbook: the engine");
   REQUIRE(lines);
   CHECK(lines->back().find("signal 11") != std::string::npos);
-  auto status = gui.wait_exit(3000ms);
+  auto status = gui.wait_exit();
   REQUIRE(status);
   CHECK(status->describe() == "exited with code 1");
   std::ifstream pid_file(dir + "/pid");
@@ -260,34 +257,13 @@ TEST_CASE("An engine that crashes mid-search is reported by info string and the 
 
 TEST_CASE("An engine that cannot be started is reported and the adapter exits", "[uci-adapter]") {
   ScriptedGui gui(adapter_args(twic_book(), {}, {"/nonexistent/engine"}));
-  auto line = gui.next_line(3000ms);
+  auto line = gui.next_line();
   REQUIRE(line);
   CHECK(
       starts_with(*line, "info string graphbook: cannot start the engine: cannot run '/nonexistent/engine'"));
-  auto status = gui.wait_exit(3000ms);
+  auto status = gui.wait_exit();
   REQUIRE(status);
   CHECK(status->code == 1);
-}
-
-TEST_CASE("A missing book is reported once and the engine plays every move", "[uci-adapter]") {
-  ScriptedGui gui(adapter_args("/nonexistent/games.book"));
-  handshake(gui);
-  gui.send("position startpos");
-  gui.send("go movetime 50");
-  auto lines = gui.until(is_bestmove, 5000ms);
-  REQUIRE(lines);
-  CHECK(std::count_if(lines->begin(), lines->end(), [](const auto& l) {
-          return starts_with(l, "info string graphbook: no book: /nonexistent/games.book");
-        }) == 1);
-  CHECK(std::any_of(lines->begin(), lines->end(),
-                    [](const auto& l) { return std::regex_match(l, kInfoWithScore); }));
-  gui.send("go movetime 50");
-  auto again = gui.until(is_bestmove, 5000ms);
-  REQUIRE(again);
-  CHECK(std::none_of(again->begin(), again->end(),
-                     [](const auto& l) { return starts_with(l, "info string graphbook"); }));
-  gui.send("quit");
-  CHECK(gui.wait_exit());
 }
 
 TEST_CASE("A book ponder search the GUI abandons with ucinewgame still gets its one bestmove",
@@ -300,7 +276,7 @@ TEST_CASE("A book ponder search the GUI abandons with ucinewgame still gets its 
   CHECK(gui.drain(200ms).empty());
   gui.send("ucinewgame");
   gui.send("isready");
-  auto lines = gui.until_prefix("readyok", 2000ms);
+  auto lines = gui.until_prefix("readyok");
   REQUIRE(lines);
   CHECK(std::count_if(lines->begin(), lines->end(), is_bestmove) == 1);
   gui.send("stop");

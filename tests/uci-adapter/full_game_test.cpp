@@ -38,7 +38,7 @@ TEST_CASE("The adapter plays Stockfish from the start position through the book 
     ScriptedGui& player = ours ? adapter : opponent;
     player.send("position startpos" + (moves.empty() ? std::string() : " moves" + moves));
     player.send("go movetime 20");
-    auto lines = player.until_prefix("bestmove", 5000ms);
+    auto lines = player.until_prefix("bestmove");
     REQUIRE(lines);
     if (ours) {
       bool from_book = std::any_of(lines->begin(), lines->end(),

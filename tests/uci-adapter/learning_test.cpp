@@ -31,7 +31,7 @@ std::vector<std::string> learning_adapter(const std::string& book) {
 std::string play_go(ScriptedGui& gui, const std::string& position) {
   gui.send(position);
   gui.send("go wtime 60000 btime 60000");
-  auto lines = gui.until_prefix("bestmove", 5000ms);
+  auto lines = gui.until_prefix("bestmove");
   REQUIRE(lines);
   return uci_adapter::parse_bestmove(lines->back())->move;
 }
@@ -45,7 +45,7 @@ store::LearnRecord learned(store::Book& book, Key key, Move move) {
 void end_with_scholars_mate(ScriptedGui& gui) {
   gui.send(kScholarsMate);
   gui.send("isready");
-  auto lines = gui.until_prefix("readyok", 5000ms);
+  auto lines = gui.until_prefix("readyok");
   REQUIRE(lines);
   CHECK(std::any_of(lines->begin(), lines->end(), [](const auto& l) {
     return starts_with(l, "info string graphbook: game over by checkmate, learned a win for white");
@@ -235,7 +235,7 @@ TEST_CASE("Four adapters learning into one book at once lose no update", "[uci-a
       gui.send("go wtime 60000 btime 60000");
       if (!gui.until_prefix("bestmove")) return;
       gui.send("quit");
-      if (gui.wait_exit(10000ms)) ++finished;
+      if (gui.wait_exit()) ++finished;
     });
   }
   for (auto& t : threads) t.join();

@@ -1,6 +1,12 @@
 // A scripted GUI for the adapter's end-to-end tests: starts a program with
 // pipes (the adapter's own process layer), writes lines, and reads lines with
 // timeouts, keeping every line it saw.
+//
+// The timeouts only stop a test that would hang: they are generous (kNoHang,
+// 30 s) so that a loaded machine never fails a test, and a wait that runs out
+// says on stderr what it waited for and the last lines it saw (stderr, not a
+// Catch2 macro: the learning tests wait from several threads). Latency is
+// measured in bench/uci.cpp, never asserted here.
 #pragma once
 
 #include <poll.h>
@@ -10,6 +16,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -28,6 +35,8 @@ namespace gb::test {
 using namespace std::chrono_literals;
 
 inline const char* kStockfish = "/usr/games/stockfish";
+// The deadline of every wait for the adapter: long enough for any loaded machine.
+inline constexpr std::chrono::milliseconds kNoHang = 30000ms;
 
 class ScriptedGui {
  public:
@@ -40,7 +49,7 @@ class ScriptedGui {
   void send(const std::string& line) { (void)process_->send(line); }
 
   // The next line, or nullopt after timeout or at the end of output.
-  std::optional<std::string> next_line(std::chrono::milliseconds timeout = 5000ms) {
+  std::optional<std::string> next_line(std::chrono::milliseconds timeout = kNoHang) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (queue_.empty() && !ended_) {
       auto left =
@@ -58,23 +67,45 @@ class ScriptedGui {
     return line;
   }
 
-  // Lines up to and including the first that satisfies done; empty optional on timeout.
+  // Lines up to and including the first that satisfies done; empty optional on
+  // timeout or at the end of output, after saying on stderr that it waited for `what`.
   std::optional<std::vector<std::string>> until(const std::function<bool(const std::string&)>& done,
-                                                std::chrono::milliseconds timeout = 10000ms) {
+                                                const std::string& what = "the line the test expects",
+                                                std::chrono::milliseconds timeout = kNoHang) {
     std::vector<std::string> out;
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
       auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       auto line = next_line(std::max(left, 0ms));
-      if (!line) return std::nullopt;
+      if (!line) {
+        report_wait_failed(what, timeout, out);
+        return std::nullopt;
+      }
       out.push_back(*line);
       if (done(*line)) return out;
     }
   }
   std::optional<std::vector<std::string>> until_prefix(const std::string& prefix,
-                                                       std::chrono::milliseconds timeout = 10000ms) {
-    return until([&](const std::string& l) { return l.rfind(prefix, 0) == 0; }, timeout);
+                                                       std::chrono::milliseconds timeout = kNoHang) {
+    return until([&](const std::string& l) { return l.rfind(prefix, 0) == 0; },
+                 "a line starting with '" + prefix + "'", timeout);
+  }
+  // Every line up to the end of the program's output; nullopt (said on stderr)
+  // when the output has not ended within timeout.
+  std::optional<std::vector<std::string>> until_end(std::chrono::milliseconds timeout = kNoHang) {
+    std::vector<std::string> out;
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto line = next_line(std::max(left, 0ms));
+      if (!line) break;
+      out.push_back(*line);
+    }
+    if (ended_ && queue_.empty()) return out;
+    report_wait_failed("the end of the program's output", timeout, out);
+    return std::nullopt;
   }
   // Every line that arrives within window (for "nothing more comes" checks).
   std::vector<std::string> drain(std::chrono::milliseconds window) {
@@ -90,15 +121,26 @@ class ScriptedGui {
     }
   }
 
-  // Waits for the program to exit; nullopt when it has not within timeout.
-  std::optional<uci_adapter::ExitStatus> wait_exit(std::chrono::milliseconds timeout = 5000ms) {
-    return process_->wait_exit(int(timeout.count()));
+  // Waits for the program to exit; nullopt (said on stderr) when it has not within timeout.
+  std::optional<uci_adapter::ExitStatus> wait_exit(std::chrono::milliseconds timeout = kNoHang) {
+    auto status = process_->wait_exit(int(timeout.count()));
+    if (!status) report_wait_failed("the program to exit", timeout, {});
+    return status;
   }
   void close_input() { process_->close_input(); }
   pid_t pid() const { return process_->pid(); }
   const std::vector<std::string>& seen() const { return seen_; }
 
  private:
+  void report_wait_failed(const std::string& what, std::chrono::milliseconds timeout,
+                          const std::vector<std::string>& got) const {
+    std::string text = "scripted GUI: waited " + std::to_string(timeout.count() / 1000.0).substr(0, 4) +
+                       " s for " + what + (ended_ ? " (the output ended)" : "") + "; the last lines:\n";
+    for (std::size_t i = got.size() > 8 ? got.size() - 8 : 0; i < got.size(); ++i)
+      text += "  " + got[i] + "\n";
+    std::fputs(text.c_str(), stderr);
+  }
+
   std::optional<uci_adapter::EngineProcess> process_;
   std::optional<uci_adapter::LineReader> reader_;
   std::vector<std::string> queue_, seen_;
