@@ -9,6 +9,15 @@
 // White, Black, Date, Round and Event tags, the start key and the moves); the
 // learn database holds, under a 17-byte key ('G' + fingerprint), what was
 // credited, so a game is learned once and unlearn takes exactly that back out.
+//
+// A game the UCI adapter learned has tags of its own (it never sees the
+// GUI's), so the tournament's PGN of it has another fingerprint. The adapter's
+// learn therefore also records the game by its moves alone: 'M' + XXH3-128 of
+// the start key, the moves and the result, holding how many such games it
+// learned per side. When `learn` meets a game with those moves and that
+// result, the sides the adapter learned are taken as learned (one adapter game
+// per PGN game, side by side) and only the other selected sides are credited:
+// each game counts once per side, however the GUI wrote it (docs/LEARNING.md).
 #pragma once
 
 #include <cstdint>
@@ -24,12 +33,16 @@ struct LearnOptions {
   std::string player;         // only the moves of the side this player had (White/Black tag), when set
   std::optional<Color> side;  // only this colour's moves, when set
   std::int64_t now = 0;       // Unix seconds stored as last_played
+  // The games are the UCI adapter's own: also record each by its moves and
+  // result, so that the tournament's PGN of it is recognised.
+  bool adapter_games = false;
 };
 
 struct LearnSummary {
   std::uint64_t games_read = 0;
   std::uint64_t games_changed = 0;   // learned (or unlearned)
   std::uint64_t already = 0;         // learn: learned before; unlearn: never learned
+  std::uint64_t adapter_sides = 0;   // learn: sides of games the UCI adapter had learned, not credited again
   std::uint64_t no_result = 0;       // "*": nothing to learn from
   std::uint64_t not_selected = 0;    // --player / --side matched neither side
   std::uint64_t out_of_book = 0;     // the first move is not in the book

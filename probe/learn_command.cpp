@@ -15,6 +15,7 @@ nlohmann::json summary_json(const std::string& file, const LearnSummary& s, Lear
           {"gamesRead", s.games_read},
           {d == LearnDirection::Learn ? "gamesLearned" : "gamesUnlearned", s.games_changed},
           {d == LearnDirection::Learn ? "alreadyLearned" : "notLearned", s.already},
+          {"adapterSides", s.adapter_sides},
           {"noResult", s.no_result},
           {"notSelected", s.not_selected},
           {"outOfBook", s.out_of_book},
@@ -33,6 +34,9 @@ void print_summary(const std::string& file, const LearnSummary& s, LearnDirectio
       learn ? "already learned" : "never learned", (unsigned long long)s.no_result,
       (unsigned long long)s.not_selected, (unsigned long long)s.out_of_book,
       (unsigned long long)s.games_skipped);
+  if (s.adapter_sides)
+    std::printf("%s: %llu sides of games graphbook uci had learned already were not learned again\n",
+                file.c_str(), (unsigned long long)s.adapter_sides);
   for (const std::string& e : s.errors) std::fprintf(stderr, "  %s\n", e.c_str());
 }
 

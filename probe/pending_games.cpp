@@ -62,7 +62,7 @@ std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, cons
 // Learns the games in text (PGN) for side with learn_file, through a
 // temporary file that is removed afterwards.
 std::optional<std::string> learn_pgn_text(store::Book& book, const std::string& text, Color side,
-                                          LearnSummary& summary) {
+                                          bool adapter_games, LearnSummary& summary) {
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/graphbook-uci-XXXXXX.pgn";
   int fd = ::mkstemps(path.data(), 4);
@@ -76,6 +76,7 @@ std::optional<std::string> learn_pgn_text(store::Book& book, const std::string& 
     LearnOptions options;
     options.side = side;
     options.now = unix_now();
+    options.adapter_games = adapter_games;
     std::string message;
     if (!learn_file(book, path, options, LearnDirection::Learn, summary, &message)) error = message;
   }
@@ -136,7 +137,8 @@ std::optional<std::string> learn_played_game(store::Book& book, const PlayedGame
                                              std::vector<std::pair<std::string, std::string>> tags,
                                              std::uint64_t* moves_credited) {
   LearnSummary learned;
-  if (auto error = learn_pgn_text(book, pgn_text(std::move(tags), game, result), side, learned)) return error;
+  if (auto error = learn_pgn_text(book, pgn_text(std::move(tags), game, result), side, true, learned))
+    return error;
   if (moves_credited) *moves_credited = learned.moves_credited;
   return std::nullopt;
 }
@@ -229,7 +231,7 @@ std::optional<std::string> resolve_pending_games(store::Book& book, std::span<co
   for (Color side : {Color::White, Color::Black}) {
     if (pgn_for[int(side)].empty()) continue;
     LearnSummary learned;
-    if (auto e = learn_pgn_text(book, pgn_for[int(side)], side, learned)) return e;
+    if (auto e = learn_pgn_text(book, pgn_for[int(side)], side, false, learned)) return e;
     s.learned += learned.games_changed;
   }
   Status st = book.write([&](store::WriteTxn& txn) -> Status {

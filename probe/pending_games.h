@@ -39,7 +39,10 @@ std::string uci_moves(const PlayedGame& game);
 // `graphbook learn --side` learns one PGN game with these tags (Result, and
 // SetUp/FEN for a set-up start, are set from result and game). The tags make
 // the game's fingerprint: a game learned before with the same tags and moves
-// is not learned again. *moves_credited gets the book moves credited.
+// is not learned again. The game is recorded as the adapter's own, by its
+// moves and result (book_learning.h): `graphbook learn` of the tournament's PGN
+// does not credit side's moves of it again. *moves_credited gets the book
+// moves credited.
 // Returns an error text (naming the book or the temporary file) on failure.
 [[nodiscard]] std::optional<std::string> learn_played_game(
     store::Book& book, const PlayedGame& game, Color side, pgn::Outcome result,
