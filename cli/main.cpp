@@ -1,10 +1,35 @@
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
 
 #include "builder/commands.h"
 #include "cli/commands.h"
 #include "probe/commands.h"
 #include "uci-adapter/commands.h"
 #include "version.h"
+
+namespace {
+
+constexpr int kExitUsage = 2;  // README, "Exit status"
+
+bool is_subcommand(const CLI::App& app, const std::string& word) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->check_name(word)) return true;
+  return false;
+}
+
+// "The subcommands:" and one line per subcommand with its description.
+std::string subcommand_list(const CLI::App& app) {
+  std::string out = "The subcommands:\n";
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    std::string name = sub->get_name();
+    out += "  " + name + std::string(name.size() < 12 ? 12 - name.size() : 1, ' ') + sub->get_description() +
+           "\n";
+  }
+  return out + "Run 'graphbook SUBCOMMAND --help' for the options and an example of each.\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // A GUI that cannot pass arguments starts a renamed graphbook, or sets GRAPHBOOK_UCI_CONFIG.
@@ -21,11 +46,21 @@ int main(int argc, char** argv) {
   gb::probe::add_commands(app, exit_status);
   gb::uci_adapter::add_commands(app, exit_status);
   gb::cli::add_cql_command(app, exit_status);
+  // CLI11 takes an unknown first word for a stray argument and says only that
+  // a subcommand is required: name the word and list the subcommands instead.
+  if (argc < 2 || (argv[1][0] != '-' && !is_subcommand(app, argv[1]))) {
+    if (argc < 2)
+      std::fprintf(stderr, "graphbook: a subcommand is required\n");
+    else
+      std::fprintf(stderr, "graphbook: unknown subcommand '%s'\n", argv[1]);
+    std::fprintf(stderr, "%s", subcommand_list(app).c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return code == 0 ? 0 : kExitUsage;
   }
   return exit_status;
 }

@@ -46,12 +46,29 @@ std::optional<OpeningTable> load_names(const char* command, const PositionOption
   return table;
 }
 
+int exit_status_for(const store::BookError& error) {
+  using Code = store::BookError::Code;
+  // Every other code (damage found by the checks, an LMDB failure) is the book's fault.
+  bool input =
+      error.code == Code::NotFound || error.code == Code::NotABook || error.code == Code::WrongVersion;
+  return input ? kExitBadInput : kExitDamagedBook;
+}
+
 std::optional<store::Book> open_book_or_report(const char* command, const std::string& path,
-                                               store::OpenMode mode) {
+                                               store::OpenMode mode, int& exit_status) {
   store::BookError error;
   auto book = store::Book::open(path, mode, &error);
-  if (!book) std::fprintf(stderr, "graphbook %s: %s\n", command, error.message.c_str());
+  if (!book) {
+    std::fprintf(stderr, "graphbook %s: %s\n", command, error.message.c_str());
+    exit_status = exit_status_for(error);
+  }
   return book;
+}
+
+std::optional<store::Book> open_book_or_report(const char* command, const std::string& path,
+                                               store::OpenMode mode) {
+  int ignored = 0;
+  return open_book_or_report(command, path, mode, ignored);
 }
 
 }  // namespace gb::probe

@@ -14,9 +14,18 @@
 
 namespace gb::probe {
 
-// 0 success; 1 not in book / no move to choose / nothing done; 2 bad input (FEN, move, file, book).
+// The exit statuses every subcommand shares (README, "Exit status"): 0
+// success; 1 nothing found (not in the book, no move to choose, no match);
+// 2 a usage or input error (a bad option, FEN, move or file, a book that does
+// not exist or is not a book); 3 a book that is damaged or cannot be read.
 inline constexpr int kExitNotInBook = 1;
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitDamagedBook = 3;
+
+// The exit status for a book that would not open: 2 when the path names no
+// book (or one of another format version), 3 when the book is damaged or
+// LMDB cannot read it.
+int exit_status_for(const store::BookError& error);
 
 struct PositionOptions {
   PositionSpec spec;
@@ -37,6 +46,9 @@ std::optional<OpeningTable> load_names(const char* command, const PositionOption
 
 std::optional<store::Book> open_book_or_report(const char* command, const std::string& path,
                                                store::OpenMode mode);
+// The same, setting exit_status (exit_status_for) when the book does not open.
+std::optional<store::Book> open_book_or_report(const char* command, const std::string& path,
+                                               store::OpenMode mode, int& exit_status);
 
 // Learn and unlearn (learn_command.cpp).
 void add_learn_commands(CLI::App& app, int& exit_status);

@@ -30,13 +30,15 @@ struct Probed {
 };
 
 // Resolves the position, loads the names and opens the book; false after
-// printing the problem.
-bool open_position(const char* command, const std::string& book_path, const PositionOptions& o, Probed& p) {
+// printing the problem and setting exit_status.
+bool open_position(const char* command, const std::string& book_path, const PositionOptions& o, Probed& p,
+                   int& exit_status) {
+  exit_status = kExitBadInput;
   p.where = resolve_or_report(command, o);
   if (!p.where) return false;
   p.names = load_names(command, o);
   if (!p.names) return false;
-  p.book = open_book_or_report(command, book_path, store::OpenMode::ReadOnly);
+  p.book = open_book_or_report(command, book_path, store::OpenMode::ReadOnly, exit_status);
   if (!p.book) return false;
   if (auto reader = BookReader::open(*p.book, &p.error)) p.reader.emplace(std::move(*reader));
   return true;
@@ -46,11 +48,11 @@ bool open_position(const char* command, const std::string& book_path, const Posi
 // when something fails.
 bool probe_position(const char* command, const std::string& book_path, const PositionOptions& o, Probed& p,
                     int& exit_status) {
-  exit_status = kExitBadInput;
-  if (!open_position(command, book_path, o, p)) return false;
+  if (!open_position(command, book_path, o, p, exit_status)) return false;
   if (p.reader) p.report = make_report(*p.reader, *p.where, p.table(), &p.error);
   if (!p.report) {
     std::fprintf(stderr, "graphbook %s: %s: %s\n", command, book_path.c_str(), p.error.message().c_str());
+    exit_status = kExitDamagedBook;
     return false;
   }
   exit_status = 0;
@@ -74,7 +76,8 @@ void add_probe(CLI::App& app, int& exit_status) {
       "  graphbook probe twic.book --fen \"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\" "
       "--json\n"
       "  graphbook probe twic.book --pgn games.pgn --game 3 --ply 12\n"
-      "Exit status: 0 found, 1 the position is not in the book, 2 bad FEN, move or file.");
+      "Exit status: 0 found, 1 the position is not in the book, 2 bad option, FEN, move, file or book,\n"
+      "3 a damaged book.");
   cmd->callback([opt, &exit_status] {
     Probed p;
     if (!probe_position("probe", opt->book, opt->position, p, exit_status)) return;
@@ -178,7 +181,8 @@ void add_pick(CLI::App& app, int& exit_status) {
       "  graphbook pick twic.book --moves \"e4 c5\" --policy weighted --seed 7 --explain\n"
       "  graphbook pick twic.book --policy learned --min-games 3 --json\n"
       "The learned policy is described in docs/LEARNING.md.\n"
-      "Exit status: 0 a move was chosen, 1 no book move, 2 bad FEN, move or file.");
+      "Exit status: 0 a move was chosen, 1 no book move, 2 bad option, FEN, move, file or book, 3 a damaged\n"
+      "book.");
   cmd->callback([opt, &exit_status] {
     Probed p;
     if (!probe_position("pick", opt->book, opt->position, p, exit_status)) return;
@@ -227,15 +231,17 @@ void add_tree(CLI::App& app, int& exit_status) {
       "Examples:\n"
       "  graphbook tree twic.book --depth 4 --min-games 20\n"
       "  graphbook tree twic.book --moves \"d4 Nf6\" --depth 3 --min-games 10 --format svg -o qp.svg\n"
-      "Transpositions are edges that meet at one node (dashed in the pictures).");
+      "Transpositions are edges that meet at one node (dashed in the pictures).\n"
+      "Exit status: 0 a tree, 1 the position is not in the book, 2 bad option, FEN, move, file or book, or\n"
+      "no graphviz for svg, 3 a damaged book.");
   cmd->callback([opt, &exit_status] {
-    exit_status = kExitBadInput;
     Probed p;
-    if (!open_position("tree", opt->book, opt->position, p)) return;
+    if (!open_position("tree", opt->book, opt->position, p, exit_status)) return;
     std::optional<BookTree> tree;
     if (p.reader) tree = build_tree(*p.reader, *p.where, opt->tree, p.table(), &p.error);
     if (!tree) {
       std::fprintf(stderr, "graphbook tree: %s: %s\n", opt->book.c_str(), p.error.message().c_str());
+      exit_status = kExitDamagedBook;
       return;
     }
     if (tree->edges.empty() && tree->nodes[0].counters.games == 0) {
@@ -252,8 +258,7 @@ void add_tree(CLI::App& app, int& exit_status) {
       auto svg = render_svg(tree_dot(*tree), &svg_error);
       if (!svg) {
         std::fprintf(stderr, "graphbook tree: %s\n", svg_error.c_str());
-        exit_status = kExitNotInBook;
-        return;
+        return;  // graphviz missing or failing: an input error (2), like a file that cannot be read
       }
       text = *svg;
     }

@@ -178,21 +178,24 @@ void add_match(CLI::App& app, int& exit_status) {
       "  graphbook match games.book mygame.pgn --html match.html\n"
       "The longest run of positions both games reach one ply after another wins; ties go to the run that\n"
       "starts earliest in the submitted game, then to the stored game the index holds first.\n"
-      "Exit status: 0 a match, 1 no stored game shares a position, 2 bad book, file or game.");
+      "Exit status: 0 a match, 1 no stored game shares a position, 2 bad option, file or game, or a book\n"
+      "without stored games, 3 a damaged book.");
   cmd->callback([opt, &exit_status] {
     exit_status = kExitBadInput;
     auto game = load_game("match", opt->pgn, opt->game);
     if (!game) return;
-    auto book = open_book_or_report("match", opt->book, store::OpenMode::ReadOnly);
+    auto book = open_book_or_report("match", opt->book, store::OpenMode::ReadOnly, exit_status);
     if (!book) return;
     store::Error error;
     auto index = store::GameIndexReader::open(*book, &error);
     if (!index) {
-      if (error.code == MDB_NOTFOUND)
+      if (error.code == MDB_NOTFOUND) {
         std::fprintf(stderr, "graphbook match: %s holds no stored games: build it with --index-games\n",
                      opt->book.c_str());
-      else
+      } else {
         std::fprintf(stderr, "graphbook match: %s: %s\n", opt->book.c_str(), error.message().c_str());
+        exit_status = kExitDamagedBook;
+      }
       return;
     }
     RunFinder finder;
@@ -200,6 +203,7 @@ void add_match(CLI::App& app, int& exit_status) {
     std::vector<MatchRun> runs;
     if (auto s = match_keys(*index, game->keys, opt->top, finder, rows, runs)) {
       std::fprintf(stderr, "graphbook match: %s: %s\n", opt->book.c_str(), s->message().c_str());
+      exit_status = kExitDamagedBook;
       return;
     }
     std::vector<Found> found;
@@ -208,6 +212,7 @@ void add_match(CLI::App& app, int& exit_status) {
       if (!g) {
         std::fprintf(stderr, "graphbook match: %s: stored game %u: %s\n", opt->book.c_str(), r.game,
                      error.code ? error.message().c_str() : "missing");
+        exit_status = kExitDamagedBook;
         return;
       }
       PageGame replayed = replay(*g);
@@ -266,17 +271,18 @@ void add_novelty(CLI::App& app, int& exit_status) {
       "  graphbook novelty games.book mygames.pgn --game 2 --json\n"
       "The novelty is the first move played from a position the book holds that is not among the book's\n"
       "moves there. Exit status: 0 a novelty, 1 none (the game stays in the book, or leaves it where the\n"
-      "book holds no position), 2 bad book, file or game.");
+      "book holds no position), 2 bad option, book, file or game, 3 a damaged book.");
   cmd->callback([opt, &exit_status] {
     exit_status = kExitBadInput;
     auto game = load_game("novelty", opt->pgn, opt->game);
     if (!game) return;
-    auto book = open_book_or_report("novelty", opt->book, store::OpenMode::ReadOnly);
+    auto book = open_book_or_report("novelty", opt->book, store::OpenMode::ReadOnly, exit_status);
     if (!book) return;
     store::Error error;
     auto reader = BookReader::open(*book, &error);
     if (!reader) {
       std::fprintf(stderr, "graphbook novelty: %s: %s\n", opt->book.c_str(), error.message().c_str());
+      exit_status = kExitDamagedBook;
       return;
     }
     std::vector<store::BookEdge> edges;
@@ -285,6 +291,7 @@ void add_novelty(CLI::App& app, int& exit_status) {
       edges.clear();
       if (auto s = reader->edges(game->keys[p], edges, false)) {
         std::fprintf(stderr, "graphbook novelty: %s: %s\n", opt->book.c_str(), s->message().c_str());
+        exit_status = kExitDamagedBook;
         return;
       }
       if (edges.empty()) {
