@@ -185,6 +185,12 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
         w.errors << e.message() << '\n';
       }
       w.error_count += r.summary.errors;
+      for (auto warning : r.summary.stored_warnings) {
+        warning.game_number += games_before;
+        w.errors << warning.message() << '\n';
+        report.binary = report.binary || warning.kind == pgn::WarningKind::BinaryData;
+      }
+      report.warnings += r.summary.warnings;
       if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before, r.games);
       games_before += r.summary.games_read;
       report.games_read += r.summary.games_read;
@@ -339,6 +345,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     report.total.duplicates += ir.duplicates;
     report.total.skipped += ir.skipped;
     report.total.filtered += ir.filtered;
+    report.total.warnings += ir.warnings;
     report.total.bytes += ir.bytes;
   }
 

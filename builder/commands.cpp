@@ -159,6 +159,8 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"duplicates", i.duplicates},
                           {"skipped", i.skipped},
                           {"filtered", i.filtered},
+                          {"warnings", i.warnings},
+                          {"binary", i.binary},
                           {"already_in_book", i.already_in_book},
                           {"error", i.error}});
       nlohmann::json j = {{"games_read", t.games_read},
@@ -166,6 +168,7 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"duplicates", t.duplicates},
                           {"skipped", t.skipped},
                           {"filtered", t.filtered},
+                          {"warnings", t.warnings},
                           {"nodes_written", report->commit.nodes_written},
                           {"edges_written", report->commit.edges_written},
                           {"key_collisions", report->collisions},
@@ -176,15 +179,22 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"inputs", inputs}};
       std::printf("%s\n", j.dump(2).c_str());
     } else {
-      std::printf("games read %llu, added %llu, duplicates %llu, skipped (bad) %llu, filtered %llu\n",
-                  (unsigned long long)t.games_read, (unsigned long long)t.added,
-                  (unsigned long long)t.duplicates, (unsigned long long)t.skipped,
-                  (unsigned long long)t.filtered);
+      std::printf(
+          "games read %llu, added %llu, duplicates %llu, skipped (bad) %llu, filtered %llu, warnings %llu\n",
+          (unsigned long long)t.games_read, (unsigned long long)t.added, (unsigned long long)t.duplicates,
+          (unsigned long long)t.skipped, (unsigned long long)t.filtered, (unsigned long long)t.warnings);
       std::printf("nodes written %llu, edges written %llu, key collisions %llu, %.2f s\n",
                   (unsigned long long)report->commit.nodes_written,
                   (unsigned long long)report->commit.edges_written, (unsigned long long)report->collisions,
                   report->seconds);
     }
+    // Last, after the summary: an input with warnings, and one that is not PGN at all.
+    std::fflush(stdout);
+    for (const auto& i : report->inputs)
+      if (i.warnings)
+        std::fprintf(stderr, "warning: %s: %llu %s%s\n", i.name.c_str(), (unsigned long long)i.warnings,
+                     i.warnings == 1 ? "warning" : "warnings",
+                     i.binary ? "; it holds binary data: it does not look like a PGN file" : "");
     bool input_error = false;
     for (const auto& i : report->inputs) input_error |= !i.error.empty();
     exit_status = input_error ? 1 : 0;

@@ -190,6 +190,11 @@ void run(const CqlOptions& o, int& exit_status) {
     if (++shown > 20) break;
     std::fprintf(stderr, "warning: skipped: %s\n", e.message().c_str());
   }
+  shown = 0;
+  for (const auto& w : s.read.stored_warnings)
+    if (++shown <= 20) std::fprintf(stderr, "%s\n", w.message().c_str());
+  if (s.read.warnings > 20)
+    std::fprintf(stderr, "... %llu warnings in all\n", (unsigned long long)s.read.warnings);
   if (o.json) {
     std::fprintf(stderr, "%s\n", summary_json(s, seconds).dump().c_str());
   } else {

@@ -42,6 +42,17 @@ nlohmann::json to_json(const pgn::ReadSummary& s) {
                     {"message", e.message()}});
   }
   j["error_list"] = list;
+  j["warnings"] = s.warnings;
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const pgn::ReadWarning& w : s.stored_warnings)
+    warnings.push_back({{"file", w.file},
+                        {"line", w.line},
+                        {"column", w.column},
+                        {"game", w.game_number},
+                        {"kind", std::string(pgn::to_string(w.kind))},
+                        {"detail", w.detail},
+                        {"message", w.message()}});
+  j["warning_list"] = warnings;
   j["input_errors"] = s.input_errors;
   return j;
 }
@@ -50,10 +61,15 @@ void print_text(const std::string& file, const pgn::ReadSummary& s) {
   for (const pgn::ReadError& e : s.stored_errors) std::printf("%s\n", e.message().c_str());
   if (s.errors > s.stored_errors.size())
     std::printf("... %llu more errors not listed\n", (unsigned long long)(s.errors - s.stored_errors.size()));
+  for (const pgn::ReadWarning& w : s.stored_warnings) std::printf("%s\n", w.message().c_str());
+  if (s.warnings > s.stored_warnings.size())
+    std::printf("... %llu more warnings not listed\n",
+                (unsigned long long)(s.warnings - s.stored_warnings.size()));
   for (const std::string& e : s.input_errors) std::printf("error: %s\n", e.c_str());
-  std::printf("%s: %llu games, %llu kept, %llu skipped, %llu plies, %llu errors", file.c_str(),
+  std::printf("%s: %llu games, %llu kept, %llu skipped, %llu plies, %llu errors, %llu warnings", file.c_str(),
               (unsigned long long)s.games_read, (unsigned long long)s.games_kept,
-              (unsigned long long)s.games_skipped, (unsigned long long)s.plies, (unsigned long long)s.errors);
+              (unsigned long long)s.games_skipped, (unsigned long long)s.plies, (unsigned long long)s.errors,
+              (unsigned long long)s.warnings);
   bool first = true;
   for (int i = 1; i < pgn::kSkipReasonCount; ++i) {
     if (!s.skipped_by_reason[i]) continue;
@@ -86,6 +102,8 @@ void add_pgn_check_command(CLI::App& app, int& exit_status) {
                 "Keep a game with a bad move up to the move before it instead of skipping it");
   cmd->add_option("--max-errors", opt->max_errors, "Errors listed per file (all are counted)");
   cmd->footer(
+      "Warnings (a missing result, an unclosed tag, binary data) are listed and counted apart from errors;\n"
+      "they do not change the exit status.\n"
       "Exit status: 0 all games read cleanly, 1 games were skipped, 2 an input could not be read.\n"
       "Example:\n  graphbook pgn-check twic0920.pgn games.pgn.zst\n  zstd -dc games.pgn.zst | graphbook "
       "pgn-check - --json");
@@ -117,6 +135,7 @@ void add_pgn_check_command(CLI::App& app, int& exit_status) {
       out["files"] = files;
       nlohmann::json t = to_json(total);
       t.erase("error_list");
+      t.erase("warning_list");
       out["total"] = t;
       std::printf("%s\n", out.dump(2).c_str());
     } else if (opt->files.size() > 1) {

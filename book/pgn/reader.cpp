@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace gb::pgn {
 
@@ -25,6 +26,16 @@ std::string_view to_string(SkipReason r) {
     case SkipReason::BadFen: return "bad FEN";
     case SkipReason::UnsupportedVariant: return "unsupported variant";
     case SkipReason::ByVisitor: return "skipped by the visitor";
+  }
+  return "?";
+}
+
+std::string_view to_string(WarningKind k) {
+  switch (k) {
+    case WarningKind::MissingResult: return "missing result";
+    case WarningKind::MissingClosingQuote: return "missing closing quote";
+    case WarningKind::MissingClosingBracket: return "missing closing bracket";
+    case WarningKind::BinaryData: return "binary data";
   }
   return "?";
 }
@@ -65,6 +76,22 @@ std::string ReadError::message() const {
   return m;
 }
 
+std::string ReadWarning::message() const {
+  std::string m = file + ':' + std::to_string(line);
+  if (column) m += ':' + std::to_string(column);
+  m += ": game " + std::to_string(game_number) + ": warning: ";
+  m += to_string(kind);
+  switch (kind) {
+    case WarningKind::MissingResult: m += " (no 1-0, 0-1, 1/2-1/2 or * ends the game)"; break;
+    case WarningKind::MissingClosingQuote:
+    case WarningKind::MissingClosingBracket:
+      m += " in tag '" + detail + "' (the value runs to the end of the line)";
+      break;
+    case WarningKind::BinaryData: m += " (" + detail + "): this does not look like a PGN file"; break;
+  }
+  return m;
+}
+
 void ReadSummary::merge(const ReadSummary& o, std::size_t max_stored_errors) {
   games_read += o.games_read;
   games_kept += o.games_kept;
@@ -76,6 +103,9 @@ void ReadSummary::merge(const ReadSummary& o, std::size_t max_stored_errors) {
   for (const ReadError& e : o.stored_errors)
     if (stored_errors.size() < max_stored_errors) stored_errors.push_back(e);
   input_errors.insert(input_errors.end(), o.input_errors.begin(), o.input_errors.end());
+  warnings += o.warnings;
+  for (const ReadWarning& w : o.stored_warnings)
+    if (stored_warnings.size() < max_stored_errors) stored_warnings.push_back(w);
 }
 
 PgnReader::PgnReader(ByteSource source, ReadOptions options)
@@ -96,6 +126,8 @@ void PgnReader::reset_game(std::uint64_t line) {
   has_token_outcome_ = false;
   skip_ = SkipReason::None;
   error_ = false;
+  last_move_line_ = 0;
+  last_move_column_ = 0;
   depth_ = 0;
   static const Position kStart;  // parsed once, not per game
   Frame& main = stack_[0];
@@ -163,6 +195,35 @@ void PgnReader::record_error(SkipReason reason, std::string_view move_text, std:
   e.in_variation = in_variation;
   e.detail = std::move(detail);
   summary_.stored_errors.push_back(std::move(e));
+}
+
+void PgnReader::record_warning(WarningKind kind, std::string_view detail, std::uint64_t line,
+                               std::uint32_t column) {
+  ++summary_.warnings;
+  if (summary_.stored_warnings.size() >= options_.max_stored_errors) return;
+  ReadWarning w;
+  w.file = file_name();
+  w.line = line;
+  w.column = column;
+  w.game_number = game_number_;
+  w.kind = kind;
+  w.detail.assign(detail.substr(0, 40));
+  for (char& c : w.detail)
+    if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
+  summary_.stored_warnings.push_back(std::move(w));
+}
+
+void PgnReader::note_binary_token(std::string_view token, std::uint64_t line, std::uint32_t column) {
+  if (binary_reported_) return;
+  // Bytes below 0x20 other than white space (which ends a token), and DEL, never stand in PGN text.
+  auto control = std::find_if(token.begin(), token.end(),
+                              [](char c) { return (unsigned char)c < 0x20 || (unsigned char)c == 0x7f; });
+  if (control == token.end()) return;
+  binary_reported_ = true;
+  char code[8];
+  std::snprintf(code, sizeof code, "0x%02x", unsigned((unsigned char)*control));
+  record_warning(WarningKind::BinaryData, std::string("byte ") + code + " in a move", line,
+                 column + std::uint32_t(control - token.begin()));
 }
 
 void PgnReader::finish_game_counts() {

@@ -70,6 +70,9 @@ class PgnReader {
   void setup_start_position();
   void record_error(SkipReason reason, std::string_view move_text, std::uint64_t line, std::uint32_t column,
                     const Position* before, bool in_variation, std::string detail = {});
+  void record_warning(WarningKind kind, std::string_view detail, std::uint64_t line, std::uint32_t column);
+  // A move token with a control byte: the input is binary, not PGN (said once per reader).
+  void note_binary_token(std::string_view token, std::uint64_t line, std::uint32_t column);
   void finish_game_counts();
   void note_input_error();  // adds the source's error to the summary once
 
@@ -87,6 +90,9 @@ class PgnReader {
   bool has_token_outcome_ = false;
   SkipReason skip_ = SkipReason::None;
   bool error_ = false;
+  std::uint64_t last_move_line_ = 0;  // of the game's last move token, 0 before the first
+  std::uint32_t last_move_column_ = 0;
+  bool binary_reported_ = false;
 };
 
 // ---- implementation (templates) ----
@@ -121,6 +127,8 @@ struct PgnReader::Decoder {
     return Control::Continue;
   }
   Control raw_san(std::string_view san, std::uint64_t line, std::uint32_t column) {
+    r.last_move_line_ = line;
+    r.last_move_column_ = column;
     Frame& f = r.stack_[r.depth_];
     if (f.dead) return Control::Continue;
     char c0 = san[0];
@@ -158,6 +166,7 @@ struct PgnReader::Decoder {
   }
   Control bad_move(Frame& f, SkipReason why, std::string_view san, std::uint64_t line, std::uint32_t column) {
     r.record_error(why, san, line, column, &f.pos, r.depth_ > 0);
+    if (why == SkipReason::UnparseableMove) r.note_binary_token(san, line, column);
     if (r.depth_ > 0) {  // drop the rest of this variation, keep the game
       f.dead = true;
       return Control::Continue;
@@ -201,6 +210,18 @@ struct PgnReader::Decoder {
       r.token_outcome_ = o;
       r.has_token_outcome_ = true;
     }
+  }
+  // From the tokenizer: a tag's place, or the place where the movetext ended.
+  void raw_warning(WarningKind kind, std::string_view detail, std::uint64_t line, std::uint32_t column) {
+    if (kind == WarningKind::MissingResult) {
+      // A game skipped for a bad move has its error already; else say where the game stopped.
+      if (r.skip_ != SkipReason::None && r.skip_ != SkipReason::ByVisitor) return;
+      if (r.last_move_line_) {
+        line = r.last_move_line_;
+        column = r.last_move_column_;
+      }
+    }
+    r.record_warning(kind, detail, line, column);
   }
   void raw_end_game() {
     while (r.depth_ > 0) {  // variations left open at the end of the game

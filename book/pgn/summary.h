@@ -21,7 +21,7 @@ struct ReadOptions {
   bool keep_null_move_games = false;
   // On a bad mainline move: skip the game (false), or keep it up to the move before (true).
   bool keep_games_up_to_error = false;
-  // How many ReadErrors are stored in the summary (all are counted).
+  // How many ReadErrors (and as many ReadWarnings) are stored in the summary (all are counted).
   std::size_t max_stored_errors = 1000;
 };
 
@@ -40,16 +40,31 @@ struct ReadError {
   std::string message() const;
 };
 
+// A WarningKind met while reading, with its place: the game is kept (or
+// skipped) as if the input were whole, and counted apart from the errors.
+struct ReadWarning {
+  std::string file;
+  std::uint64_t line = 0;  // of the last move read (or of the game's start), or of the tag
+  std::uint32_t column = 0;
+  std::uint64_t game_number = 0;
+  WarningKind kind = WarningKind::MissingResult;
+  std::string detail;  // e.g. the tag's name
+  // "cut.pgn:7:12: game 3: warning: missing result (no 1-0, 0-1, 1/2-1/2 or * ends the game)"
+  std::string message() const;
+};
+
 struct ReadSummary {
   std::uint64_t games_read = 0;
   std::uint64_t games_kept = 0;
   std::uint64_t games_skipped = 0;  // for a problem in the game (see skipped_by_reason)
   std::uint64_t games_skipped_by_visitor = 0;
   std::array<std::uint64_t, kSkipReasonCount> skipped_by_reason{};
-  std::uint64_t plies = 0;                // mainline plies of the kept games
-  std::uint64_t errors = 0;               // every ReadError, stored or not
-  std::vector<ReadError> stored_errors;   // the first ReadOptions::max_stored_errors
-  std::vector<std::string> input_errors;  // files that could not be read (fully)
+  std::uint64_t plies = 0;                   // mainline plies of the kept games
+  std::uint64_t errors = 0;                  // every ReadError, stored or not
+  std::vector<ReadError> stored_errors;      // the first ReadOptions::max_stored_errors
+  std::vector<std::string> input_errors;     // files that could not be read (fully)
+  std::uint64_t warnings = 0;                // every ReadWarning, stored or not; not errors
+  std::vector<ReadWarning> stored_warnings;  // the first ReadOptions::max_stored_errors
 
   // Adds other's counts and errors (for parallel reads of one input).
   void merge(const ReadSummary& other, std::size_t max_stored_errors = 1000);

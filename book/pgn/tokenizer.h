@@ -43,6 +43,14 @@ concept RawVisitor = requires(R& r, std::string_view s, std::uint64_t line, std:
   r.raw_end_game();
 };
 
+// A raw visitor may also take warnings (reader.h does): what the tokenizer
+// read past, with the place. Optional, so that a visitor of events alone need not.
+template <class R>
+void raw_warning(R& r, WarningKind kind, std::string_view detail, std::uint64_t line, std::uint32_t column) {
+  if constexpr (requires { r.raw_warning(kind, detail, line, column); })
+    r.raw_warning(kind, detail, line, column);
+}
+
 class Tokenizer {
  public:
   Tokenizer(ByteSource source, std::size_t buffer_size);
@@ -138,6 +146,7 @@ void Tokenizer::read_tags(R& r) {
     if (seen_tag(std::string_view(buf_.get() + pos_ + 1, name_end - pos_ - 1))) return;
     std::uint64_t line_before = line_;
     std::uint64_t line_start_before = line_start_abs_;
+    const std::uint32_t column_before = column();
     std::string_view line = take_line();
     while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
     std::size_t i = 1;
@@ -162,6 +171,9 @@ void Tokenizer::read_tags(R& r) {
         tag_end = close + 2;
       } else {
         close = line.size();  // unterminated: the rest of the line
+        bool quoted = line.find('"', i + 1) != std::string_view::npos;
+        raw_warning(r, quoted ? WarningKind::MissingClosingBracket : WarningKind::MissingClosingQuote, name,
+                    line_before, column_before + std::uint32_t(i));
       }
       // Unescape \" and \\ in place (the buffer is ours; the value only shrinks).
       char* out = const_cast<char*>(line.data()) + i + 1;
@@ -317,6 +329,7 @@ bool Tokenizer::read_game(R& r) {
         r.raw_end_game();
         return true;
       case '[':
+        raw_warning(r, WarningKind::MissingResult, {}, line_, column());
         r.raw_end_game();  // the next game's tags
         return true;
       case ']':
@@ -371,6 +384,7 @@ bool Tokenizer::read_game(R& r) {
         break;
     }
   }
+  raw_warning(r, WarningKind::MissingResult, {}, line_, column());
   r.raw_end_game();
   return true;
 }

@@ -50,6 +50,16 @@ enum class SkipReason : std::uint8_t {
 inline constexpr int kSkipReasonCount = 8;
 std::string_view to_string(SkipReason r);  // "illegal move", ...
 
+// Something wrong with the input that costs no game: the game is read as a
+// lenient reader (python-chess) reads it, and the summary says what was assumed.
+enum class WarningKind : std::uint8_t {
+  MissingResult,          // the movetext ends (end of input, next game's tags) without 1-0, 0-1, 1/2-1/2 or *
+  MissingClosingQuote,    // a tag value opened with '"' and not closed on its line
+  MissingClosingBracket,  // a tag value closed with '"' and no ']' after it
+  BinaryData,             // a control byte (NUL...) in a move: the input is not PGN text
+};
+std::string_view to_string(WarningKind k);  // "missing result", ...
+
 // Where a game starts: file, line (1-based) and game number (1-based, per source).
 struct GameLocation {
   std::string_view file;
