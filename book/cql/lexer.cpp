@@ -316,11 +316,18 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
     if (!matched) return fail(i, std::string("unexpected character '") + c + "'");
     tokens.push_back(std::move(t));
   }
+  // The end stands just after the last byte that is not white space, so that an
+  // error at the end of a one-line query (given with a '\n' added) points into
+  // that line, not at an empty line after it.
+  std::size_t last = text.size();
+  while (last > 0 && std::isspace(static_cast<unsigned char>(text[last - 1]))) --last;
+  std::size_t last_line_start = text.rfind('\n', last == 0 ? 0 : last - 1);
+  last_line_start = last == 0 || last_line_start == std::string_view::npos ? 0 : last_line_start + 1;
   Token end;
   end.kind = TokenKind::End;
-  end.line = line;
-  end.column = int(i - line_start) + 1;
-  end.offset = int(i);
+  end.line = 1 + int(std::count(text.begin(), text.begin() + std::ptrdiff_t(last), '\n'));
+  end.column = int(last - last_line_start) + 1;
+  end.offset = int(last);
   end.space_before = true;
   tokens.push_back(end);
   return true;

@@ -112,7 +112,7 @@ class Parser {
   }
   std::string describe(const Token& t) const {
     switch (t.kind) {
-      case TokenKind::End: return "the end of the query";
+      case TokenKind::End: return "end of the query";  // "unexpected end of the query"
       case TokenKind::String: return "string \"" + t.text + "\"";
       default: return "'" + t.text + "'";
     }
