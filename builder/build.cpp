@@ -163,8 +163,12 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
   std::vector<PartResult> results;
   std::uint64_t line = 1, games_before = 0;
   bool eof = false;
+  // A block is cut at its last game boundary; one without a boundary (a game
+  // longer than a block, or a file that is not PGN) must grow, or the loop
+  // would look for a boundary in the same bytes forever.
+  std::size_t want = kBlockSize;
   while (!eof || !buffer.empty()) {
-    while (!eof && buffer.size() < kBlockSize) {
+    while (!eof && buffer.size() < want) {
       const std::size_t had = buffer.size();
       buffer.resize(had + kRead);
       std::size_t n = source.read(buffer.data() + had, kRead);
@@ -177,7 +181,11 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
       progress.add_bytes(n);
     }
     std::size_t cut = eof ? buffer.size() : last_boundary(buffer);
-    if (cut == 0 && !eof) continue;  // one game larger than a block: read on
+    if (cut == 0 && !eof) {  // one game larger than a block: read on, twice as far
+      want = buffer.size() * 2;
+      continue;
+    }
+    want = kBlockSize;
     if (!parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line, results)) return false;
     for (auto& r : results) {
       for (auto e : r.summary.stored_errors) {

@@ -198,6 +198,9 @@ RunSummary run_query(const Program& program, const RunConfig& config,
   std::uint64_t line = 1, games = 0;
   std::vector<char> block(kBlockSize);
   bool eof = false;
+  // pending[start + kBatchBytes, searched) holds no game boundary: a game (or a
+  // file that is not PGN) longer than many reads is searched once, not once per read.
+  std::size_t searched = 0;
   while (!eof && !stop) {
     std::size_t n = source.read(block.data(), block.size());
     if (n == 0)
@@ -211,8 +214,13 @@ RunSummary run_query(const Program& program, const RunConfig& config,
       if (pending.size() - start >= kBatchBytes || eof) {
         end = eof && pending.size() - start < kBatchBytes
                   ? pending.size()
-                  : pgn::next_game_boundary(pending, start + kBatchBytes);
-        if (end >= pending.size() && !eof) break;  // the boundary is not in yet
+                  : pgn::next_game_boundary(pending, std::max(start + kBatchBytes, searched));
+        if (end >= pending.size() && !eof) {  // the boundary is not in yet
+          // A boundary line may start in the last bytes, not all read yet ("[Event ").
+          searched = pending.size() > 8 ? pending.size() - 8 : 0;
+          break;
+        }
+        searched = 0;
       } else {
         break;
       }
@@ -231,6 +239,7 @@ RunSummary run_query(const Program& program, const RunConfig& config,
       if (start >= pending.size()) break;
     }
     pending.erase(0, start);
+    searched = searched > start ? searched - start : 0;
   }
   if (!source.ok() && summary.fatal.empty()) summary.fatal = source.error();
   if (threads > 1) {
