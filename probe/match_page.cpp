@@ -1,5 +1,6 @@
 #include "probe/match_page.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace gb::probe {
@@ -42,6 +43,48 @@ std::string escape_html(std::string_view s) {
   return out;
 }
 
+// "12. " before White's move from this position, "12... " before Black's.
+std::string move_label(const Position& p) {
+  return std::to_string(p.fullmove_number()) + (p.side_to_move() == Color::White ? ". " : "... ");
+}
+
+// The move of g from ply p with its number; "" where g has no move there.
+std::string numbered_move(const PageGame& g, int p) {
+  if (p < 0 || p >= int(g.sans.size())) return "";
+  return move_label(g.positions[std::size_t(p)]) + g.sans[std::size_t(p)];
+}
+
+// The move list, written here so that the page says what each row stands
+// for: row data-step="s" holds the moves that lead to step s (ply s of the
+// submitted game, ply s + stored_start - submitted_start of the stored one).
+// The script marks the row of the step shown: the move just played.
+std::string move_rows(const PageGame& sub, const PageGame& sto, const MatchRun& run) {
+  const int d = run.stored_start_ply - run.submitted_start_ply;
+  const int n_sub = int(sub.positions.size()) - 1, n_sto = int(sto.positions.size()) - 1;
+  const int lo = std::min(0, -d), hi = std::max(n_sub, n_sto - d);
+  std::string rows;
+  for (int s = lo + 1; s <= hi; ++s) {
+    // Both moves of the row go from one shared position to the next.
+    bool in_run = s > run.submitted_start_ply && s <= run.submitted_end_ply();
+    rows += "<tr data-step=\"" + std::to_string(s) + "\"" + (in_run ? " class=\"run\"" : "") +
+            "><td class=\"m1\">" + escape_html(numbered_move(sub, s - 1)) + "</td><td class=\"m2\">" +
+            escape_html(numbered_move(sto, s - 1 + d)) + "</td></tr>\n";
+  }
+  return rows;
+}
+
+// The timeline's frame: the lane names from their first letter (x=4), clipped
+// left of the lanes; the script draws the lanes into #lanes.
+std::string timeline(const PageGame& sub, const PageGame& sto) {
+  auto name = [](const PageGame& g, const char* colour, int y) {
+    return "<text class=\"lane-name\" x=\"4\" y=\"" + std::to_string(y) + "\" font-size=\"12\" fill=\"" +
+           colour + "\" clip-path=\"url(#lane-names)\">" + escape_html(g.name) + "</text>";
+  };
+  return "<svg id=\"timeline\" width=\"800\" height=\"90\"><defs><clipPath id=\"lane-names\"><rect x=\"0\" "
+         "y=\"0\" width=\"162\" height=\"90\"/></clipPath></defs>" +
+         name(sub, "#1e5fd8", 20) + name(sto, "#d26a00", 50) + "<g id=\"lanes\"></g></svg>\n";
+}
+
 constexpr const char* kStyle = R"CSS(
 body{font-family:"DejaVu Sans",system-ui,sans-serif;margin:16px;color:#222;background:#fafafa}
 h1{font-size:18px;margin:0 0 6px}
@@ -65,6 +108,7 @@ const d=D.run.stored_start-D.run.submitted_start;
 const nSub=D.sub.boards.length-1,nSto=D.sto.boards.length-1;
 const lo=Math.min(0,-d),hi=Math.max(nSub,nSto-d);
 const runLo=D.run.submitted_start,runHi=D.run.submitted_start+D.run.length-1;
+const L=170,W=620;  // the timeline: lane names left of x=L, the lanes W wide
 let step=runLo;
 const fromHash=location.hash.match(/step=(-?\d+)/);if(fromHash)step=Math.max(lo,Math.min(hi,+fromHash[1]));
 function el(tag,attrs,parent){const e=document.createElementNS(NS,tag);for(const k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e;}
@@ -73,8 +117,6 @@ function piece(svg,c,x,y,size){if(c==='.')return;const w=c===c.toUpperCase();
   const t=el('text',{x:x,y:y,'font-size':size,'text-anchor':'middle','dominant-baseline':'central',
     fill:w?'#fff':'#111',stroke:w?'#111':'none','stroke-width':w?1.2:0,
     'font-family':'DejaVu Sans,Segoe UI Symbol,sans-serif'},svg);t.textContent=GLYPH[c.toLowerCase()];}
-function moveLabel(g,ply){const b=g.black_first?1:0;const n=g.first_move+Math.floor((ply+b)/2);
-  return ((ply+b)%2===0)?n+'. ':n+'... ';}
 function draw(){
   const sp=step,tp=step+d,spc=clampPly(sp,nSub),tpc=clampPly(tp,nSto);
   const a=D.sub.boards[spc],b=D.sto.boards[tpc];
@@ -100,34 +142,31 @@ function draw(){
     'Ply '+pl(sp,nSub)+' / '+pl(tp,nSto)+' · '+(differ===0?'the positions are the same':'the positions differ on '+differ+(differ===1?' square':' squares'))+(inRun?' · in the run':'');
   drawTimeline();markList();
 }
+// The lane names stand in the page from their first letter (x=4); one too long for the space left of
+// the lanes is shortened at its end, as measured in the browser's font.
+function fitLaneNames(){for(const t of document.querySelectorAll('#timeline text.lane-name')){
+  while(t.getComputedTextLength()>L-14&&t.textContent.length>2)t.textContent=t.textContent.slice(0,-2)+'…';}}
 function drawTimeline(){
-  const svg=document.getElementById('timeline');svg.innerHTML='';
-  const L=170,W=620,span=Math.max(1,hi-lo),X=p=>L+(p-lo)/span*W;
-  el('rect',{x:X(runLo)-3,y:4,width:Math.max(6,X(runHi)-X(runLo)+6),height:60,fill:'#cfe8c0',stroke:'#5a9a3a'},svg);
-  const lanes=[[D.sub.name,0,nSub,'#1e5fd8',16],[D.sto.name,-d,nSto-d,'#d26a00',46]];
-  for(const [name,from,to,col,y] of lanes){
-    const t=el('text',{x:L-8,y:y+4,'text-anchor':'end','font-size':12,fill:col},svg);t.textContent=name.length>26?name.slice(0,25)+'…':name;
-    el('line',{x1:X(from),y1:y,x2:X(to),y2:y,stroke:col,'stroke-width':8,'stroke-linecap':'round'},svg);}
-  const rl=el('text',{x:(X(runLo)+X(runHi))/2,y:80,'text-anchor':'middle','font-size':11,fill:'#3d7a22'},svg);
+  const svg=document.getElementById('timeline'),g=document.getElementById('lanes');g.innerHTML='';
+  const span=Math.max(1,hi-lo),X=p=>L+(p-lo)/span*W;
+  el('rect',{x:X(runLo)-3,y:4,width:Math.max(6,X(runHi)-X(runLo)+6),height:60,fill:'#cfe8c0',stroke:'#5a9a3a'},g);
+  const lanes=[[0,nSub,'#1e5fd8',16],[-d,nSto-d,'#d26a00',46]];
+  for(const [from,to,col,y] of lanes)
+    el('line',{x1:X(from),y1:y,x2:X(to),y2:y,stroke:col,'stroke-width':8,'stroke-linecap':'round'},g);
+  const rl=el('text',{x:(X(runLo)+X(runHi))/2,y:80,'text-anchor':'middle','font-size':11,fill:'#3d7a22'},g);
   rl.textContent='run: '+D.run.length+' positions (plies '+runLo+'–'+runHi+' and '+(runLo+d)+'–'+(runHi+d)+')';
-  el('line',{x1:X(step),y1:0,x2:X(step),y2:68,stroke:'#c00','stroke-width':2},svg);
+  el('line',{x1:X(step),y1:0,x2:X(step),y2:68,stroke:'#c00','stroke-width':2},g);
   svg.onclick=e=>{const r=svg.getBoundingClientRect();const p=Math.round(lo+(e.clientX-r.left-L)/W*span);go(p);};
 }
-function buildList(){
-  const tb=document.getElementById('rows');
-  for(let s=lo;s<=hi;s++){const tr=document.createElement('tr');tr.id='s'+s;if(s>=runLo&&s<=runHi)tr.className='run';
-    const c1=document.createElement('td'),c2=document.createElement('td');c1.className='m1';c2.className='m2';
-    const tp=s+d;
-    c1.textContent=s>=0&&s<D.sub.sans.length?moveLabel(D.sub,s)+D.sub.sans[s]:'';
-    c2.textContent=tp>=0&&tp<D.sto.sans.length?moveLabel(D.sto,tp)+D.sto.sans[tp]:'';
-    tr.appendChild(c1);tr.appendChild(c2);tr.onclick=()=>go(s);tb.appendChild(tr);}
-}
+// A row of the move list holds the moves that lead to its data-step: the row marked is the move just
+// played, the one that led to the board shown (none at the first step).
 function markList(){for(const r of document.querySelectorAll('#rows tr.cur'))r.classList.remove('cur');
-  const r=document.getElementById('s'+step);if(r){r.classList.add('cur');r.scrollIntoView({block:'nearest'});}}
+  const r=document.querySelector('#rows tr[data-step="'+step+'"]');if(r){r.classList.add('cur');r.scrollIntoView({block:'nearest'});}}
 function go(s){step=Math.max(lo,Math.min(hi,s));draw();}
 document.addEventListener('keydown',e=>{if(e.key==='ArrowRight')go(step+1);else if(e.key==='ArrowLeft')go(step-1);
   else if(e.key==='Home')go(lo);else if(e.key==='End')go(hi);});
-buildList();draw();
+for(const tr of document.querySelectorAll('#rows tr'))tr.onclick=()=>go(+tr.dataset.step);
+fitLaneNames();draw();
 )JS";
 
 }  // namespace
@@ -161,10 +200,9 @@ std::string match_page(const PageGame& submitted, const PageGame& stored, const 
       "<button onclick=\"go(step-1)\">&#x25C0;</button><button onclick=\"go(step+1)\">&#x25B6;</button>"
       "<button onclick=\"go(hi)\">&#x25B6;|</button> (or the arrow keys)</div></div>\n";
   html += "<div id=\"list\"><table><thead><tr><th class=\"sub\">" + escape_html(submitted.name) +
-          "</th><th class=\"sto\">" + escape_html(stored.name) +
-          "</th></tr></thead><tbody id=\"rows\"></tbody></table>"
-          "</div></div>\n<svg id=\"timeline\" width=\"800\" height=\"90\"></svg>\n<script>const D=" +
-          json + ";" + kScript + "</script></body></html>\n";
+          "</th><th class=\"sto\">" + escape_html(stored.name) + "</th></tr></thead><tbody id=\"rows\">\n" +
+          move_rows(submitted, stored, run) + "</tbody></table></div></div>\n" + timeline(submitted, stored) +
+          "<script>const D=" + json + ";" + kScript + "</script></body></html>\n";
   return html;
 }
 

@@ -5,7 +5,8 @@
 // submitted_start); each square where the two positions differ is washed in
 // the colour of the game standing a piece there, split between both colours
 // where each stands a different piece. A timeline shows the two lanes with
-// the run marked, and a two-column move list steps alongside.
+// the run marked, and a two-column move list steps alongside, marking the
+// moves just played (those that led to the board shown).
 #pragma once
 
 #include <string>
