@@ -171,6 +171,7 @@ TEST_CASE("cql settag edits the written tags (PlyCount from the mainline length)
     std::size_t tab = line.find('\t');  // columns: index, plies, ...
     plies.push_back(line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1));
   }
+  REQUIRE(plies.size() == 3);
   std::size_t at = 0;
   for (const std::string& p : plies) {
     at = r.out.find("[PlyCount \"", at);

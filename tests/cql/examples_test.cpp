@@ -14,6 +14,7 @@
 #include "book/cql/runner.h"
 #include "book/pgn/game_record.h"
 #include "shared_data.h"
+#include "temp_dir.h"
 #include "test_data.h"
 
 using namespace gb;
@@ -22,6 +23,47 @@ namespace {
 
 const std::string kTwic = gb::test::data_path("pgn/small/twic0920.pgn");
 const std::string kCarlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+
+// Games written for the material and mating-pattern examples, which the human
+// games of twic0920 never show (there their expected sets are empty, and a cql
+// that never matched would pass). Each is set up from a FEN; its Event says what
+// it holds, and the oracle's replay with the chess core checks every move.
+const char* kConstructed = R"([Event "double-check mate, the mated side 11 ahead"]
+[Result "1-0"]
+[SetUp "1"]
+[FEN "r2qkb2/3p1p2/8/8/4N3/8/8/4R1K1 w - - 0 1"]
+
+1. Nd6# 1-0
+
+[Event "the same with colours reversed: White mated by a double check, 11 ahead"]
+[Result "0-1"]
+[SetUp "1"]
+[FEN "4r1k1/8/8/4n3/8/8/3P1P2/R2QKB2 b - - 0 1"]
+
+1... Nd3# 0-1
+
+[Event "a check answered by capturing the checker with mate"]
+[Result "1-0"]
+[SetUp "1"]
+[FEN "K2r3k/6pp/8/8/8/8/8/3R4 w - - 0 1"]
+
+1. Rxd8# 1-0
+
+[Event "the same for Black"]
+[Result "0-1"]
+[SetUp "1"]
+[FEN "3r4/8/8/8/8/8/6PP/k2R3K b - - 0 1"]
+
+1... Rxd1# 0-1
+)";
+
+// twic0920 with the constructed games after it: real games and the rare patterns.
+const std::string& twic_and_constructed() {
+  static const gb::test::TempDir dir("graphbook-cql-examples");
+  static const std::string path =
+      dir.write("twic-and-constructed.pgn", gb::test::read_file(kTwic) + "\n" + kConstructed);
+  return path;
+}
 
 // Game number -> matching position IDs (mainline positions: ID = ply).
 using Matches = std::map<std::int64_t, std::vector<int>>;
@@ -86,7 +128,9 @@ const std::vector<Replayed>& replay(const std::string& file) {
   return cache[file] = std::move(games);
 }
 
-// Expected matches from a predicate over (game, ply).
+// Expected matches from a predicate over (game, ply). The predicate must hold
+// somewhere in the file: against an empty expected set a cql that never
+// matches would pass (every example's data is chosen so that it does).
 Matches expect(const std::string& file, const std::function<bool(const Replayed&, int)>& at,
                std::int64_t max_games = INT64_MAX) {
   Matches out;
@@ -94,6 +138,7 @@ Matches expect(const std::string& file, const std::function<bool(const Replayed&
     if (g.number <= max_games)
       for (int i = 0; i < int(g.positions.size()); ++i)
         if (at(g, i)) out[g.number].push_back(i);
+  REQUIRE_FALSE(out.empty());
   return out;
 }
 
@@ -159,7 +204,7 @@ TEST_CASE("Example 'mate' matches the games python-chess ends in checkmate", "[c
     if (is_mate(*p)) ++expected;
   }
   Matches got = run_cql("mate", kTwic);
-  CHECK(expected > 10);
+  REQUIRE(expected > 10);
   CHECK(games_of(got) == expected);
   CHECK(got == expect(kTwic, [](const Replayed& g, int i) { return is_mate(g.positions[std::size_t(i)]); }));
 }
@@ -203,18 +248,19 @@ TEST_CASE("Example '2000 <= year <= 2005' counts the Date tags of those years", 
       if (y >= 2000 && y <= 2005) ++expected;
     }
   Matches got = run_cql("initial 2000 <= year <= 2005", kCarlsen);
-  CHECK(expected > 100);
+  REQUIRE(expected > 100);
   CHECK(got.size() == expected);
 }
 
 TEST_CASE("Material examples: mate while far ahead, in either colour", "[cql][examples]") {
-  CHECK(run_cql("flipcolor { wtm mate power A - power a >= 10 }", kTwic) ==
-        expect(kTwic, [](const Replayed& g, int i) {
+  const std::string& file = twic_and_constructed();
+  CHECK(run_cql("flipcolor { wtm mate power A - power a >= 10 }", file) ==
+        expect(file, [](const Replayed& g, int i) {
           const Position& p = g.positions[std::size_t(i)];
           Color us = p.side_to_move();
           return is_mate(p) && material(p, us) - material(p, ~us) >= 10;
         }));
-  CHECK(run_cql("btm mate power a - power A >= 8", kTwic) == expect(kTwic, [](const Replayed& g, int i) {
+  CHECK(run_cql("btm mate power a - power A >= 8", file) == expect(file, [](const Replayed& g, int i) {
           const Position& p = g.positions[std::size_t(i)];
           return p.side_to_move() == Color::Black && is_mate(p) &&
                  material(p, Color::Black) - material(p, Color::White) >= 8;
@@ -222,12 +268,12 @@ TEST_CASE("Material examples: mate while far ahead, in either colour", "[cql][ex
 }
 
 TEST_CASE("Mating pattern examples: double-check mate, mate answering a check", "[cql][examples]") {
-  CHECK(run_cql("mate flipcolor { wtm a attacks K > 1 }", kTwic) ==
-        expect(kTwic, [](const Replayed& g, int i) {
+  const std::string& file = twic_and_constructed();
+  CHECK(run_cql("mate flipcolor { wtm a attacks K > 1 }", file) == expect(file, [](const Replayed& g, int i) {
           const Position& p = g.positions[std::size_t(i)];
           return is_mate(p) && more_than_one(p.checkers());
         }));
-  CHECK(run_cql("mate parent : check", kTwic) == expect(kTwic, [](const Replayed& g, int i) {
+  CHECK(run_cql("mate parent : check", file) == expect(file, [](const Replayed& g, int i) {
           return i > 0 && is_mate(g.positions[std::size_t(i)]) && g.positions[std::size_t(i - 1)].in_check();
         }));
 }
@@ -298,7 +344,7 @@ TEST_CASE("Example pawn forks: one pawn attacking two or more pieces", "[cql][ex
     }
     return false;
   });
-  CHECK(want.size() > 10);
+  REQUIRE(want.size() > 10);
   CHECK(run_cql("flipcolor piece $Pawn in P { [bnrqk] attackedby $Pawn > 1 }", kTwic) == want);
 }
 
@@ -340,6 +386,7 @@ TEST_CASE("Promotion examples: underpromotion, promoted queens on both sides", "
     Move m = g.moves[std::size_t(i)];
     return m && m.kind() == Move::Kind::Promotion && m.promotion() != PieceType::Queen;
   });
+  REQUIRE_FALSE(under.empty());
   CHECK(run_cql("move promote [BNR]", kTwic) == under);
   // Promoted pieces tracked square by square along the game.
   Matches both;
@@ -361,6 +408,7 @@ TEST_CASE("Promotion examples: underpromotion, promoted queens on both sides", "
       if (was || m.kind() == Move::Kind::Promotion) promoted |= square_bb(m.to());
     }
   }
+  REQUIRE_FALSE(both.empty());
   CHECK(run_cql("promotedpieces & Q promotedpieces & q", kTwic) == both);
 }
 
@@ -408,6 +456,7 @@ TEST_CASE("Whole-game example: a rook that visited all four corners", "[cql][exa
     const Bitboard corners = square_bb(SQ_A1) | square_bb(SQ_H1) | square_bb(SQ_A8) | square_bb(SQ_H8);
     if ((visited & corners) == corners) want[g.number].push_back(0);
   }
+  REQUIRE_FALSE(want.empty());
   CHECK(run_cql("initial piece $p = Ra1 (flip count find $p & a1) == 4", kTwic) == want);
 }
 
@@ -420,6 +469,7 @@ TEST_CASE("Metadata example: a win by the player rated at least 400 points lower
         (g.outcome == pgn::Outcome::BlackWins && b + 400 <= w))
       want[g.number].push_back(0);
   }
+  REQUIRE_FALSE(want.empty());
   CHECK(run_cql("initial flipcolor { result \"1-0\" elo white + 400 <= elo black }", kTwic) == want);
 }
 
@@ -443,6 +493,7 @@ TEST_CASE("Sort example: long decisive games are written longest first", "[cql][
     if ((g.outcome == pgn::Outcome::WhiteWins || g.outcome == pgn::Outcome::BlackWins) &&
         g.positions.back().fullmove_number() > 60)
       ++want;
+  REQUIRE(want > 0);
   CHECK(s.games_written == want);
   CHECK(written_moves.size() == want);
   CHECK(std::is_sorted(written_moves.rbegin(), written_moves.rend()));
