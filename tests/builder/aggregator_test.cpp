@@ -173,6 +173,7 @@ TEST_CASE("Aggregators of key ranges count every position in exactly one range, 
   for (std::uint32_t i = 0; i < 3; ++i) {
     REQUIRE(ranges[i]->finish());
     for (const Run& r : ranges[i]->runs()) runs.push_back(&r);
+    REQUIRE_FALSE(ranges[i]->runs().back().memory.nodes.empty());
     for (const Slot& s : ranges[i]->runs().back().memory.nodes) CHECK(KeyRange{i, 3}.holds(s.key));
   }
   RunMerger one(whole_runs), three(runs);

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -252,14 +253,38 @@ TEST_CASE("Filters: --min-elo, --since/--until, --color and --min-games", "[buil
     REQUIRE(o.status == 0);
     return nlohmann::json::parse(o.out)["games_added"].get<int>();
   };
-  CHECK(added({"--min-elo", "2300"}) == 1);  // only game A is rated
+  CHECK(added({"--min-elo", "2300"}) == 1);  // only game A is rated (2400 and 2300)
   CHECK(added({"--since", "2003"}) == 3);    // 2003.05.??, 2010, 2010
   CHECK(added({"--until", "2003-06"}) == 2);
   CHECK(added({"--since", "2002", "--until", "2009"}) == 1);
 
+  // --color white keeps every move White played and none of Black's: the (position, move) pairs of
+  // White's moves in the four games, replayed here (1.d4 is in two games).
   REQUIRE(graphbook({"build", dir.file("w.book"), pgn, "--color", "white"}).status == 0);
   auto w = open_book(dir.file("w.book"));
-  for (const store::EdgeRecord& r : gb::test::all_edges(w)) CHECK_FALSE(r.flags & store::kEdgeBlackMoves);
+  std::set<std::pair<Key, std::uint16_t>> white_moves;  // key, raw move
+  for (const auto& line : {std::vector<std::string>{"e4", "e5", "Nf3", "Nc6"},
+                           {"Nf3", "Nc6", "e4", "e5"},
+                           {"d4", "d5", "c4", "e6"},
+                           {"d4", "Nf6", "c4", "g6"}}) {
+    Position pos;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      Move m = parse_san(pos, line[i]).move;
+      REQUIRE(m);
+      if (i % 2 == 0) white_moves.insert({pos.key(), m.raw()});
+      UndoInfo u;
+      pos.do_move(m, u);
+    }
+  }
+  REQUIRE(white_moves.size() == 7);
+  auto white_edges = gb::test::all_edges(w);
+  CHECK(white_edges.size() == white_moves.size());
+  for (const store::EdgeRecord& r : white_edges) CHECK_FALSE(r.flags & store::kEdgeBlackMoves);
+  for (const auto& [key, move] : white_moves) {
+    auto edges = w.find_all(key);
+    CHECK(std::count_if(edges.begin(), edges.end(), [&](const auto& e) { return e.move.raw() == move; }) ==
+          1);
+  }
   REQUIRE(graphbook({"build", dir.file("m.book"), pgn, "--min-games", "2"}).status == 0);
   auto m = open_book(dir.file("m.book"));
   auto start = m.find_all(Position().key());
@@ -267,6 +292,44 @@ TEST_CASE("Filters: --min-elo, --since/--until, --color and --min-games", "[buil
   REQUIRE(start.size() == 1);
   CHECK(start[0].move == parse_san(Position(), "d4").move);
   CHECK(start[0].record.counters.games == 2);
+}
+
+TEST_CASE("--min-elo keeps a game only when both players are rated at least that", "[builder]") {
+  // build --help: "Only games whose players are both rated at least this". At 2350 only the game
+  // whose two players are 2350 or more is kept; "either player" would keep the other two as well.
+  TempDir dir;
+  std::string pgn = dir.write("elo.pgn", R"([White "A"]
+[Black "B"]
+[WhiteElo "2400"]
+[BlackElo "2300"]
+[Result "1-0"]
+
+1. e4 e5 1-0
+
+[White "C"]
+[Black "D"]
+[WhiteElo "2500"]
+[BlackElo "2450"]
+[Result "0-1"]
+
+1. c4 c5 0-1
+
+[White "E"]
+[Black "F"]
+[WhiteElo "2600"]
+[Result "1/2-1/2"]
+
+1. d4 d5 1/2-1/2
+)");
+  Output o = graphbook({"build", dir.file("elo.book"), pgn, "--min-elo", "2350", "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  CHECK(nlohmann::json::parse(o.out)["games_added"] == 1);
+  auto book = open_book(dir.file("elo.book"));
+  auto start = book.find_all(Position().key());
+  REQUIRE(start.size() == 1);
+  CHECK(start[0].move == parse_san(Position(), "c4").move);
+  CHECK(start[0].record.counters.black_wins == 1);
 }
 
 TEST_CASE("A build over a tiny memory budget spills runs and gives the same book", "[builder]") {

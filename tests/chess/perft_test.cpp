@@ -151,6 +151,7 @@ TEST_CASE("The castling move alone is the one the legal move list holds", "[ches
     for (auto& c : read_epd(gb::test::data_path(file))) cases.push_back(c);
   for (const char* file : {"perft/python-chess-tricky.perft", "perft/python-chess-chess960.perft"})
     for (auto& c : read_perft(gb::test::data_path(file))) cases.push_back(c);
+  REQUIRE(cases.size() > 2000);  // two suites of the 960 Chess960 starts among them
   for (const auto& c : cases) {
     auto pos = Position::from_fen(c.fen);
     REQUIRE(pos);
