@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
@@ -212,20 +214,62 @@ TEST_CASE("A Polyglot file reads and writes back byte for byte", "[store]") {
   CHECK(error.find("multiple of 16") != std::string::npos);
 }
 
+namespace {
+
+// Two positions with one Polyglot key, found for this test by Gaussian
+// elimination over GF(2) on the format's constants: knights, bishops, rooks and
+// queens of both colours away from kings on e1 and e8, no pawns, White to move,
+// neither king in check, piece counts a game can reach (promotions). Both keys
+// are computed below from the published constants alone.
+const char* kCollidingA = "2r1k3/1R4b1/N3n1R1/2qB4/3r4/5Q1R/6N1/4K3 w - - 0 1";
+const char* kCollidingB = "4k3/7N/8/2n1n3/5n2/nr6/8/4K3 w - - 0 1";
+
+// The Polyglot key of a FEN without castling rights or en passant square, by the format's
+// description (polyglot-random64.txt: piece kind order bp wp bn wn bb wb br wr bq wq bk wk,
+// index 64*kind + 8*rank + file; 780 when White is to move).
+Key polyglot_key_by_hand(const std::string& fen) {
+  std::ifstream in(gb::test::data_path("polyglot/polyglot-random64.txt"));
+  std::vector<Key> random;
+  for (std::string word; in >> word;) random.push_back(std::stoull(word, nullptr, 16));
+  REQUIRE(random.size() == 781);
+  Key key = 0;
+  int rank = 7, file = 0;
+  std::size_t i = 0;
+  for (; fen[i] != ' '; ++i) {
+    char c = fen[i];
+    if (c == '/') {
+      --rank, file = 0;
+    } else if (c >= '1' && c <= '8') {
+      file += c - '0';
+    } else {
+      int kind = 2 * int(std::string("pnbrqk").find(char(std::tolower(c)))) + (std::isupper(c) ? 1 : 0);
+      key ^= random[std::size_t(64 * kind + 8 * rank + file++)];
+    }
+  }
+  REQUIRE(fen.substr(i) == " w - - 0 1");
+  return key ^ random[780];
+}
+
+}  // namespace
+
 TEST_CASE("The position hash tells apart positions a Polyglot key does not see", "[store]") {
-  // Same placement, different side to move: different Polyglot keys and hashes;
-  // same position reached twice: same hash.
-  Position a;
-  auto b = Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
+  auto a = Position::from_fen(kCollidingA), b = Position::from_fen(kCollidingB);
+  REQUIRE(a);
   REQUIRE(b);
-  CHECK(position_hash(a) != position_hash(*b));
-  Position c;
+  const Key key = polyglot_key_by_hand(kCollidingA);
+  REQUIRE(polyglot_key_by_hand(kCollidingB) == key);
+  CHECK(a->key() == key);
+  CHECK(b->key() == key);
+  CHECK_FALSE(*a == *b);
+  CHECK(position_hash(*a) != position_hash(*b));
+  // One position reached by two move orders keeps its hash.
+  Position start, c;
   UndoInfo u1, u2, u3, u4;
   c.do_move(*parse_uci(c, "g1f3"), u1);
   c.do_move(*parse_uci(c, "g8f6"), u2);
   c.do_move(*parse_uci(c, "f3g1"), u3);
   c.do_move(*parse_uci(c, "f6g8"), u4);
-  CHECK(position_hash(c) == position_hash(a));
+  CHECK(position_hash(c) == position_hash(start));
 }
 
 TEST_CASE("A section holds its node and its edges in move order and reads them back", "[store]") {
