@@ -1,0 +1,64 @@
+// Every subcommand has --help with an example (the project's rules). The
+// subcommands are read from `graphbook --help`, so a new one without an
+// example fails here without anyone adding it to a list.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_graphbook.h"
+
+namespace {
+
+// The names listed under "Subcommands:" in `graphbook --help` (CLI11: two spaces, the name, the description).
+std::vector<std::string> subcommands(const std::string& help) {
+  std::vector<std::string> names;
+  std::istringstream in(help);
+  bool listing = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "Subcommands:") {
+      listing = true;
+      continue;
+    }
+    if (!listing) continue;
+    if (line.rfind("  ", 0) != 0 || line.size() < 3 || line[2] == ' ') break;
+    names.push_back(line.substr(2, line.find(' ', 2) - 2));
+  }
+  return names;
+}
+
+// The text from the line that starts "Example" ("Example:", "Examples:", "Example (...):") to the end.
+std::string example_section(const std::string& help) {
+  std::size_t at = help.rfind("\nExample");
+  return at == std::string::npos ? "" : help.substr(at + 1);
+}
+
+}  // namespace
+
+TEST_CASE("graphbook --help lists the subcommands and exits 0", "[cli]") {
+  gb::test::Run r = gb::test::graphbook("--help");
+  CHECK(r.status == 0);
+  auto names = subcommands(r.out);
+  INFO(r.out);
+  // The README's table names these; the list read from the help must hold them.
+  for (const char* name : {"perft", "pgn-check", "build", "info", "export", "import", "probe", "pick",
+                           "learn", "tree", "match", "uci", "cql"})
+    CHECK(std::count(names.begin(), names.end(), name) == 1);
+}
+
+TEST_CASE("Every subcommand's --help runs, exits 0 and shows an example of that subcommand", "[cli]") {
+  auto names = subcommands(gb::test::graphbook("--help").out);
+  REQUIRE(names.size() >= 13);  // the subcommands of the test above, at least
+  for (const std::string& name : names) {
+    INFO("graphbook " << name << " --help");
+    gb::test::Run r = gb::test::graphbook(gb::test::quote(name) + " --help");
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("\nUsage: graphbook " + name + " ") != std::string::npos);
+    std::string example = example_section(r.out);
+    CHECK_FALSE(example.empty());
+    // The example runs this subcommand: "graphbook NAME " on one of its lines.
+    CHECK(example.find("graphbook " + name + " ") != std::string::npos);
+  }
+}
