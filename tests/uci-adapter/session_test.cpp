@@ -82,8 +82,16 @@ TEST_CASE("Malformed GUI lines never crash the session and still reach the engin
         "\t", "",
         "position startpos moves e2e4 e7e5 e1e2 "
         "e8e7 e2e1 e7e8 e1e2 e8e7 e2e1 e7e8"}) {
+    INFO("'" << line << "'");
     Outbox out;
     s.on_gui_line(line, out);
+    // Each line goes on to the engine as it came, or is one of the adapter's own options and its
+    // bad value is answered by an info string; the session goes on either way.
+    CHECK_FALSE(out.quit);
+    const bool passed_on = out.to_engine == std::vector<std::string>{line};
+    const bool answered = out.to_engine.empty() && out.to_gui.size() == 1 &&
+                          out.to_gui[0].rfind("info string graphbook: ", 0) == 0;
+    CHECK((passed_on || answered));
   }
   // A position that was not followed: the go still reaches the engine.
   Outbox bad = gui(s, "position fen 8/8/8/8/8/8/8/8 w - - 0 1");
