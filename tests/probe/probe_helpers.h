@@ -16,6 +16,7 @@
 #include "run_graphbook.h"
 #include "temp_dir.h"
 #include "test_data.h"
+#include "twic_book.h"
 
 namespace gb::test {
 
@@ -31,15 +32,10 @@ inline const std::string& temp_dir() {
   return dir.path;
 }
 
-// The book of twic0920.pgn, built once per test process with the defaults (max ply 40).
+// The book of twic0920.pgn with the defaults (max ply 40): the ctest fixture's, or
+// built once per test process when the test runs outside ctest (twic_book.h).
 inline const std::string& twic_book() {
-  static const std::string path = [] {
-    std::string p = temp_dir() + "/twic.book";
-    Run r =
-        graphbook("build " + quote(p) + " " + quote(data_path("pgn/small/twic0920.pgn")) + " --quiet", true);
-    if (r.status != 0) std::fprintf(stderr, "build failed: %s\n", r.out.c_str());
-    return p;
-  }();
+  static const std::string path = fixture_or_build_twic_book(temp_dir());
   return path;
 }
 

@@ -27,6 +27,7 @@
 
 #include "book/chess/types.h"
 #include "test_data.h"
+#include "twic_book.h"
 #include "uci-adapter/engine_process.h"
 #include "uci-adapter/line_reader.h"
 
@@ -174,16 +175,10 @@ inline std::string temp_dir(const std::string& name) {
   return dir;
 }
 
-// The small test book: `graphbook build` over TWIC 920, made once per test run.
+// The small test book: `graphbook build` over TWIC 920, the ctest fixture's, or made once
+// per test process when the test runs outside ctest (twic_book.h).
 inline const std::string& twic_book() {
-  static std::string path = [] {
-    std::string dir = temp_dir("book");
-    std::string book = dir + "/twic0920.book";
-    std::string cmd = graphbook_binary() + " build '" + book + "' '" + data_path("pgn/small/twic0920.pgn") +
-                      "' --quiet > /dev/null";
-    if (std::system(cmd.c_str()) != 0) return std::string();
-    return book;
-  }();
+  static const std::string path = fixture_or_build_twic_book(temp_dir("book"));
   return path;
 }
 
