@@ -212,7 +212,7 @@ TEST_CASE("Learning the source games gives learned counters equal to the source 
   CHECK(graphbook("probe " + quote(book) + " --moves 'e4' --json --no-names").out == before);
 }
 
-TEST_CASE("Learn --side and --player credit only the chosen side's moves; --reset clears",
+TEST_CASE("Learn --side and --player credit only the chosen side's moves, and --reset clears",
           "[probe][e2e][learning]") {
   std::string book = twic_book_copy("learn-side.book");
   std::string pgn = quote(data_path("pgn/small/twic0920.pgn"));
