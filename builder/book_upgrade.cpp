@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "builder/interrupt_cleanup.h"
 #include "builder/new_book_file.h"
 
 namespace gb::builder {
@@ -139,6 +140,7 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* 
   }
 
   remove_new_book_orphans(path);
+  InterruptCleanup cleanup([&] { remove_own_new_book(path); });
   Status status = replace_book_file(path, env->map_size(), [&](store::Book& to) -> Status {
     // The databases first: the appender holds the write transaction afterwards.
     if (auto s = to.write([&](store::WriteTxn& t) -> Status {

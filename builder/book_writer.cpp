@@ -221,48 +221,104 @@ bool fill_entries(EntryChunk<Entry>& chunk, Next next) {
   return true;
 }
 
+// One database of sections as merge_sections writes it: its cursor (for
+// appends), whether it was empty (then every section is appended, none read).
+struct SectionDb {
+  MDB_dbi dbi;
+  std::optional<store::Cursor> cursor;
+  bool append = false;
+  bool held = false;  // the key's section was read from it (a write may then delete it)
+};
+
+// The section of key in db into section (empty when absent); an error when damaged.
+Status read_section(store::Book& book, store::WriteTxn& txn, SectionDb& db, const NodeKey& nk, Key key,
+                    store::Section& section) {
+  section = {};
+  db.held = false;
+  if (db.append) return std::nullopt;
+  store::Error error;
+  auto v = txn.get(db.dbi, nk.view(), &error);
+  if (!v && error.code) return error;
+  if (v && !store::from_bytes(*v, section))
+    return store::Error{EIO,
+                        "the section of key " + std::to_string(key) + " in " + book.path() + " is damaged"};
+  db.held = v.has_value();
+  return std::nullopt;
+}
+
+// Writes section under key (deletes it when it holds nothing).
+Status write_section(store::WriteTxn& txn, SectionDb& db, const NodeKey& nk, const store::Section& section,
+                     std::string& value) {
+  if (!section.node && section.edges.empty()) return db.held ? txn.del(db.dbi, nk.view()) : std::nullopt;
+  store::to_bytes(section, value);
+  return db.append ? db.cursor->put(nk.view(), value, MDB_APPEND) : txn.put(db.dbi, nk.view(), value);
+}
+
+// The pruned database of the book, into dbi: the one it has, or a new one
+// when min_games prunes; none when it has none and nothing is pruned.
+Status open_pruned(store::WriteTxn& txn, std::uint32_t min_games, std::optional<MDB_dbi>& dbi) {
+  store::Error e;
+  dbi = txn.open_db(kPrunedDb, min_games > 1 ? MDB_CREATE : 0, &e);
+  if (!dbi && e.code != MDB_NOTFOUND) return e;
+  return std::nullopt;
+}
+
 // Merges the merged runs into the sections of a book, in key order: each
 // section the runs touch is read, added to and written again (appended when
 // the book has no sections). A node whose stored position has another
-// position hash is a collision: counted, its key recorded, not merged. Nodes
-// and edges that are not in the book yet are left out below min_games.
+// position hash is a collision: counted, its key recorded, not merged.
+//
+// The counts a build leaves out for having fewer than min_games games are
+// kept in the pruned database (kPrunedDb) when it is given, so that a later
+// build adds to them: a node or edge whose total reaches min_games moves to
+// the book, and a book built in steps holds what one build of all its games
+// would. Without it (min_games 1, or an import's 0) nothing is pruned. An
+// entry is in one of the two, never both; a pruned one a write meets is
+// taken back into the book once it has min_games games.
 Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahead, bool append,
-                      std::uint32_t min_games, CommitResult& result) {
+                      std::optional<MDB_dbi> pruned_dbi, std::uint32_t min_games, CommitResult& result) {
   store::Error error;
-  auto cursor = store::Cursor::open(txn, book.dbs().positions, &error);  // one cursor: no set-up per put
-  if (!cursor) return error;
+  SectionDb kept{book.dbs().positions, store::Cursor::open(txn, book.dbs().positions, &error), append};
+  if (!kept.cursor) return error;  // one cursor: no set-up per put
+  std::optional<SectionDb> pruned;
+  if (pruned_dbi) {
+    MDB_stat st;
+    if (auto s = txn.stat(*pruned_dbi, st)) return s;
+    pruned.emplace(SectionDb{*pruned_dbi, store::Cursor::open(txn, *pruned_dbi, &error), st.ms_entries == 0});
+    if (!pruned->cursor) return error;
+  }
   SectionZip zip(ahead, [] { return Status(); });
-  store::Section section;
+  store::Section section, below;  // the key's section in the book and in the pruned database
   std::string value;
   Status status;
   for (Key key; zip.next_key(key, status);) {
     NodeKey nk(key);
-    section = {};
-    if (!append) {
-      auto v = txn.get(book.dbs().positions, nk.view(), &error);
-      if (!v && error.code) return error;
-      if (v && !store::from_bytes(*v, section))
-        return store::Error{
-            EIO, "the section of key " + std::to_string(key) + " in " + book.path() + " is damaged"};
-    }
-    bool changed = false;
+    if (auto s = read_section(book, txn, kept, nk, key, section)) return s;
+    below = {};
+    if (pruned)
+      if (auto s = read_section(book, txn, *pruned, nk, key, below)) return s;
+    bool changed = false, below_changed = false;
     Status put_status;
     zip.take_node(key, [&](const EntryChunk<NodeEntry>& c, std::size_t i) {
       const store::NodeRecord& n = c.entries[i].record;
-      if (section.node) {
-        store::NodeRecord& stored = *section.node;
-        if (stored.position_hash != n.position_hash && stored.position_hash != 0) {
-          ++result.collisions;
-          std::uint64_t h = n.position_hash;
-          put_status = txn.put(book.dbs().collisions, nk.view(), as_bytes(h));
-          return;
-        }
-        if (stored.position_hash == 0) stored.position_hash = n.position_hash;  // an imported node
-        stored.merge(n);
-      } else if (n.counters.games >= min_games) {
-        section.node = n;
-      } else {
+      std::optional<store::NodeRecord>& stored = section.node ? section.node : below.node;
+      if (stored && stored->position_hash != n.position_hash && stored->position_hash != 0) {
+        ++result.collisions;
+        std::uint64_t h = n.position_hash;
+        put_status = txn.put(book.dbs().collisions, nk.view(), as_bytes(h));
         return;
+      }
+      if (stored) {
+        if (stored->position_hash == 0) stored->position_hash = n.position_hash;  // an imported node
+        stored->merge(n);
+      } else {
+        stored = n;
+      }
+      if (!section.node) {
+        below_changed = true;
+        if (below.node->counters.games < min_games) return;
+        section.node = below.node;  // reached min_games: into the book
+        below.node.reset();
       }
       changed = true;
       ++result.nodes_written;
@@ -270,24 +326,35 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
     if (put_status) return put_status;
     if (auto s = zip.take_edges(key, [&](const EntryChunk<EdgeEntry>& c, std::size_t i) {
           const EdgeEntry& e = c.entries[i];
-          auto& edges = section.edges;
-          auto at = std::lower_bound(edges.begin(), edges.end(), e.move,
-                                     [](const auto& x, std::uint16_t m) { return x.first < m; });
-          if (at != edges.end() && at->first == e.move)
-            at->second.merge(e.record);
-          else if (e.record.counters.games >= min_games)
-            edges.insert(at, {e.move, e.record});
-          else
+          auto find = [&](store::Section& in) {
+            auto at = std::lower_bound(in.edges.begin(), in.edges.end(), e.move,
+                                       [](const auto& x, std::uint16_t m) { return x.first < m; });
+            return std::pair(at, at != in.edges.end() && at->first == e.move);
+          };
+          store::EdgeRecord record = e.record;
+          if (auto [at, found] = find(below); found) {  // its counts so far
+            record.merge(at->second);
+            below.edges.erase(at);
+            below_changed = true;
+          }
+          auto [at, found] = find(section);
+          if (found) {
+            at->second.merge(record);
+          } else if (record.counters.games >= min_games) {
+            section.edges.insert(at, {e.move, record});
+          } else {
+            below.edges.insert(find(below).first, {e.move, record});
+            below_changed = true;
             return;
+          }
           changed = true;
           ++result.edges_written;
         }))
       return s;
-    if (!changed) continue;
-    store::to_bytes(section, value);
-    if (auto s = append ? cursor->put(nk.view(), value, MDB_APPEND)
-                        : txn.put(book.dbs().positions, nk.view(), value))
-      return s;
+    if (changed)
+      if (auto s = write_section(txn, kept, nk, section, value)) return s;
+    if (pruned && below_changed)
+      if (auto s = write_section(txn, *pruned, nk, below, value)) return s;
   }
   return status;
 }
@@ -297,28 +364,36 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
 // writer of a new book, so that the writer only joins the parts of a key and
 // appends (encoding the records was a quarter of its time).
 struct EncodedParts {
+  struct Part {
+    Key key;
+    std::uint32_t end;  // in bytes
+    bool pruned;        // fewer than min_games games: for the pruned database
+  };
   std::string bytes;
-  std::vector<std::pair<Key, std::uint32_t>> parts;  // key and end (in bytes) of each part
+  std::vector<Part> parts;
   std::size_t size() const { return parts.size(); }
-  Key key(std::size_t i) const { return parts[i].first; }
+  Key key(std::size_t i) const { return parts[i].key; }
+  bool pruned(std::size_t i) const { return parts[i].pruned; }
   std::string_view part(std::size_t i) const {
-    std::uint32_t begin = i ? parts[i - 1].second : 0;
-    return std::string_view(bytes).substr(begin, parts[i].second - begin);
+    std::uint32_t begin = i ? parts[i - 1].end : 0;
+    return std::string_view(bytes).substr(begin, parts[i].end - begin);
   }
 };
 
-// Fills chunk with the parts of up to kEntriesPerChunk entries from next that
-// have at least min_games games; false at the end.
+// Fills chunk with the parts of up to kEntriesPerChunk entries from next;
+// those with fewer than min_games games are marked pruned when keep_pruned,
+// else left out. False at the end.
 template <class Entry, class Next, class Append>
-bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min_games) {
+bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min_games, bool keep_pruned) {
   chunk.bytes.reserve(kEntriesPerChunk * 32);
   chunk.parts.reserve(kEntriesPerChunk);
   Entry e;
   while (chunk.size() < kEntriesPerChunk) {
     if (!next(e)) return false;
-    if (e.record.counters.games < min_games) continue;
+    const bool pruned = e.record.counters.games < min_games;
+    if (pruned && !keep_pruned) continue;
     append(chunk.bytes, e);
-    chunk.parts.emplace_back(e.key, std::uint32_t(chunk.bytes.size()));
+    chunk.parts.push_back({e.key, std::uint32_t(chunk.bytes.size()), pruned});
   }
   return true;
 }
@@ -346,21 +421,31 @@ Status write_totals(store::Book& book, store::WriteTxn& txn, store::BookStats st
 // last one. from_txn reads the meta records of the book being replaced.
 Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& to, RunMerger& merger,
                    CommitInput& input, CommitResult& result) {
+  // The counts below min_games go to the pruned database (merge_sections).
+  std::optional<MDB_dbi> pruned_dbi;
+  if (input.min_games > 1)
+    if (auto s = to.write([&](store::WriteTxn& txn) -> Status {
+          store::Error e;
+          pruned_dbi = txn.open_db(kPrunedDb, MDB_CREATE, &e);
+          return pruned_dbi ? std::nullopt : Status(e);
+        }))
+      return s;
   ChunkedAppender appender(to);
   {
     const std::uint32_t min_games = input.min_games;
+    const bool keep_pruned = pruned_dbi.has_value();
     MergeAhead<EncodedParts, EncodedParts> ahead(
         [&](EncodedParts& chunk) {
           return fill_parts<NodeEntry>(
               chunk, [&](NodeEntry& e) { return merger.next_node(e); },
               [](std::string& out, const NodeEntry& e) { store::append_section_node(out, &e.record); },
-              min_games);
+              min_games, keep_pruned);
         },
         [&](EncodedParts& chunk) {
           return fill_parts<EdgeEntry>(
               chunk, [&](EdgeEntry& e) { return merger.next_edge(e); },
               [](std::string& out, const EdgeEntry& e) { store::append_section_edge(out, e.move, e.record); },
-              min_games);
+              min_games, keep_pruned);
         });
     // The sections as the two merges make their parts, and the fingerprints
     // (already in order) while a merge has no chunk ready.
@@ -379,25 +464,30 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       return std::nullopt;
     };
     SectionZip zip(ahead, fingerprints);
-    std::string value;
+    std::string value, below;  // the key's section in the book and in the pruned database
     Status status;
     for (Key key; zip.next_key(key, status);) {
       value.clear();
-      bool node = false;
+      below.clear();
+      bool node = false, below_node = false;
+      std::size_t edges = 0, below_edges = 0;
       zip.take_node(key, [&](const EncodedParts& c, std::size_t i) {
-        value.append(c.part(i));
-        node = true;
+        (c.pruned(i) ? below : value).append(c.part(i));
+        (c.pruned(i) ? below_node : node) = true;
       });
-      if (node)
-        ++result.nodes_written;
-      else
-        store::append_section_node(value, nullptr);
+      if (!node) store::append_section_node(value, nullptr);
+      if (!below_node) store::append_section_node(below, nullptr);
       if (auto s = zip.take_edges(key, [&](const EncodedParts& c, std::size_t i) {
-            value.append(c.part(i));
-            ++result.edges_written;
+            (c.pruned(i) ? below : value).append(c.part(i));
+            ++(c.pruned(i) ? below_edges : edges);
           }))
         return s;
-      if (auto s = appender.add(to.dbs().positions, NodeKey(key).view(), value)) return s;
+      result.nodes_written += node;
+      result.edges_written += edges;
+      if (node || edges)
+        if (auto s = appender.add(to.dbs().positions, NodeKey(key).view(), value)) return s;
+      if (below_node || below_edges)
+        if (auto s = appender.add(*pruned_dbi, NodeKey(key).view(), below)) return s;
     }
     if (status) return status;
     while (fingerprints_left())
@@ -467,7 +557,9 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
           [&](EntryChunk<EdgeEntry>& chunk) {
             return fill_entries(chunk, [&](EdgeEntry& e) { return merger.next_edge(e); });
           });
-      if (auto s = merge_sections(book, txn, ahead, append, input.min_games, result)) return s;
+      std::optional<MDB_dbi> pruned_dbi;
+      if (auto s = open_pruned(txn, input.min_games, pruned_dbi)) return s;
+      if (auto s = merge_sections(book, txn, ahead, append, pruned_dbi, input.min_games, result)) return s;
     }  // the merge threads have ended: the collision count is final
     if (!merger.error().empty()) return store::Error{EIO, merger.error()};
     result.collisions += merger.collisions();

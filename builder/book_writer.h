@@ -26,13 +26,20 @@ namespace gb::builder {
 using store::Fingerprint;
 using store::FingerprintKey;
 
+// The database of the counts a build left out for having fewer than
+// --min-games games, kept so that a later build adds to them (docs/FORMAT.md):
+// sections as in positions, of the nodes and edges below min_games.
+inline constexpr const char* kPrunedDb = "pruned";
+
 struct CommitInput {
   // Of the games added, in order: runs, each sorted, each after the one before.
   std::vector<std::vector<Fingerprint>> fingerprints;
   std::vector<store::SourceInfo> sources;
-  store::BookStats added;       // games, duplicates, skipped, collisions to add
-  std::string params_json;      // the book's build parameters from now on; empty: kept as they are (import)
-  std::uint32_t min_games = 1;  // nodes and edges with fewer games are left out
+  store::BookStats added;   // games, duplicates, skipped, collisions to add
+  std::string params_json;  // the book's build parameters from now on; empty: kept as they are (import)
+  // Nodes and edges with fewer games are left out of positions, their counts
+  // kept in kPrunedDb (when above 1, or when the book has one).
+  std::uint32_t min_games = 1;
   std::function<store::Status(store::WriteTxn&)> more_writes;  // in the same transaction (the game index)
 };
 

@@ -6,8 +6,10 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,8 +18,11 @@
 #include "book/pgn/byte_source.h"
 #include "book/pgn/reader.h"
 #include "book/pgn/split.h"
+#include "builder/book_shape.h"
 #include "builder/build_visitor.h"
 #include "builder/game_index_writer.h"
+#include "builder/interrupt_cleanup.h"
+#include "builder/new_book_file.h"
 #include "builder/orphan_files.h"
 #include "builder/progress.h"
 #include "builder/run_file.h"
@@ -215,6 +220,19 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
   return true;
 }
 
+// Why an input cannot be read (it is absent, a directory, unreadable), for
+// the first such input; nullopt when all can be. stdin is always readable.
+std::optional<std::string> unreadable_input(const std::vector<std::string>& inputs) {
+  for (const std::string& in : inputs) {
+    if (in == "-") continue;
+    struct stat st;
+    if (::stat(in.c_str(), &st) != 0) return "cannot read " + in + ": " + std::strerror(errno);
+    if (S_ISDIR(st.st_mode)) return "cannot read " + in + ": it is a directory";
+    if (::access(in.c_str(), R_OK) != 0) return "cannot read " + in + ": " + std::strerror(errno);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string params_json(const BuildOptions& o) {
@@ -229,14 +247,33 @@ std::string params_json(const BuildOptions& o) {
 }
 
 std::optional<BuildReport> run_build(const std::string& book_path, const std::vector<std::string>& inputs,
-                                     const BuildOptions& options, std::ostream& errors, std::string* error) {
+                                     const BuildOptions& given_options, std::ostream& errors,
+                                     std::string* error) {
   auto start = std::chrono::steady_clock::now();
+  if (auto problem = unreadable_input(inputs)) {  // before the book is created or touched
+    *error = *problem + "; nothing was built";
+    return std::nullopt;
+  }
+  BuildOptions options = given_options;
+  const std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
+  // Interrupted, the build removes its files; those of killed builds go now.
+  InterruptCleanup cleanup([&] {
+    remove_own_files(spill_dir, std::string(kRunFilePrefix));
+    remove_own_new_book(book_path);
+  });
+  remove_orphans(spill_dir, std::string(kRunFilePrefix));
+  remove_new_book_orphans(book_path);
   store::BookError book_error;
   auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error, options.initial_map_size);
   if (!book) {
     *error = book_error.message;
     return std::nullopt;
   }
+  if (auto recorded = recorded_shape(*book))
+    if (auto problem = adopt_shape(*book, *recorded, options)) {
+      *error = *problem + "; nothing was built";
+      return std::nullopt;
+    }
   BuildReport report;
   std::unordered_set<std::uint64_t> known_sources, known_sizes;  // content hashes; file sizes
   auto book_sources = book->sources();
@@ -252,8 +289,6 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     MDB_stat st{};
     if (txn && !txn->stat(book->dbs().games, st)) w.book_has_games = st.ms_entries > 0;
   }
-  std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
-  remove_orphans(spill_dir, std::string(kRunFilePrefix));  // spill runs of killed builds
   for (unsigned i = 0; i < threads; ++i)
     w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side,
                                                          KeyRange{i, threads}));
@@ -369,6 +404,12 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   input.min_games = std::max<std::uint32_t>(1, options.min_games);
   if (w.games) input.more_writes = [&](store::WriteTxn& txn) { return w.games->write(txn); };
   auto committing = std::chrono::steady_clock::now();
+  // Inputs that were all in the book already: nothing to write, and the
+  // book's parameters stay those of the builds that added to it.
+  if (input.sources.empty()) {
+    report.seconds = report.parse_seconds;
+    return report;
+  }
   if (auto s = commit_build(*book, merger, input, report.commit)) {
     *error = book_path + ": " + s->message();
     return std::nullopt;

@@ -25,12 +25,16 @@ struct BuildOptions {
   bool progress = false;                                // a progress line on stderr
   std::string spill_dir;                                // where runs go; default: beside the book
   std::size_t initial_map_size = std::size_t(1) << 30;  // LMDB map at open (it grows by itself)
+  // Whether max_ply, min_games and side were given: a build into a book that
+  // recorded them takes those not given from it (book_shape.h).
+  bool max_ply_given = true, min_games_given = true, side_given = true;
 };
 
 // "2012.03.??" -> 20120300; nullopt when the year is unknown or malformed.
 std::optional<int> parse_pgn_date(std::string_view value);
-// A user bound: "2012", "2012-03", "2012.03.15". Missing parts become 00
-// (since) or 99 (until).
+// A user bound: YYYY, YYYY.MM or YYYY.MM.DD, with '.' or '-' between the
+// parts ("2012", "2012-03", "2012.03.15"); month 1-12, day 1-31, year 1-9999.
+// Missing parts become 00 (since) or 99 (until). nullopt for anything else.
 std::optional<int> parse_date_bound(std::string_view text, bool upper);
 // A rating tag value; 0 when empty, "?" or not a number.
 int parse_elo(std::string_view value);

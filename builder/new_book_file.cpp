@@ -38,17 +38,18 @@ Status sync_dir(const std::string& dir) {
 }  // namespace
 
 Status ChunkedAppender::finish() {
-  if (auto s = flush()) return s;
+  for (Pending& batch : batches_)
+    if (auto s = flush(batch)) return s;
   return txn_ ? commit() : std::nullopt;
 }
 
-Status ChunkedAppender::flush() {
-  if (!batch_.records.size()) return std::nullopt;
+Status ChunkedAppender::flush(Pending& batch) {
+  if (!batch.records.size()) return std::nullopt;
   if (!txn_)
     if (auto s = begin()) return s;
-  pending_bytes_ += batch_.records.bytes.size();
-  pending_.push_back(std::move(batch_));
-  batch_ = {};
+  pending_bytes_ += batch.records.bytes.size();
+  pending_.push_back(std::move(batch));
+  batch = Pending{pending_.back().dbi, {}, pending_.back().flags};
   Status s = put(pending_.back());
   if (s && s->map_full()) s = redo();
   if (s) return s;
@@ -151,6 +152,11 @@ Status replace_book_file(const std::string& path, std::size_t map_size,
 void remove_new_book_orphans(const std::string& path) {
   const std::string target = real_path(path);
   remove_orphans(dir_of(target), name_of(target) + std::string(kBuildingSuffix));
+}
+
+void remove_own_new_book(const std::string& path) {
+  const std::string target = real_path(path);
+  remove_own_files(dir_of(target), name_of(target) + std::string(kBuildingSuffix));
 }
 
 }  // namespace gb::builder

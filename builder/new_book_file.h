@@ -58,12 +58,9 @@ class ChunkedAppender {
   // sorted duplicates (records in order, put one by one).
   [[nodiscard]] store::Status add(MDB_dbi dbi, std::string_view key, std::string_view value,
                                   unsigned put_flags = MDB_APPEND) {
-    if (batch_.records.size() && (batch_.dbi != dbi || batch_.flags != put_flags))
-      if (auto s = flush()) return s;
-    batch_.dbi = dbi;
-    batch_.flags = put_flags;
-    batch_.records.add(key, value);
-    return batch_.records.size() == kBatchRecords ? flush() : std::nullopt;
+    Pending& batch = batch_for(dbi, put_flags);
+    batch.records.add(key, value);
+    return batch.records.size() == kBatchRecords ? flush(batch) : std::nullopt;
   }
   // Puts and commits the records not yet committed.
   [[nodiscard]] store::Status finish();
@@ -74,8 +71,15 @@ class ChunkedAppender {
     EncodedRecords records;
     unsigned flags = 0;
   };
-  // Puts the batch of records added since the last one.
-  store::Status flush();
+  // The batch of one database (each its own: records of two databases added
+  // in turn are still put a batch at a time).
+  Pending& batch_for(MDB_dbi dbi, unsigned flags) {
+    for (Pending& b : batches_)
+      if (b.dbi == dbi && b.flags == flags) return b;
+    return batches_.emplace_back(Pending{dbi, {}, flags});
+  }
+  // Puts the records added to batch since it was last put.
+  store::Status flush(Pending& batch);
   store::Status begin();
   // The transaction's cursor on dbi (one per database: no set-up per put).
   store::Cursor* cursor(MDB_dbi dbi, store::Status& status);
@@ -87,7 +91,7 @@ class ChunkedAppender {
   store::Book& book_;
   std::optional<store::WriteTxn> txn_;
   std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;  // of txn_
-  Pending batch_;                                           // added, not yet put
+  std::vector<Pending> batches_;                            // added, not yet put: one per database
   std::vector<Pending> pending_;                            // put since the last commit
   std::size_t pending_bytes_ = 0;
   std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
@@ -103,5 +107,8 @@ class ChunkedAppender {
 
 // Removes the new files that killed builds or upgrades of the book at path left.
 void remove_new_book_orphans(const std::string& path);
+// Removes the new file (and its lock) of this process's build or upgrade of
+// the book at path (interrupt_cleanup.h).
+void remove_own_new_book(const std::string& path);
 
 }  // namespace gb::builder

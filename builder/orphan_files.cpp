@@ -19,7 +19,12 @@ std::string name_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-void remove_orphans(const std::string& dir, const std::string& prefix) {
+namespace {
+
+// Removes the files in dir named prefix, a process id, then nothing or '-'
+// and anything, for which remove(pid) is true.
+template <class Remove>
+void remove_files(const std::string& dir, const std::string& prefix, Remove remove) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
   while (dirent* entry = ::readdir(d)) {
@@ -28,9 +33,20 @@ void remove_orphans(const std::string& dir, const std::string& prefix) {
     char* end = nullptr;
     long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
     if (pid <= 0 || (*end != '\0' && *end != '-')) continue;
-    if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH) ::unlink((dir + "/" + name).c_str());
+    if (remove(pid_t(pid))) ::unlink((dir + "/" + name).c_str());
   }
   ::closedir(d);
+}
+
+}  // namespace
+
+void remove_orphans(const std::string& dir, const std::string& prefix) {
+  remove_files(dir, prefix, [](pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; });
+}
+
+void remove_own_files(const std::string& dir, const std::string& prefix) {
+  const pid_t self = ::getpid();
+  remove_files(dir, prefix, [self](pid_t pid) { return pid == self; });
 }
 
 }  // namespace gb::builder

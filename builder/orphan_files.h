@@ -15,5 +15,8 @@ std::string name_of(const std::string& path);
 // Removes the files in dir named prefix, a process id, then nothing or '-'
 // and anything, whose process is gone.
 void remove_orphans(const std::string& dir, const std::string& prefix);
+// Removes the files in dir so named with this process's id (an interrupted
+// build's own).
+void remove_own_files(const std::string& dir, const std::string& prefix);
 
 }  // namespace gb::builder

@@ -1,0 +1,124 @@
+// A build interrupted by SIGINT or SIGTERM removes the run files it spilled
+// beside the book before it dies, and leaves the book as it was; what builds
+// killed with SIGKILL left, `graphbook info` and the next build remove.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "process.h"
+#include "test_data.h"
+
+using gb::test::graphbook;
+using gb::test::Output;
+using gb::test::read_file;
+using gb::test::TempDir;
+
+namespace {
+
+// The names in dir that start with prefix.
+std::vector<std::string> files_starting(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename();
+    if (name.rfind(prefix, 0) == 0) names.push_back(name);
+  }
+  return names;
+}
+
+// A process id that no process has: a child that has ended and been reaped.
+pid_t gone_pid() {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  gb::test::wait_status(pid);
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("A build interrupted by SIGINT or SIGTERM removes its run files and leaves the book as it was",
+          "[builder][interrupt]") {
+  const std::string twic = read_file(gb::test::data_path("pgn/small/twic0920.pgn"));
+  REQUIRE(twic.size() > 1000000);
+  for (int sig : {SIGINT, SIGTERM}) {
+    INFO("signal " << sig);
+    TempDir dir;
+    const std::string book = dir.file("b.book");
+    REQUIRE(graphbook({"build", book, dir.write("one.pgn", "[Result \"1-0\"]\n\n1. e4 1-0\n"), "--max-ply",
+                       "0", "--quiet"})
+                .status == 0);
+    const std::string before = read_file(book);
+    // The games come through a FIFO that the test holds open: the build spills
+    // runs (1 MB of tables for 160,000 positions) and then waits for more input.
+    const std::string fifo = dir.file("games.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    pid_t pid = gb::test::spawn({gb::test::graphbook_binary(), "build", book, fifo, "--memory", "1M",
+                                 "--threads", "1", "--max-ply", "0", "--quiet"},
+                                dir.file("out"), dir.file("err"));
+    // Opened once the build has opened it to read (a deadline only against a hang).
+    int writer = -1;
+    auto opened_by = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while ((writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) < 0 && errno == ENXIO &&
+           std::chrono::steady_clock::now() < opened_by)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    INFO(read_file(dir.file("err")));
+    REQUIRE(writer >= 0);                       // else: the build did not open its input within 60 s
+    REQUIRE(::fcntl(writer, F_SETFL, 0) == 0);  // blocking writes from here on
+    for (std::size_t at = 0; at < twic.size();) {
+      ssize_t n = ::write(writer, twic.data() + at, twic.size() - at);
+      REQUIRE(n > 0);
+      at += std::size_t(n);
+    }
+    // Only a deadline against a hang: the runs appear once the build has read the games.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (files_starting(dir.path, "graphbook-run-").empty() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    INFO(read_file(dir.file("err")));
+    REQUIRE_FALSE(files_starting(dir.path, "graphbook-run-").empty());  // else: no run file within 120 s
+
+    ::kill(pid, sig);
+    CHECK(gb::test::wait_status(pid) == 128 + sig);
+    ::close(writer);
+    CHECK(files_starting(dir.path, "graphbook-run-").empty());
+    CHECK(files_starting(dir.path, "b.book.building-").empty());
+    CHECK(read_file(book) == before);
+  }
+}
+
+TEST_CASE("info and the next build remove the files that builds killed with SIGKILL left beside the book",
+          "[builder][interrupt]") {
+  TempDir dir;
+  const std::string pgn = dir.write("g.pgn", "[Result \"1-0\"]\n\n1. e4 1-0\n"), book = dir.file("b.book");
+  REQUIRE(graphbook({"build", book, pgn, "--quiet"}).status == 0);
+  const std::string dead = std::to_string(gone_pid()), alive = std::to_string(::getpid());
+  auto leave = [&] {
+    dir.write("graphbook-run-" + dead + "-0-3", "run");
+    dir.write("b.book.building-" + dead, "new book");
+    dir.write("b.book.building-" + dead + "-lock", "lock");
+    dir.write("graphbook-run-" + alive + "-0-1", "a live build's run");  // this process is alive
+  };
+  leave();
+  Output o = graphbook({"info", book});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  CHECK(files_starting(dir.path, "b.book.building-").empty());
+  CHECK(files_starting(dir.path, "graphbook-run-") ==
+        std::vector<std::string>{"graphbook-run-" + alive + "-0-1"});
+
+  std::filesystem::remove(dir.file("graphbook-run-" + alive + "-0-1"));
+  leave();
+  REQUIRE(
+      graphbook({"build", book, dir.write("h.pgn", "[Result \"0-1\"]\n\n1. d4 0-1\n"), "--quiet"}).status ==
+      0);
+  CHECK(files_starting(dir.path, "b.book.building-").empty());
+  CHECK(files_starting(dir.path, "graphbook-run-") ==
+        std::vector<std::string>{"graphbook-run-" + alive + "-0-1"});
+}
