@@ -202,6 +202,7 @@ TEST_CASE("import into a path that is not a book refuses and leaves it as it was
     CHECK(o.err.find(pgn) != std::string::npos);
     CHECK(o.err.find("not a graphbook book") != std::string::npos);
     CHECK(read_file(pgn) == before);
+    CHECK_FALSE(exists(pgn + "-lock"));  // nor a lock file beside it
   }
   SECTION("a directory") {
     std::string folder = dir.file("folder");
