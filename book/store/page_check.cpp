@@ -217,7 +217,7 @@ class Walker {
       if (!kind.dup_tree || !kind.fixed)
         return note(where, "a page of fixed-size values outside a duplicate tree");
       ++counts.leaf;
-      return check_fixed_page(kind, page, where, kind.fixed, low, high, counts);
+      return check_fixed_page(page, where, kind.fixed, low, high, counts);
     }
     std::vector<std::uint16_t> nodes;
     if (!node_offsets(page, page.size(), where, nodes)) return;
@@ -277,9 +277,9 @@ class Walker {
   }
 
   // A page of fixed-size keys (MDB_DUPFIXED duplicates): a page or a sub-page.
-  void check_fixed_page(const TreeKind& kind, std::string_view page, const std::string& where,
-                        std::uint32_t fixed, const std::optional<std::string>& low,
-                        const std::optional<std::string>& high, Counts& counts) {
+  void check_fixed_page(std::string_view page, const std::string& where, std::uint32_t fixed,
+                        const std::optional<std::string>& low, const std::optional<std::string>& high,
+                        Counts& counts) {
     const std::uint16_t lower = u16(page, 12);
     const std::size_t n = lower >= kHeader ? (lower - kHeader) / 2 : 0;
     if (lower < kHeader || kHeader + n * fixed > page.size())
@@ -293,7 +293,6 @@ class Walker {
       previous = v;
     }
     counts.entries += n;
-    (void)kind;
   }
 
   void leaf_node(const TreeKind& kind, std::string_view page, std::size_t at, std::uint16_t ksize,
@@ -352,7 +351,7 @@ class Walker {
       const std::uint16_t fixed = u16(data, 8);
       if (!kind.fixed || fixed == 0)
         return note(where, "a sub-page of fixed-size values in a database without them");
-      return check_fixed_page(dups, data, where, fixed, std::nullopt, std::nullopt, counts);
+      return check_fixed_page(data, where, fixed, std::nullopt, std::nullopt, counts);
     }
     std::vector<std::uint16_t> nodes;
     if (!node_offsets(data, data.size(), where, nodes)) return;
