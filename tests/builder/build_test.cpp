@@ -294,7 +294,7 @@ TEST_CASE("Filters: --min-elo, --since/--until, --color and --min-games", "[buil
   CHECK(start[0].record.counters.games == 2);
 }
 
-TEST_CASE("--min-elo keeps a game only when both players are rated at least that", "[builder]") {
+TEST_CASE("A build with --min-elo keeps a game only when both players are rated at least that", "[builder]") {
   // build --help: "Only games whose players are both rated at least this". At 2350 only the game
   // whose two players are 2350 or more is kept; "either player" would keep the other two as well.
   TempDir dir;
