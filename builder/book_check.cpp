@@ -251,8 +251,9 @@ void add_check_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer(
       "Example:\n  graphbook check games.book --json\n"
-      "(reads the file only; every other command refuses a book whose meta pages, size or main database\n"
-      "are damaged, and reports the rest through this check)");
+      "(never writes. Every other command refuses a book whose meta pages, size or main database are\n"
+      "damaged, and build, import and learn refuse a book with any damaged page; docs/FORMAT.md, "
+      "\"Damage\")");
   cmd->callback([opt, &exit_status] {
     const BookCheck check = check_book(opt->book);
     if (opt->json)
