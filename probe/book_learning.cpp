@@ -250,7 +250,7 @@ Status learn_games(store::WriteTxn& txn, const store::Databases& dbs, const std:
 }  // namespace
 
 bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptions& options,
-                LearnDirection direction, LearnSummary& summary, std::string* error) {
+                LearnDirection direction, LearnSummary& summary, LearnError* error) {
   std::vector<LearnGame> games;
   pgn::ReadSummary read = pgn::read_games(pgn_path, [&](const pgn::GameRecord& g) {
     ++summary.games_read;
@@ -272,7 +272,7 @@ bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptio
     games.push_back(std::move(lg));
   });
   if (!read.input_errors.empty()) {
-    if (error) *error = read.input_errors.front();
+    if (error) *error = {LearnError::Code::Games, read.input_errors.front()};
     return false;
   }
   summary.games_read += read.games_skipped;
@@ -286,7 +286,7 @@ bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptio
     return learn_games(txn, book.dbs(), games, direction, options, counted);
   });
   if (s) {
-    if (error) *error = book.path() + ": " + s->message();
+    if (error) *error = {LearnError::Code::Book, book.path() + ": " + s->message()};
     return false;
   }
   summary.games_changed = counted.games_changed;
@@ -297,7 +297,7 @@ bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptio
   return true;
 }
 
-bool reset_learning(store::Book& book, std::uint64_t* removed, std::string* error) {
+bool reset_learning(store::Book& book, std::uint64_t* removed, LearnError* error) {
   Status s = book.write([&](store::WriteTxn& txn) -> Status {
     MDB_stat st;
     if (auto e = txn.stat(book.dbs().learn, st)) return e;
@@ -305,7 +305,7 @@ bool reset_learning(store::Book& book, std::uint64_t* removed, std::string* erro
     return txn.drop(book.dbs().learn);
   });
   if (s) {
-    if (error) *error = book.path() + ": " + s->message();
+    if (error) *error = {LearnError::Code::Book, book.path() + ": " + s->message()};
     return false;
   }
   return true;

@@ -53,12 +53,22 @@ struct LearnSummary {
 
 enum class LearnDirection { Learn, Unlearn };
 
+// Why learning stopped, for the subcommand's exit status (README, "Exit
+// status"): the games could not be read (the user's input: a PGN file that
+// does not open, a temporary PGN that cannot be written) or LMDB failed
+// reading or writing the book (damage, a full disk).
+struct LearnError {
+  enum class Code { Games, Book };
+  Code code;
+  std::string message;  // names the file
+};
+
 // Reads the whole PGN file, then applies it in one write transaction. An
-// unreadable file or a storage error comes back as the message in *error.
+// unreadable file or a storage error comes back in *error.
 [[nodiscard]] bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptions& options,
-                              LearnDirection direction, LearnSummary& summary, std::string* error);
+                              LearnDirection direction, LearnSummary& summary, LearnError* error);
 
 // Clears all learning (counters and fingerprints); *removed gets the number of records.
-[[nodiscard]] bool reset_learning(store::Book& book, std::uint64_t* removed, std::string* error);
+[[nodiscard]] bool reset_learning(store::Book& book, std::uint64_t* removed, LearnError* error);
 
 }  // namespace gb::probe

@@ -54,6 +54,14 @@ int exit_status_for(const store::BookError& error) {
   return input ? kExitBadInput : kExitDamagedBook;
 }
 
+int exit_status_for(const LearnError& error) {
+  switch (error.code) {
+    case LearnError::Code::Games: return kExitBadInput;
+    case LearnError::Code::Book: return kExitDamagedBook;
+  }
+  return kExitDamagedBook;
+}
+
 std::optional<store::Book> open_book_or_report(const char* command, const std::string& path,
                                                store::OpenMode mode, int& exit_status) {
   store::BookError error;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "probe/book_learning.h"
 #include "probe/opening_names.h"
 #include "probe/position_arg.h"
 
@@ -26,6 +27,9 @@ inline constexpr int kExitDamagedBook = 3;
 // book (or one of another format version), 3 when the book is damaged or
 // LMDB cannot read it.
 int exit_status_for(const store::BookError& error);
+// The exit status for learning that stopped: 2 when the games could not be
+// read, 3 when LMDB failed reading or writing the book.
+int exit_status_for(const LearnError& error);
 
 struct PositionOptions {
   PositionSpec spec;

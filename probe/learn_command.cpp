@@ -12,15 +12,15 @@ namespace {
 
 nlohmann::json summary_json(const std::string& file, const LearnSummary& s, LearnDirection d) {
   return {{"file", file},
-          {"gamesRead", s.games_read},
-          {d == LearnDirection::Learn ? "gamesLearned" : "gamesUnlearned", s.games_changed},
-          {d == LearnDirection::Learn ? "alreadyLearned" : "notLearned", s.already},
-          {"adapterSides", s.adapter_sides},
-          {"noResult", s.no_result},
-          {"notSelected", s.not_selected},
-          {"outOfBook", s.out_of_book},
-          {"movesCredited", s.moves_credited},
-          {"gamesSkipped", s.games_skipped},
+          {"games_read", s.games_read},
+          {d == LearnDirection::Learn ? "games_learned" : "games_unlearned", s.games_changed},
+          {d == LearnDirection::Learn ? "already_learned" : "not_learned", s.already},
+          {"adapter_sides", s.adapter_sides},
+          {"no_result", s.no_result},
+          {"not_selected", s.not_selected},
+          {"out_of_book", s.out_of_book},
+          {"moves_credited", s.moves_credited},
+          {"games_skipped", s.games_skipped},
           {"errors", s.errors}};
 }
 
@@ -42,12 +42,12 @@ void print_summary(const std::string& file, const LearnSummary& s, LearnDirectio
 
 // After learning file: resolves the pending games of `graphbook uci` found in
 // it (probe/pending_games.h), in their own transactions. With no pending game
-// the file is not read again and summary stays empty. Returns an error text.
-std::optional<std::string> resolve_pending(store::Book& book, const std::string& file,
-                                           ResolveSummary& summary) {
+// the file is not read again and summary stays empty.
+std::optional<LearnError> resolve_pending(store::Book& book, const std::string& file,
+                                          ResolveSummary& summary) {
   store::Error e;
   bool any = !pending_games(book, &e).empty();
-  if (e.code) return book.path() + ": " + e.message();
+  if (e.code) return LearnError{LearnError::Code::Book, book.path() + ": " + e.message()};
   if (!any) return std::nullopt;
   return resolve_pending_from_pgn(book, file, &summary);
 }
@@ -68,18 +68,20 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
                  direction == LearnDirection::Learn ? " or --reset" : "");
     return;
   }
-  auto book = open_book_or_report(command, o.book, store::OpenMode::ReadWrite);
+  auto book = open_book_or_report(command, o.book, store::OpenMode::ReadWrite, exit_status);
   if (!book) return;
+  // Reports a failure after the book opened: the games (2) or the book (3).
+  auto fail = [&](const LearnError& error) {
+    std::fprintf(stderr, "graphbook %s: %s\n", command, error.message.c_str());
+    exit_status = exit_status_for(error);
+  };
   nlohmann::json out = nlohmann::json::array();
   if (o.reset) {
     std::uint64_t removed = 0;
-    std::string error;
-    if (!reset_learning(*book, &removed, &error)) {
-      std::fprintf(stderr, "graphbook %s: %s\n", command, error.c_str());
-      return;
-    }
+    LearnError error;
+    if (!reset_learning(*book, &removed, &error)) return fail(error);
     if (o.json)
-      out.push_back({{"reset", true}, {"recordsRemoved", removed}});
+      out.push_back({{"reset", true}, {"records_removed", removed}});
     else
       std::printf("%s: learning cleared (%llu records)\n", o.book.c_str(), (unsigned long long)removed);
   }
@@ -92,25 +94,19 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
           .count();
   for (const std::string& file : o.files) {
     LearnSummary summary;
-    std::string error;
-    if (!learn_file(*book, file, options, direction, summary, &error)) {
-      std::fprintf(stderr, "graphbook %s: %s\n", command, error.c_str());
-      return;
-    }
+    LearnError error;
+    if (!learn_file(*book, file, options, direction, summary, &error)) return fail(error);
     if (o.json)
       out.push_back(summary_json(file, summary, direction));
     else
       print_summary(file, summary, direction);
     if (direction != LearnDirection::Learn) continue;
     ResolveSummary resolved;
-    if (auto pending_error = resolve_pending(*book, file, resolved)) {
-      std::fprintf(stderr, "graphbook %s: %s\n", command, pending_error->c_str());
-      return;
-    }
+    if (auto pending_error = resolve_pending(*book, file, resolved)) return fail(*pending_error);
     if (o.json) {
-      out.back()["pendingResolved"] = resolved.resolved;
-      out.back()["pendingLearned"] = resolved.learned;
-      out.back()["stillPending"] = resolved.still_pending;
+      out.back()["pending_resolved"] = resolved.resolved;
+      out.back()["pending_learned"] = resolved.learned;
+      out.back()["still_pending"] = resolved.still_pending;
     } else if (resolved.resolved + resolved.still_pending > 0) {  // the book had pending games
       std::printf("%s: %zu pending games of graphbook uci resolved (%zu learned now), %zu still pending\n",
                   file.c_str(), resolved.resolved, resolved.learned, resolved.still_pending);

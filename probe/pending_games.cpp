@@ -61,24 +61,24 @@ std::string pgn_text(std::vector<std::pair<std::string, std::string>> tags, cons
 
 // Learns the games in text (PGN) for side with learn_file, through a
 // temporary file that is removed afterwards.
-std::optional<std::string> learn_pgn_text(store::Book& book, const std::string& text, Color side,
-                                          bool adapter_games, LearnSummary& summary) {
+std::optional<LearnError> learn_pgn_text(store::Book& book, const std::string& text, Color side,
+                                         bool adapter_games, LearnSummary& summary) {
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/graphbook-uci-XXXXXX.pgn";
   int fd = ::mkstemps(path.data(), 4);
-  if (fd < 0) return path + ": cannot create a temporary PGN";
+  if (fd < 0) return LearnError{LearnError::Code::Games, path + ": cannot create a temporary PGN"};
   bool written = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
   ::close(fd);
-  std::optional<std::string> error;
+  std::optional<LearnError> error;
   if (!written) {
-    error = path + ": cannot write the temporary PGN";
+    error = LearnError{LearnError::Code::Games, path + ": cannot write the temporary PGN"};
   } else {
     LearnOptions options;
     options.side = side;
     options.now = unix_now();
     options.adapter_games = adapter_games;
-    std::string message;
-    if (!learn_file(book, path, options, LearnDirection::Learn, summary, &message)) error = message;
+    LearnError failed;
+    if (!learn_file(book, path, options, LearnDirection::Learn, summary, &failed)) error = std::move(failed);
   }
   ::unlink(path.c_str());
   return error;
@@ -138,7 +138,7 @@ std::optional<std::string> learn_played_game(store::Book& book, const PlayedGame
                                              std::uint64_t* moves_credited) {
   LearnSummary learned;
   if (auto error = learn_pgn_text(book, pgn_text(std::move(tags), game, result), side, true, learned))
-    return error;
+    return error->message;
   if (moves_credited) *moves_credited = learned.moves_credited;
   return std::nullopt;
 }
@@ -189,11 +189,11 @@ std::vector<PendingGame> pending_games(store::Book& book, store::Error* error) {
   return out;
 }
 
-std::optional<std::string> resolve_pending_games(store::Book& book, std::span<const FinishedGame> finished,
-                                                 ResolveSummary* summary) {
+std::optional<LearnError> resolve_pending_games(store::Book& book, std::span<const FinishedGame> finished,
+                                                ResolveSummary* summary) {
   store::Error error;
   auto pending = pending_games(book, &error);
-  if (error.code) return book.path() + ": " + error.message();
+  if (error.code) return LearnError{LearnError::Code::Book, book.path() + ": " + error.message()};
   if (pending.empty()) {
     if (summary) *summary = ResolveSummary{};
     return std::nullopt;
@@ -242,14 +242,14 @@ std::optional<std::string> resolve_pending_games(store::Book& book, std::span<co
       if (auto d = txn.del(*dbi, id)) return d;
     return std::nullopt;
   });
-  if (st) return book.path() + ": " + st->message();
+  if (st) return LearnError{LearnError::Code::Book, book.path() + ": " + st->message()};
   s.resolved = resolved_ids.size();
   if (summary) *summary = s;
   return std::nullopt;
 }
 
-std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std::string& pgn_path,
-                                                    ResolveSummary* summary) {
+std::optional<LearnError> resolve_pending_from_pgn(store::Book& book, const std::string& pgn_path,
+                                                   ResolveSummary* summary) {
   std::vector<FinishedGame> finished;
   auto read = pgn::read_games(pgn_path, [&](const pgn::GameRecord& g) {
     FinishedGame f;
@@ -260,7 +260,7 @@ std::optional<std::string> resolve_pending_from_pgn(store::Book& book, const std
     f.result = g.outcome;
     finished.push_back(std::move(f));
   });
-  if (!read.input_errors.empty()) return read.input_errors.front();
+  if (!read.input_errors.empty()) return LearnError{LearnError::Code::Games, read.input_errors.front()};
   return resolve_pending_games(book, finished, summary);
 }
 

@@ -22,6 +22,7 @@
 #include "book/chess/position.h"
 #include "book/pgn/visitor.h"
 #include "book/store/book.h"
+#include "probe/book_learning.h"
 
 namespace gb::probe {
 
@@ -88,15 +89,17 @@ struct ResolveSummary {
 // for the side the adapter played and removes the pending record. Games with
 // an unknown result resolve nothing. A game `graphbook learn` already learned
 // from the same file (same fingerprint) is not learned twice. With no pending
-// game the book is not written.
-[[nodiscard]] std::optional<std::string> resolve_pending_games(store::Book& book,
-                                                               std::span<const FinishedGame> finished,
-                                                               ResolveSummary* summary = nullptr);
+// game the book is not written. A failure comes back naming the book (or the
+// temporary PGN).
+[[nodiscard]] std::optional<LearnError> resolve_pending_games(store::Book& book,
+                                                              std::span<const FinishedGame> finished,
+                                                              ResolveSummary* summary = nullptr);
 
-// The same from a tournament's PGN file. Returns an error text naming the
-// file when it cannot be read or the book cannot be written.
-[[nodiscard]] std::optional<std::string> resolve_pending_from_pgn(store::Book& book,
-                                                                  const std::string& pgn_path,
-                                                                  ResolveSummary* summary = nullptr);
+// The same from a tournament's PGN file. Returns an error naming the file
+// when it cannot be read (LearnError::Code::Games) or the book cannot be read
+// or written (Code::Book).
+[[nodiscard]] std::optional<LearnError> resolve_pending_from_pgn(store::Book& book,
+                                                                 const std::string& pgn_path,
+                                                                 ResolveSummary* summary = nullptr);
 
 }  // namespace gb::probe

@@ -112,23 +112,20 @@ void add_pending_command(CLI::App& app, int& exit_status) {
   cmd->callback([args, &exit_status] {
     auto book = probe::open_book_or_report(
         "uci-pending", args->book,
-        args->pgns.empty() ? store::OpenMode::ReadOnly : store::OpenMode::ReadWrite);
-    if (!book) {
-      exit_status = probe::kExitBadInput;
-      return;
-    }
+        args->pgns.empty() ? store::OpenMode::ReadOnly : store::OpenMode::ReadWrite, exit_status);
+    if (!book) return;
     nlohmann::json resolved = nlohmann::json::array();
     for (const auto& pgn : args->pgns) {
       probe::ResolveSummary summary;
       if (auto error = probe::resolve_pending_from_pgn(*book, pgn, &summary)) {
-        std::fprintf(stderr, "graphbook uci-pending: %s\n", error->c_str());
-        exit_status = 1;
+        std::fprintf(stderr, "graphbook uci-pending: %s\n", error->message.c_str());
+        exit_status = probe::exit_status_for(*error);
         return;
       }
       resolved.push_back({{"file", pgn},
                           {"resolved", summary.resolved},
                           {"learned", summary.learned},
-                          {"stillPending", summary.still_pending}});
+                          {"still_pending", summary.still_pending}});
       if (!args->json)
         std::printf("%s: %zu pending games resolved (%zu learned now), %zu still pending\n", pgn.c_str(),
                     summary.resolved, summary.learned, summary.still_pending);
@@ -137,7 +134,7 @@ void add_pending_command(CLI::App& app, int& exit_status) {
     auto pending = probe::pending_games(*book, &error);
     if (error.code) {
       std::fprintf(stderr, "graphbook uci-pending: %s: %s\n", args->book.c_str(), error.message().c_str());
-      exit_status = 1;
+      exit_status = probe::kExitDamagedBook;  // LMDB failed reading the book
       return;
     }
     nlohmann::json games = nlohmann::json::array();

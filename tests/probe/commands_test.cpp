@@ -182,10 +182,10 @@ TEST_CASE("Learning the source games gives learned counters equal to the source 
   std::string before = graphbook("probe " + quote(book) + " --moves 'e4' --json --no-names").out;
   auto learned = graphbook_json("learn " + quote(book) + " " + pgn + " --json");
   REQUIRE(learned.is_array());
-  CHECK(learned[0]["gamesLearned"] == 2234);  // 2245 games, 11 without moves
+  CHECK(learned[0]["games_learned"] == 2234);  // 2245 games, 11 without moves
   auto again = graphbook_json("learn " + quote(book) + " " + pgn + " --json");
-  CHECK(again[0]["gamesLearned"] == 0);
-  CHECK(again[0]["alreadyLearned"] == 2234);
+  CHECK(again[0]["games_learned"] == 0);
+  CHECK(again[0]["already_learned"] == 2234);
 
   for (const char* moves : {"", "e4", "d4 Nf6 c4"}) {
     auto j = graphbook_json("probe " + quote(book) + " --moves '" + moves + "' --json --no-names");
@@ -208,7 +208,7 @@ TEST_CASE("Learning the source games gives learned counters equal to the source 
         0);
 
   auto un = graphbook_json("unlearn " + quote(book) + " " + pgn + " --json");
-  CHECK(un[0]["gamesUnlearned"] == 2234);
+  CHECK(un[0]["games_unlearned"] == 2234);
   CHECK(graphbook("probe " + quote(book) + " --moves 'e4' --json --no-names").out == before);
 }
 
@@ -233,7 +233,7 @@ TEST_CASE("Learn --side and --player credit only the chosen side's moves, and --
   // Game 1 of twic0920: Navara,D (White) - Svidler,P 1/2-1/2, 1. Nf3 g6 2. e4.
   auto player =
       graphbook_json("learn " + quote(book) + " " + pgn + " --player 'Svidler,P' --side black --json");
-  CHECK(player[0]["gamesLearned"] > 0);
+  CHECK(player[0]["games_learned"] > 0);
   auto after_nf3 = graphbook_json("probe " + quote(book) + " --moves Nf3 --json --no-names");
   const nlohmann::json* g6 = find_move(after_nf3["moves"], "g7g6");
   REQUIRE(g6);

@@ -174,10 +174,10 @@ TEST_CASE("graphbook learn resolves a pending game of the adapter from the tourn
   };
   auto first = learn();
   REQUIRE(first.size() == 1);
-  CHECK(first[0]["gamesLearned"] == 1);
-  CHECK(first[0]["pendingResolved"] == 1);
-  CHECK(first[0]["pendingLearned"] == 0);  // `learn` itself learned it just before: not counted twice
-  CHECK(first[0]["stillPending"] == 0);
+  CHECK(first[0]["games_learned"] == 1);
+  CHECK(first[0]["pending_resolved"] == 1);
+  CHECK(first[0]["pending_learned"] == 0);  // `learn` itself learned it just before: not counted twice
+  CHECK(first[0]["still_pending"] == 0);
 
   // What the PGN says: 0-1, every move of both sides while the game is in the book, once.
   auto expect_counters = [&] {
@@ -206,9 +206,9 @@ TEST_CASE("graphbook learn resolves a pending game of the adapter from the tourn
   };
   expect_counters();
   auto again = learn();
-  CHECK(again[0]["gamesLearned"] == 0);
-  CHECK(again[0]["alreadyLearned"] == 1);
-  CHECK(again[0]["pendingResolved"] == 0);
+  CHECK(again[0]["games_learned"] == 0);
+  CHECK(again[0]["already_learned"] == 1);
+  CHECK(again[0]["pending_resolved"] == 0);
   expect_counters();
 }
 
