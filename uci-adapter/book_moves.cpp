@@ -15,6 +15,12 @@ std::string percent(std::uint32_t part, std::uint32_t whole) {
   return std::to_string(whole ? int(100.0 * part / whole + 0.5) : 0) + "%";
 }
 
+// A move only an imported .bin knows has a weight and no games: "weight 120"
+// says what the book has, where "0 games, +0%" would read as a move that never
+// scored. Never " score ": fastchess takes any info line holding it for an
+// evaluation.
+std::string weight_text(const probe::Candidate& c) { return "weight " + std::to_string(*c.imported_weight); }
+
 }  // namespace
 
 std::vector<probe::Candidate> book_candidates(store::Book& book, const Position& pos) {
@@ -59,24 +65,39 @@ std::string describe(const BookAnswer& a, const Position&, probe::Policy policy,
   const auto& s = a.stats.source;
   char p[32];
   std::snprintf(p, sizeof p, "%.2f", a.weighing.probability);
-  std::string out = "book " + to_uci(a.move, chess960) + ": " + std::to_string(s.games()) + " games, +" +
-                    percent(s.wins, s.games()) + " =" + percent(s.draws, s.games()) + " -" +
-                    percent(s.losses, s.games()) + " for the mover";
+  std::string out = "book " + to_uci(a.move, chess960) + ": ";
+  if (a.stats.weight_only())
+    out += weight_text(a.stats) + " (imported, no games)";
+  else
+    out += std::to_string(s.games()) + " games, +" + percent(s.wins, s.games()) + " =" +
+           percent(s.draws, s.games()) + " -" + percent(s.losses, s.games()) + " for the mover";
   const auto& l = a.stats.learned;
   if (l.games())
     out += "; learned +" + std::to_string(l.wins) + " =" + std::to_string(l.draws) + " -" +
            std::to_string(l.losses);
-  out += "; " + std::to_string(a.candidates) + " book moves, " + std::to_string(a.position_games) +
-         " games here; policy " + std::string(probe::to_string(policy)) + ", probability " + p;
+  out += "; " + std::to_string(a.candidates) + " book moves";
+  if (a.position_games) out += ", " + std::to_string(a.position_games) + " games here";
+  out += "; policy " + std::string(probe::to_string(policy)) + ", probability " + p;
   return out;
 }
 
 std::string describe_all(const std::vector<probe::Candidate>& candidates, bool chess960) {
   std::vector<probe::Candidate> sorted = candidates;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.source.games() > b.source.games(); });
+  // Most games first; moves without games (imported) by their weight.
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    if (a.source.games() != b.source.games()) return a.source.games() > b.source.games();
+    return a.source.games() == 0 && probe::polyglot_weight(a) > probe::polyglot_weight(b);
+  });
   std::string out = "book moves:";
   for (const auto& c : sorted) {
+    if (c.weight_only()) {
+      out.append(" ")
+          .append(to_uci(c.move, chess960))
+          .append(" (")
+          .append(weight_text(c))
+          .append(", imported)");
+      continue;
+    }
     char score[16];
     std::snprintf(score, sizeof score, "%.0f%%", 100.0 * c.source.score());
     out.append(" ").append(to_uci(c.move, chess960)).append(" (").append(std::to_string(c.source.games()));

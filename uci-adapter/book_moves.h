@@ -34,9 +34,12 @@ std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
                                       const probe::PickOptions& options, probe::Rng& rng,
                                       const BookFilter& filter = {});
 
-// "book e2e4: 1234 games, +40% =30% -30% for the mover; learned +1 =0 -0; 1 of 20 moves, p=0.45, policy best"
+// "book e2e4: 1234 games, +40% =30% -30% for the mover; learned +1 =0 -0; 20 book moves, 5000 games
+// here; policy best, probability 0.45"; a move of an imported .bin without games: "book e2e4: weight
+// 120 (imported, no games); ...". Never " score " (GUIs read it as an evaluation).
 std::string describe(const BookAnswer& a, const Position& pos, probe::Policy policy, bool chess960);
-// "book moves: e2e4 (1234 games, 56%) d2d4 (...)" for analysis mode.
+// "book moves: e2e4 (1234 games, 56%) d2d4 (...)" for analysis mode; an imported move without games
+// "e2e4 (weight 120, imported)".
 std::string describe_all(const std::vector<probe::Candidate>& candidates, bool chess960);
 
 }  // namespace gb::uci_adapter
