@@ -69,7 +69,7 @@ TEST_CASE("The move filter examples of the reference after 4...Bxc3+", "[cql][mo
   CHECK(matches(g, at, "move previous from b"));
 }
 
-TEST_CASE("None, false and the empty set fail; 0 and the empty string match", "[cql][values]") {
+TEST_CASE("None, false and the empty set fail, while 0 and the empty string match", "[cql][values]") {
   Game g = game_from({});
   CHECK(matches(g, 0, "0"));
   CHECK(matches(g, 0, "\"\""));
@@ -80,7 +80,7 @@ TEST_CASE("None, false and the empty set fail; 0 and the empty string match", "[
   CHECK(matches(g, 0, "power K"));  // yields 0, which matches
 }
 
-TEST_CASE("Comparisons yield their left operand and chain; != is Boolean", "[cql][values]") {
+TEST_CASE("Comparisons yield their left operand and chain, and != is Boolean", "[cql][values]") {
   Game g = game_from({});
   CHECK(eval_text(g, 0, "2 < 3") == "2");
   CHECK(eval_text(g, 0, "1 < 2 < 3") == "1");
@@ -169,7 +169,7 @@ TEST_CASE("The group filters read the last ~~ evaluated, even a failed one, and 
   CHECK(e.run(game_from({}), {}).matched_positions.empty());
 }
 
-TEST_CASE("Variables: assignment matches unless the value is None; =? needs a non-empty set",
+TEST_CASE("Variables: assignment matches unless the value is None, and =? needs a non-empty set",
           "[cql][variables]") {
   Game g = game_from({});
   CHECK(matches(g, 0, "$x = []"));

@@ -177,7 +177,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Damage deep in the positions database is named by check; readers end cleanly and build writes nothing",
+    "Damage deep in the positions database is named by check, readers end cleanly and build writes nothing",
     "[store]") {
   TempDir dir;
   const std::string clean = read_file(build_twic_book(dir));
