@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev catch2       # libraries (headers) and tests
   stockfish polyglot pgn-extract              # the peers: tests and benchmarks run them
   graphviz time bc                            # tree pictures; benchmark timing
+  e2fsprogs util-linux                        # chattr and setpriv: the read-only book tests
 )
 missing=()
 for p in "${packages[@]}"; do
