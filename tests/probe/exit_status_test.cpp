@@ -12,23 +12,8 @@ using namespace gb::test;
 
 namespace {
 
-struct Books {
-  std::string pgn, book, damaged;
-};
-
-// A book of two games with stored games (for match and novelty), and a copy
-// of it cut to its first two pages (its meta pages: LMDB's own format) — damaged.
-const Books& books() {
-  static const Books made = [] {
-    Books b{temp_dir() + "/exit.pgn", temp_dir() + "/exit.book", temp_dir() + "/exit-damaged.book"};
-    std::ofstream(b.pgn) << "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n"
-                            "[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n";
-    Run r = graphbook("build " + quote(b.book) + " " + quote(b.pgn) + " --index-games --quiet", true);
-    if (r.status != 0) std::fprintf(stderr, "build failed: %s\n", r.out.c_str());
-    std::filesystem::copy_file(b.book, b.damaged, std::filesystem::copy_options::overwrite_existing);
-    std::filesystem::resize_file(b.damaged, 8192);
-    return b;
-  }();
+const TwoGameBooks& books() {
+  static const TwoGameBooks made = make_two_game_books("exit", true);
   return made;
 }
 
@@ -50,7 +35,7 @@ TEST_CASE("An unknown subcommand is named, the subcommands are listed, and the s
 
 TEST_CASE("Probe, pick, tree, match and novelty exit 0 found, 1 not found, 2 no book, 3 damaged book",
           "[probe][exit]") {
-  const Books& b = books();
+  const TwoGameBooks& b = books();
   const std::string game = " " + quote(b.pgn);
   struct Command {
     std::string name, found, not_found;  // arguments after the book

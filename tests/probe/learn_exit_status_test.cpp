@@ -14,24 +14,8 @@ using namespace gb::test;
 
 namespace {
 
-struct Books {
-  std::string pgn, book, damaged;
-};
-
-// A book of two games and a copy of it cut to its first two pages (LMDB's
-// meta pages) — damaged. Each test learns into a copy of the book of its own.
-const Books& books() {
-  static const Books made = [] {
-    Books b{temp_dir() + "/learn-exit.pgn", temp_dir() + "/learn-exit.book",
-            temp_dir() + "/learn-exit-damaged.book"};
-    std::ofstream(b.pgn) << "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n"
-                            "[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n";
-    Run r = graphbook("build " + quote(b.book) + " " + quote(b.pgn) + " --quiet", true);
-    if (r.status != 0) std::fprintf(stderr, "build failed: %s\n", r.out.c_str());
-    std::filesystem::copy_file(b.book, b.damaged, std::filesystem::copy_options::overwrite_existing);
-    std::filesystem::resize_file(b.damaged, 8192);
-    return b;
-  }();
+const TwoGameBooks& books() {
+  static const TwoGameBooks made = make_two_game_books("learn-exit", false);
   return made;
 }
 
@@ -56,7 +40,7 @@ void collect_keys(const nlohmann::json& j, std::vector<std::string>& keys) {
 
 TEST_CASE("Learn, unlearn and uci-pending exit 0 done, 2 no book or unreadable PGN, 3 damaged book",
           "[probe][exit][learning]") {
-  const Books& b = books();
+  const TwoGameBooks& b = books();
   const std::string missing_book = quote(temp_dir() + "/no-such.book");
   const std::string missing_pgn = quote(temp_dir() + "/no-such-games.pgn");
   const std::vector<std::string> commands = {"learn", "unlearn", "uci-pending"};
@@ -90,7 +74,7 @@ TEST_CASE("Learn, unlearn and uci-pending exit 0 done, 2 no book or unreadable P
 
 TEST_CASE("Learn, unlearn, learn --reset and uci-pending write their JSON keys in snake_case",
           "[probe][learning]") {
-  const Books& b = books();
+  const TwoGameBooks& b = books();
   std::string book = book_copy("learn-json.book");
   const std::string pgn = quote(b.pgn);
   auto learned = graphbook_json("learn " + quote(book) + " " + pgn + " --json");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 
 #include "book/chess/notation.h"
 #include "play.h"
+#include "polyglot_bin.h"
 #include "run_graphbook.h"
 #include "temp_dir.h"
 #include "test_data.h"
@@ -95,16 +97,30 @@ inline std::vector<ReplayedGame> replay_simple_pgn(const std::string& path) {
   return games;
 }
 
+// A book of two games written here (with their stored games when
+// index_games), and a copy of it cut to its first two pages (LMDB's meta
+// pages): a damaged book. Named NAME.pgn, NAME.book, NAME-damaged.book.
+struct TwoGameBooks {
+  std::string pgn, book, damaged;
+};
+inline TwoGameBooks make_two_game_books(const std::string& name, bool index_games) {
+  TwoGameBooks b{temp_dir() + "/" + name + ".pgn", temp_dir() + "/" + name + ".book",
+                 temp_dir() + "/" + name + "-damaged.book"};
+  std::ofstream(b.pgn) << "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n"
+                          "[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n";
+  Run r = graphbook(
+      "build " + quote(b.book) + " " + quote(b.pgn) + (index_games ? " --index-games" : "") + " --quiet",
+      true);
+  if (r.status != 0) std::fprintf(stderr, "build failed: %s\n", r.out.c_str());
+  std::filesystem::copy_file(b.book, b.damaged, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::resize_file(b.damaged, 8192);
+  return b;
+}
+
 // Polyglot .bin entries of one key, read by hand: move -> weight.
 inline std::map<std::uint16_t, std::uint16_t> polyglot_weights(const std::string& path, Key key) {
-  std::ifstream in(path, std::ios::binary);
   std::map<std::uint16_t, std::uint16_t> out;
-  unsigned char e[16];
-  while (in.read(reinterpret_cast<char*>(e), 16)) {
-    Key k = 0;
-    for (int i = 0; i < 8; ++i) k = k << 8 | e[i];
-    if (k == key) out[std::uint16_t(e[8] << 8 | e[9])] = std::uint16_t(e[10] << 8 | e[11]);
-  }
+  for (const BinEntry& e : read_bin_entries(path, key)) out[e.move] = e.weight;
   return out;
 }
 

@@ -40,17 +40,8 @@ const char* kGames = R"([Event "a"]
 
 // The .bin's entries for key as UCI move -> weight (no castling moves at the start).
 std::map<std::string, int> polyglot_weights(const std::string& bin, Key key) {
-  std::ifstream in(bin, std::ios::binary);
   std::map<std::string, int> out;
-  unsigned char e[16];
-  while (in.read(reinterpret_cast<char*>(e), 16)) {
-    std::uint64_t k = 0;
-    for (int i = 0; i < 8; ++i) k = k << 8 | e[i];
-    if (k != key) continue;
-    int move = e[8] << 8 | e[9];
-    auto square = [](int file, int row) { return std::string{char('a' + file), char('1' + row)}; };
-    out[square((move >> 6) & 7, (move >> 9) & 7) + square(move & 7, (move >> 3) & 7)] = e[10] << 8 | e[11];
-  }
+  for (const BinEntry& e : read_bin_entries(bin, key)) out[bin_move_uci(e.move)] = e.weight;
   return out;
 }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "book/chess/types.h"
+#include "polyglot_bin.h"
 #include "test_data.h"
 #include "twic_book.h"
 #include "uci-adapter/engine_process.h"
@@ -196,27 +197,12 @@ inline std::string writable_book_copy(const std::string& name) {
 // format's description.
 inline std::string polyglot_best_move(const std::string& bin, Key key, bool chess960 = false,
                                       const std::string& exclude = "") {
-  std::ifstream in(bin, std::ios::binary);
-  unsigned char e[16];
   std::string best;
   int best_weight = -1;
-  while (in.read(reinterpret_cast<char*>(e), 16)) {
-    std::uint64_t k = 0;
-    for (int i = 0; i < 8; ++i) k = k << 8 | e[i];
-    if (k != key) continue;
-    int move = e[8] << 8 | e[9], weight = e[10] << 8 | e[11];
-    if (weight <= best_weight) continue;
-    auto square = [](int file, int row) { return std::string{char('a' + file), char('1' + row)}; };
-    std::string text = square((move >> 6) & 7, (move >> 9) & 7) + square(move & 7, (move >> 3) & 7);
-    if (int promo = (move >> 12) & 7) text += "nbrq"[promo - 1];
-    if (!chess960) {
-      if (text == "e1h1") text = "e1g1";
-      if (text == "e1a1") text = "e1c1";
-      if (text == "e8h8") text = "e8g8";
-      if (text == "e8a8") text = "e8c8";
-    }
-    if (text == exclude) continue;
-    best_weight = weight;
+  for (const BinEntry& e : read_bin_entries(bin, key)) {
+    std::string text = bin_move_uci(e.move, chess960);
+    if (e.weight <= best_weight || text == exclude) continue;
+    best_weight = e.weight;
     best = text;
   }
   return best;
