@@ -787,6 +787,10 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       if (r.is_none()) return r;
       bool ok;
       if (!compare(l, r, CompareOp(n.number), ok) || !ok) return Value::none();
+      // Section 4: the left operand's value, a set as its cardinality when compared with a number;
+      // two equal sets make a Boolean, so `[_a] attackedby K == []` matches when the set is empty.
+      if (l.kind == Value::Kind::Set && r.kind == Value::Kind::Set) return Value::boolean(true);
+      if (l.kind == Value::Kind::Set) return Value::numeric(popcount(l.set));
       return l;
     }
     case Op::NotEqual: {

@@ -316,7 +316,12 @@ class Parser {
               "cannot compare a " + std::string(to_string(lt)) + " with a " + std::string(to_string(rt)),
               "a filter of a comparable type");
     if (p == "!=") return binary(Op::NotEqual, Type::Boolean, op, std::move(left), std::move(r));
-    auto n = binary(Op::Compare, lt, op, std::move(left), std::move(r));
+    // Section 4: a set compared with a number is its cardinality, so the comparison yields a number
+    // (`[Qq] == 0` yields 0, which matches); two sets compare for equality alone, as a Boolean.
+    Type result = lt == Type::Set && rt == Type::Numeric ? Type::Numeric
+                  : lt == Type::Set && rt == Type::Set   ? Type::Boolean
+                                                         : lt;
+    auto n = binary(Op::Compare, result, op, std::move(left), std::move(r));
     n->number = p == "=="   ? int(CompareOp::Eq)
                 : p == "<"  ? int(CompareOp::Lt)
                 : p == "<=" ? int(CompareOp::Le)
