@@ -18,8 +18,8 @@ constexpr Symmetry kSymmetries[8] = {
     {0, 1, 0, -1, 0, 7, "clockwise90"},
     {-1, 0, 7, 0, -1, 7, "rotate180"},
     {0, -1, 7, 1, 0, 0, "counterclockwise90"},
-    {-1, 0, 7, 0, 1, 0, "reflect_h"},
-    {1, 0, 0, 0, -1, 7, "reflect_v"},
+    {1, 0, 0, 0, -1, 7, "reflect_h"},  // about the horizontal bisector: a1 <-> a8
+    {-1, 0, 7, 0, 1, 0, "reflect_v"},  // about the vertical bisector: a1 <-> h1
     {0, 1, 0, 1, 0, 0, "reflect_a1h8"},
     {0, -1, 7, -1, 0, 7, "reflect_a8h1"},
 };

@@ -101,3 +101,37 @@ TEST_CASE("Positions compare by ancestry and yield the left position", "[cql][pa
   CHECK_FALSE(matches(g, 2, "currentposition == parent"));
   CHECK(text_at(g, 2, "currentposition != parent") == "true");
 }
+
+TEST_CASE("fliphorizontal reflects about the horizontal bisector and flipvertical about the vertical one",
+          "[cql][parity][transform]") {
+  // Section 21 (dihedral transforms; colour "reflects square designators about the horizontal
+  // bisector", a2 <-> a7, and currenttransform names reflect_h and reflect_v). In CQL the horizontal
+  // bisector lies between ranks 4 and 5 (a1 <-> a8) and the vertical one between files d and e (a1 <-> h1).
+  Game g = game_from({}, "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+  CHECK(text_at(g, 0, "fliphorizontal a1") == "[a1,a8]");
+  CHECK(text_at(g, 0, "flipvertical a1") == "[a1,h1]");
+  CHECK(text_at(g, 0, "fliphorizontal b2") == "[b2,b7]");
+  CHECK(text_at(g, 0, "flipvertical b2") == "[b2,g2]");
+  // flipcolor reflects about the horizontal bisector too, so a square set's colour version equals
+  // fliphorizontal's.
+  CHECK(text_at(g, 0, "flipcolor c3") == "[c3,c6]");
+  // flip is all eight symmetries, rotate90 the four rotations, whichever reflection is which.
+  CHECK(text_at(g, 0, "flip b1") == "[b1,g1,a2,h2,a7,h7,b8,g8]");
+  CHECK(text_at(g, 0, "rotate90 b1") == "[b1,h2,a7,g8]");
+  // The white king on e1: reflected about the horizontal bisector it would stand on e8, about the vertical
+  // one on d1.
+  CHECK(matches(g, 0, "fliphorizontal Ke8"));
+  CHECK_FALSE(matches(g, 0, "flipvertical Ke8"));
+  CHECK(matches(g, 0, "flipvertical Kd1"));
+  CHECK_FALSE(matches(g, 0, "fliphorizontal Kd1"));
+  // Directions turn with the squares (section 21: dihedral transforms rewrite square designators and
+  // directions): reflected about the horizontal bisector, up 1 e4 is down 1 e5 = e4; about the vertical
+  // one, right 1 e4 is left 1 d4 = c4; right stays right under the horizontal reflection: right 1 e5.
+  CHECK(text_at(g, 0, "fliphorizontal up 1 e4") == "[e4,e5]");
+  CHECK(text_at(g, 0, "flipvertical right 1 e4") == "[c4,f4]");
+  CHECK(text_at(g, 0, "fliphorizontal right 1 e4") == "[f4,f5]");
+  // The names currenttransform gives the reflections.
+  CHECK(matches(g, 0, "fliphorizontal { Ke8 currenttransform == \"reflect_h\" }"));
+  CHECK_FALSE(matches(g, 0, "fliphorizontal { Ke8 currenttransform == \"reflect_v\" }"));
+  CHECK(matches(g, 0, "flipvertical { Kd1 currenttransform == \"reflect_v\" }"));
+}
