@@ -610,6 +610,8 @@ Value Evaluator::Impl::eval_move(const Node& n) {
           // Moves that start variations are recorded here too; inside a line,
           // only the move to the sequence's next position counts.
           if (linear_next != -2 && ch[i] != linear_next) continue;
+          // With variations off the game is its main line: a move starting a variation is not there.
+          if (!visible(ch[i])) continue;
           const GameNode& c = game->nodes[std::size_t(ch[i])];
           cands.add(describe_move(*pos, c.move, c.null_move, i == 0));
         }

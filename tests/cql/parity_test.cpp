@@ -21,13 +21,13 @@ Game game_from(const std::vector<std::string>& sans, const std::string& fen = ""
   return b.finish(1);
 }
 
-Value value_at(const Game& g, int id, const std::string& text) {
+Value value_at(const Game& g, int id, const std::string& text, const EvalOptions& options = {}) {
   INFO(text);
   auto r = parse(text);
   if (auto* e = std::get_if<ParseError>(&r)) FAIL(e->render(text, "query"));
   Program program = std::move(std::get<Program>(r));
   Evaluator e(program);
-  return e.evaluate_at(g, id, {});
+  return e.evaluate_at(g, id, options);
 }
 
 std::string text_at(const Game& g, int id, const std::string& text) {
@@ -134,4 +134,31 @@ TEST_CASE("fliphorizontal reflects about the horizontal bisector and flipvertica
   CHECK(matches(g, 0, "fliphorizontal { Ke8 currenttransform == \"reflect_h\" }"));
   CHECK_FALSE(matches(g, 0, "fliphorizontal { Ke8 currenttransform == \"reflect_v\" }"));
   CHECK(matches(g, 0, "flipvertical { Kd1 currenttransform == \"reflect_v\" }"));
+}
+
+TEST_CASE("With variations off an ordinary move sees only the main line's move", "[cql][parity][move]") {
+  // Section 17: with no mode, move considers the moves recorded at this position, including moves that
+  // start variations; section 1/2: without variations the game tree is the main line alone.
+  // 1.e4 (1.d4) e5: IDs 0 start, 1 e4, 2 e5, 3 d4.
+  GameBuilder b;
+  std::string error;
+  REQUIRE(b.begin("", error));
+  REQUIRE(b.add_san("e4", error));
+  REQUIRE(b.begin_variation());
+  REQUIRE(b.add_san("d4", error));
+  b.end_variation();
+  REQUIRE(b.add_san("e5", error));
+  Game g = b.finish(1);
+  REQUIRE(g.nodes.size() == 4);
+  CHECK(text_at(g, 0, "move count") == "1");
+  CHECK(text_at(g, 0, "move to .") == "e4");
+  CHECK_FALSE(matches(g, 0, "move secondary"));
+  CHECK_FALSE(matches(g, 0, "move to d4"));
+  CHECK(matches(g, 0, "move primary to e4"));
+  const EvalOptions variations{true};
+  CHECK(portray(value_at(g, 0, "move count", variations), &g) == "2");
+  CHECK(portray(value_at(g, 0, "move to .", variations), &g) == "[d4,e4]");
+  CHECK(value_at(g, 0, "move secondary", variations).matches());
+  CHECK(value_at(g, 0, "move secondary to d4", variations).matches());
+  CHECK_FALSE(value_at(g, 0, "move secondary to e4", variations).matches());
 }
