@@ -1327,11 +1327,11 @@ class Parser {
   NodePtr parse_echo(const Token& t) {
     accept_word("quiet");
     expect_punct("(");
-    if (tok().kind != TokenKind::Variable)
-      fail("unexpected " + describe(tok()), "a variable for the source position");
+    // Section 15 writes the names bare, echo (source target); $names are the usual convention.
+    auto is_name = [&] { return tok().kind == TokenKind::Variable || tok().kind == TokenKind::Word; };
+    if (!is_name()) fail("unexpected " + describe(tok()), "a variable for the source position");
     const Token source = toks_[pos_++];
-    if (tok().kind != TokenKind::Variable)
-      fail("unexpected " + describe(tok()), "a variable for the target position");
+    if (!is_name()) fail("unexpected " + describe(tok()), "a variable for the target position");
     const Token target = toks_[pos_++];
     expect_punct(")");
     bool in_all = false;
@@ -1715,6 +1715,11 @@ class Parser {
         w == "variantend" || w == "hhdb")
       fail_at(t, "filter '" + w + "' is not implemented in graphbook's CQL engine yet");
     if (functions_.count(w)) return parse_call(w, t);
+    // A bare name that is no filter may be a variable in scope, such as echo's (source target).
+    if (lookup(w) >= 0) {
+      --pos_;
+      return parse_variable();
+    }
     if (w == "function") fail_at(t, "a function may only be defined at the top level");
     fail_at(t, "unknown filter '" + w + "'", "a filter (see the filter index of the CQL reference)");
   }

@@ -162,3 +162,22 @@ TEST_CASE("With variations off an ordinary move sees only the main line's move",
   CHECK(value_at(g, 0, "move secondary to d4", variations).matches());
   CHECK_FALSE(value_at(g, 0, "move secondary to e4", variations).matches());
 }
+
+TEST_CASE("echo takes bare names for its two positions, as the reference writes it", "[cql][parity][echo]") {
+  // Section 15 writes echo (source target) ...; section 5: identifiers are letters, digits, underscores
+  // and $, so source and target are ordinary names. 1.e4 e5 2.Nf3: IDs 0..3, ply equal to the ID.
+  Game g = game_from({"e4", "e5", "Nf3"});
+  // Boolean: some other position is an ancestor of the current one.
+  CHECK(matches(g, 3, "echo (source target) target < source"));
+  CHECK_FALSE(matches(g, 0, "echo (source target) target < source"));
+  // Numeric: the largest value over every position but the current one; in all includes it.
+  CHECK(text_at(g, 0, "echo (source target) target:ply") == "3");
+  CHECK(text_at(g, 3, "echo (source target) target:ply") == "2");
+  CHECK(text_at(g, 3, "echo (source target) in all target:ply") == "3");
+  CHECK(text_at(g, 3, "echo (s t) s:ply - t:ply") == "3");
+  // The $ names mean the same.
+  CHECK(text_at(g, 3, "echo ($source $target) $target:ply") == "2");
+  // The names live in echo's block scope only (section 8, Scope).
+  auto outside = parse("echo (source target) target:ply source");
+  CHECK(std::holds_alternative<ParseError>(outside));
+}
