@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "book/store/book.h"
+#include "book/store/exit_status.h"
 #include "book/store/game_index.h"
 
 namespace gb::builder {
@@ -260,7 +261,9 @@ void add_check_command(CLI::App& app, int& exit_status) {
       std::printf("%s\n", to_json(check).dump(2).c_str());
     else
       std::fputs(to_text(check).c_str(), check.sound() ? stdout : stderr);
-    exit_status = check.sound() ? 0 : 1;
+    exit_status = check.sound()            ? store::kExitSuccess
+                  : !check.refused.empty() ? store::kExitBadInput
+                                           : store::kExitDamagedBook;
   });
 }
 

@@ -32,7 +32,7 @@ struct BookCheck {
 nlohmann::json to_json(const BookCheck& check);
 std::string to_text(const BookCheck& check);
 
-// Registers `graphbook check` (exit 0: sound; 1: damaged or not a book).
+// Registers `graphbook check` (exit 0: sound; 2: not a book; 3: damaged).
 void add_check_command(CLI::App& app, int& exit_status);
 
 }  // namespace gb::builder

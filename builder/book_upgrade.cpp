@@ -87,40 +87,45 @@ Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, uns
 
 }  // namespace
 
-std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* error) {
+std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* error) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return *error = path + ": no such book", std::nullopt;
+  if (::stat(path.c_str(), &st) != 0)
+    return *error = BuildError::input(path + ": no such book"), std::nullopt;
   store::Error e;
   auto env = store::Env::open(path, false, store::Book::kDefaultMapSize, 64, &e);
   if (!env) {
     *error = (e.code == MDB_INVALID || e.code == MDB_VERSION_MISMATCH)
-                 ? path + ": not a graphbook book (not an LMDB file)"
-                 : path + ": " + e.message();
+                 ? BuildError::input(path + ": not a graphbook book (not an LMDB file)")
+                 : BuildError::book(path + ": " + e.message());
     return std::nullopt;
   }
   // The old book's writer lock, held until its file is replaced: no build
   // of an older graphbook writes into it meanwhile. It is only read.
   auto txn = store::WriteTxn::begin(*env, &e);
-  if (!txn) return *error = path + ": " + e.message(), std::nullopt;
+  if (!txn) return *error = BuildError::book(path + ": " + e.message()), std::nullopt;
   OldBook old;
   auto meta = txn->open_db("meta", 0, &e);
   auto version = meta ? store::format_version(*txn, *meta) : std::nullopt;
-  if (!version) return *error = path + ": not a graphbook book (no graphbook meta record)", std::nullopt;
-  if (*version == 0) return *error = path + ": not a graphbook book (no format version)", std::nullopt;
+  if (!version)
+    return *error = BuildError::input(path + ": not a graphbook book (no graphbook meta record)"),
+           std::nullopt;
+  if (*version == 0)
+    return *error = BuildError::input(path + ": not a graphbook book (no format version)"), std::nullopt;
   old.meta = *meta;
   old.version = *version;
   UpgradeReport report;
   report.from_version = old.version;
   if (old.version == store::kFormatVersion) return report;  // nothing to do
   if (old.version != kSectionlessFormat)
-    return *error = path + ": book format version " + std::to_string(old.version) + ", graphbook upgrades " +
-                    "version " + std::to_string(kSectionlessFormat) + " only",
+    return *error = BuildError::input(path + ": book format version " + std::to_string(old.version) +
+                                      ", graphbook upgrades version " + std::to_string(kSectionlessFormat) +
+                                      " only"),
            std::nullopt;
   auto names = txn->database_names(&e);
-  if (!names) return *error = path + ": " + e.message(), std::nullopt;
+  if (!names) return *error = BuildError::book(path + ": " + e.message()), std::nullopt;
   auto nodes = txn->open_db("nodes", 0, &e);
   auto edges = nodes ? txn->open_db("edges", 0, &e) : std::nullopt;
-  if (!edges) return *error = path + ": not a format 2 book: " + e.message(), std::nullopt;
+  if (!edges) return *error = BuildError::input(path + ": not a format 2 book: " + e.message()), std::nullopt;
   old.nodes = *nodes;
   old.edges = *edges;
   struct Other {
@@ -135,7 +140,7 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* 
     auto dbi = txn->open_db(name.c_str(), 0, &e);
     unsigned flags = 0;
     if (!dbi || mdb_dbi_flags(txn->get(), *dbi, &flags) != 0)
-      return *error = path + ": database " + name + ": " + e.message(), std::nullopt;
+      return *error = BuildError::book(path + ": database " + name + ": " + e.message()), std::nullopt;
     others.push_back({name, *dbi, flags});
   }
 
@@ -170,7 +175,7 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* 
       return std::nullopt;
     });
   });
-  if (status) return *error = path + ": " + status->message(), std::nullopt;
+  if (status) return *error = BuildError::book(path + ": " + status->message()), std::nullopt;
   return report;
 }
 

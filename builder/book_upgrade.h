@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "builder/build_error.h"
+
 namespace gb::builder {
 
 struct UpgradeReport {
@@ -23,6 +25,6 @@ struct UpgradeReport {
 
 // Errors (nullopt, *error names the file): not a book, a format other than 2
 // or the current one, a damaged record, LMDB and file errors.
-[[nodiscard]] std::optional<UpgradeReport> upgrade_book(const std::string& path, std::string* error);
+[[nodiscard]] std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* error);
 
 }  // namespace gb::builder

@@ -248,10 +248,10 @@ std::string params_json(const BuildOptions& o) {
 
 std::optional<BuildReport> run_build(const std::string& book_path, const std::vector<std::string>& inputs,
                                      const BuildOptions& given_options, std::ostream& errors,
-                                     std::string* error) {
+                                     BuildError* error) {
   auto start = std::chrono::steady_clock::now();
   if (auto problem = unreadable_input(inputs)) {  // before the book is created or touched
-    *error = *problem + "; nothing was built";
+    *error = BuildError::input(*problem + "; nothing was built");
     return std::nullopt;
   }
   BuildOptions options = given_options;
@@ -266,12 +266,12 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   store::BookError book_error;
   auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error, options.initial_map_size);
   if (!book) {
-    *error = book_error.message;
+    *error = BuildError::opening(book_error);
     return std::nullopt;
   }
   if (auto recorded = recorded_shape(*book))
     if (auto problem = adopt_shape(*book, *recorded, options)) {
-      *error = *problem + "; nothing was built";
+      *error = BuildError::input(*problem + "; nothing was built");
       return std::nullopt;
     }
   BuildReport report;
@@ -349,7 +349,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     if (w.games) w.games->begin_source(std::uint32_t(book_sources.size() + sources.size()));
     if (!read_input(w, std::move(source), ir, hash_first ? nullptr : &stream_hash, progress)) {
       for (auto& a : w.aggregators)
-        if (!a->error().empty()) *error = a->error();
+        if (!a->error().empty()) *error = BuildError::book(a->error());
       return std::nullopt;
     }
     if (!ir.error.empty()) errors << "graphbook build: " << ir.error << '\n';
@@ -375,7 +375,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
                    [&](std::size_t, std::size_t i) { return w.aggregators[i]->finish(); });
   for (auto& a : w.aggregators) {
     if (!a->error().empty()) {
-      *error = a->error();
+      *error = BuildError::book(a->error());
       return std::nullopt;
     }
     report.collisions += a->collisions();
@@ -411,7 +411,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     return report;
   }
   if (auto s = commit_build(*book, merger, input, report.commit)) {
-    *error = book_path + ": " + s->message();
+    *error = BuildError::book(book_path + ": " + s->message());
     return std::nullopt;
   }
   report.collisions += report.commit.collisions;

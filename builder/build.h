@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "builder/book_writer.h"
+#include "builder/build_error.h"
 #include "builder/game_filter.h"
 
 namespace gb::builder {
@@ -42,11 +43,13 @@ struct BuildReport {
 
 // Builds (or adds to) the book at book_path. Bad games are reported on
 // errors as they are met ("file:line:col: game N: reason") and the build goes
-// on; nullopt with error set only when the book or the commit fails.
+// on; nullopt with error set when an input cannot be read, an option
+// differs from the book's (Input: nothing was built), or the book, the
+// build's files or the commit fail (Book).
 [[nodiscard]] std::optional<BuildReport> run_build(const std::string& book_path,
                                                    const std::vector<std::string>& inputs,
                                                    const BuildOptions& options, std::ostream& errors,
-                                                   std::string* error);
+                                                   BuildError* error);
 
 // The build parameters as JSON text (stored with the book and each source).
 std::string params_json(const BuildOptions& options);

@@ -142,11 +142,11 @@ void add_build(CLI::App& app, int& exit_status) {
     o.memory = *mem;
     o.since = *since;
     o.until = *until;
-    std::string error;
+    BuildError error;
     auto report = run_build(opt->book, opt->inputs, o, std::cerr, &error);
     if (!report) {
-      std::fprintf(stderr, "graphbook build: %s\n", error.c_str());
-      exit_status = 1;
+      std::fprintf(stderr, "graphbook build: %s\n", error.message.c_str());
+      exit_status = exit_status_for(error);
       return;
     }
     const InputReport& t = report->total;
@@ -197,7 +197,7 @@ void add_build(CLI::App& app, int& exit_status) {
                      i.binary ? "; it holds binary data: it does not look like a PGN file" : "");
     bool input_error = false;
     for (const auto& i : report->inputs) input_error |= !i.error.empty();
-    exit_status = input_error ? 1 : 0;
+    exit_status = input_error ? store::kExitBadInput : store::kExitSuccess;
   });
 }
 
@@ -221,14 +221,14 @@ void add_info(CLI::App& app, int& exit_status) {
     auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
     if (!book) {
       std::fprintf(stderr, "graphbook info: %s\n", be.message.c_str());
-      exit_status = 1;
+      exit_status = store::exit_status_for(be);
       return;
     }
     std::string error;
     auto info = book_info(*book, &error);
     if (!info) {
       std::fprintf(stderr, "graphbook info: %s\n", error.c_str());
-      exit_status = 1;
+      exit_status = store::kExitDamagedBook;  // the book opened, and LMDB failed reading it
       return;
     }
     if (opt->json)
@@ -271,15 +271,20 @@ void add_export(CLI::App& app, int& exit_status) {
     auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
     if (!book) {
       std::fprintf(stderr, "graphbook export: %s\n", be.message.c_str());
-      exit_status = 1;
+      exit_status = store::exit_status_for(be);
       return;
     }
     ExportOptions o{opt->max_ply, std::uint32_t(opt->min_games), parse_side(opt->color), opt->uniform};
     std::string error;
     auto entries = export_entries(*book, o, &error);
-    if (!entries || !store::write_polyglot_file(opt->out, *entries, &error)) {
+    if (!entries) {  // the book opened, and LMDB failed reading it
       std::fprintf(stderr, "graphbook export: %s\n", error.c_str());
-      exit_status = 1;
+      exit_status = store::kExitDamagedBook;
+      return;
+    }
+    if (!store::write_polyglot_file(opt->out, *entries, &error)) {
+      std::fprintf(stderr, "graphbook export: %s\n", error.c_str());
+      exit_status = store::kExitBadInput;  // an output that cannot be written
       return;
     }
     std::printf("%zu entries written to %s\n", entries->size(), opt->out.c_str());
@@ -299,11 +304,11 @@ void add_import(CLI::App& app, int& exit_status) {
   cmd->footer(
       "Example:\n  graphbook import performance.book performance.bin && graphbook info performance.book");
   cmd->callback([opt, &exit_status] {
-    std::string error;
+    BuildError error;
     auto report = import_polyglot(opt->book, opt->in, &error);
     if (!report) {
-      std::fprintf(stderr, "graphbook import: %s\n", error.c_str());
-      exit_status = 1;
+      std::fprintf(stderr, "graphbook import: %s\n", error.message.c_str());
+      exit_status = exit_status_for(error);
       return;
     }
     if (report->already_in_book) {
@@ -329,11 +334,11 @@ void add_upgrade(CLI::App& app, int& exit_status) {
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook upgrade games.book   (learning, fingerprints and sources are kept)");
   cmd->callback([opt, &exit_status] {
-    std::string error;
+    BuildError error;
     auto report = upgrade_book(opt->book, &error);
     if (!report) {
-      std::fprintf(stderr, "graphbook upgrade: %s\n", error.c_str());
-      exit_status = 1;
+      std::fprintf(stderr, "graphbook upgrade: %s\n", error.message.c_str());
+      exit_status = exit_status_for(error);
       return;
     }
     const bool done = report->from_version != store::kFormatVersion;

@@ -128,16 +128,18 @@ std::uint64_t entries_hash(const std::vector<store::PolyglotEntry>& entries) {
 }  // namespace
 
 std::optional<ImportReport> import_polyglot(const std::string& book_path, const std::string& bin_path,
-                                            std::string* error) {
+                                            BuildError* error) {
   struct stat book_stat;
   if (::stat(book_path.c_str(), &book_stat) == 0 && !S_ISREG(book_stat.st_mode))
-    return *error = book_path + ": not a book file (" +
-                    (S_ISDIR(book_stat.st_mode) ? "a directory" : "not a regular file") + ")",
+    return *error =
+               BuildError::input(book_path + ": not a book file (" +
+                                 (S_ISDIR(book_stat.st_mode) ? "a directory" : "not a regular file") + ")"),
            std::nullopt;
-  auto entries = store::read_polyglot_file(bin_path, error);
-  if (!entries) return std::nullopt;
+  std::string read_error;
+  auto entries = store::read_polyglot_file(bin_path, &read_error);
+  if (!entries) return *error = BuildError::input(read_error), std::nullopt;
   auto not_a_book = [&](const PolyglotProblem& p) {
-    *error = bin_path + ": not a Polyglot book: " + p.what + "; nothing imported";
+    *error = BuildError::input(bin_path + ": not a Polyglot book: " + p.what + "; nothing imported");
     return std::nullopt;
   };
   if (auto problem = check_entries(*entries)) return not_a_book(*problem);
@@ -155,7 +157,7 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
 
   store::BookError be;
   auto book = store::Book::open(book_path, store::OpenMode::Create, &be);
-  if (!book) return *error = be.message, std::nullopt;
+  if (!book) return *error = BuildError::opening(be), std::nullopt;
   const std::uint64_t content_hash = entries_hash(*entries);
   for (const auto& s : book->sources())
     if (s.content_hash == content_hash && s.name.ends_with(".bin")) {
@@ -179,7 +181,7 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
   // build parameters (which later builds must match) stay as they were.
   CommitResult result;
   if (auto s = commit_build(*book, merger, input, result))
-    return *error = book_path + ": " + s->message(), std::nullopt;
+    return *error = BuildError::book(book_path + ": " + s->message()), std::nullopt;
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "book/store/book.h"
+#include "builder/build_error.h"
 
 namespace gb::builder {
 
@@ -21,6 +22,6 @@ struct ImportReport {
 };
 
 [[nodiscard]] std::optional<ImportReport> import_polyglot(const std::string& book_path,
-                                                          const std::string& bin_path, std::string* error);
+                                                          const std::string& bin_path, BuildError* error);
 
 }  // namespace gb::builder

@@ -46,14 +46,6 @@ std::optional<OpeningTable> load_names(const char* command, const PositionOption
   return table;
 }
 
-int exit_status_for(const store::BookError& error) {
-  using Code = store::BookError::Code;
-  // Every other code (damage found by the checks, an LMDB failure) is the book's fault.
-  bool input =
-      error.code == Code::NotFound || error.code == Code::NotABook || error.code == Code::WrongVersion;
-  return input ? kExitBadInput : kExitDamagedBook;
-}
-
 int exit_status_for(const LearnError& error) {
   switch (error.code) {
     case LearnError::Code::Games: return kExitBadInput;

@@ -9,24 +9,19 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/exit_status.h"
 #include "probe/book_learning.h"
 #include "probe/opening_names.h"
 #include "probe/position_arg.h"
 
 namespace gb::probe {
 
-// The exit statuses every subcommand shares (README, "Exit status"): 0
-// success; 1 nothing found (not in the book, no move to choose, no match);
-// 2 a usage or input error (a bad option, FEN, move or file, a book that does
-// not exist or is not a book); 3 a book that is damaged or cannot be read.
-inline constexpr int kExitNotInBook = 1;
-inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitDamagedBook = 3;
+// The exit statuses every subcommand shares (book/store/exit_status.h).
+inline constexpr int kExitNotInBook = store::kExitNothingFound;
+inline constexpr int kExitBadInput = store::kExitBadInput;
+inline constexpr int kExitDamagedBook = store::kExitDamagedBook;
+using store::exit_status_for;  // for a book that would not open
 
-// The exit status for a book that would not open: 2 when the path names no
-// book (or one of another format version), 3 when the book is damaged or
-// LMDB cannot read it.
-int exit_status_for(const store::BookError& error);
 // The exit status for learning that stopped: 2 when the games could not be
 // read, 3 when LMDB failed reading or writing the book.
 int exit_status_for(const LearnError& error);

@@ -53,15 +53,17 @@ std::string configuration_file(const char* argv0) {
 // the engine starts: a tournament that believes its engine plays a book must
 // not find out from the games that it did not. The message goes to stderr and,
 // for a GUI that shows only the engine's output, as an info string.
-bool book_opens(const BookOptions& options) {
-  if (options.file.empty()) return true;
+// The exit status when the book does not open (2 no book, 3 a damaged one),
+// said to the GUI and on stderr; nullopt when it opens or none is given.
+std::optional<int> book_refused(const BookOptions& options) {
+  if (options.file.empty()) return std::nullopt;
   store::BookError error;
   auto mode = options.learning ? store::OpenMode::ReadWrite : store::OpenMode::ReadOnly;
-  if (store::Book::open(options.file, mode, &error)) return true;  // closed again: the session opens its own
+  if (store::Book::open(options.file, mode, &error)) return std::nullopt;  // the session opens its own
   std::string line = "info string graphbook: no book: " + error.message + "\n";
   (void)write_all(STDOUT_FILENO, line);
   std::fprintf(stderr, "graphbook uci: %s\n", error.message.c_str());
-  return false;
+  return store::exit_status_for(error);
 }
 
 int run_checked(const AdapterConfig& config) {
@@ -70,7 +72,7 @@ int run_checked(const AdapterConfig& config) {
                  "graphbook uci: no engine: give it after '--' or as 'engine = ...' in the configuration\n");
     return 2;
   }
-  if (!book_opens(config.book)) return 2;
+  if (auto status = book_refused(config.book)) return *status;
   return run_adapter(config);
 }
 

@@ -356,10 +356,10 @@ TEST_CASE("A build into a tiny map grows the map and commits", "[builder]") {
   o.initial_map_size = 256 * 1024;
   o.threads = 2;
   std::ostringstream errors;
-  std::string error;
+  builder::BuildError error;
   auto report = builder::run_build(dir.file("tiny.book"), {gb::test::data_path("pgn/small/twic0920.pgn")}, o,
                                    errors, &error);
-  INFO(error);
+  INFO(error.message);
   REQUIRE(report);
   CHECK(report->total.added == 2245);
   auto book = open_book(dir.file("tiny.book"));
@@ -387,9 +387,9 @@ TEST_CASE("info and build refuse a file that is not a book", "[builder]") {
   TempDir dir;
   std::string text = dir.write("notes.txt", "hello\n");
   Output o = graphbook({"info", text});
-  CHECK(o.status == 1);
+  CHECK(o.status == 2);  // README, "Exit status": not a book
   CHECK(o.err.find("not a graphbook book") != std::string::npos);
   o = graphbook({"build", text, dir.write("g.pgn", kGameA)});
-  CHECK(o.status == 1);
+  CHECK(o.status == 2);  // README, "Exit status": not a book
   CHECK(o.err.find("not a graphbook book") != std::string::npos);
 }

@@ -114,10 +114,10 @@ TEST_CASE("A build into a new book in a tiny map grows the map between its trans
   o.threads = 2;
   o.max_ply = 0;
   std::ostringstream errors;
-  std::string error;
+  builder::BuildError error;
   std::string path = dir.file("tiny.book");
   auto report = builder::run_build(path, {gb::test::data_path("pgn/small/twic0920.pgn")}, o, errors, &error);
-  INFO(error);
+  INFO(error.message);
   REQUIRE(report);
   CHECK(report->commit.renamed);
   REQUIRE(graphbook({"build", dir.file("big.book"), gb::test::data_path("pgn/small/twic0920.pgn"),

@@ -174,13 +174,13 @@ TEST_CASE("Upgrade refuses what is not a book and leaves it as it was", "[builde
     out << "not a book\n";
   }
   Output o = graphbook({"upgrade", path});
-  CHECK(o.status == 1);
+  CHECK(o.status == 2);  // README, "Exit status": not a book
   CHECK(o.err.find("not a graphbook book") != std::string::npos);
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
   CHECK(line == "not a book");
   o = graphbook({"upgrade", dir.file("missing.book")});
-  CHECK(o.status == 1);
+  CHECK(o.status == 2);
   CHECK(o.err.find("no such book") != std::string::npos);
 }

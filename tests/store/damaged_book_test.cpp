@@ -164,14 +164,14 @@ TEST_CASE(
     for (const Outcome& o : run_commands(path, dir, true)) {
       INFO(o.command << "\nstderr: " << o.run.err);
       require_no_crash(o);
-      CHECK(o.run.status != 0);
+      CHECK(o.run.status == 3);  // README, "Exit status": a damaged book
       CHECK(o.run.err.find(path) != std::string::npos);
       CHECK(o.run.err.find("damaged book") != std::string::npos);
     }
     CHECK(read_file(path) == d.bytes);                     // nothing written
     CHECK_FALSE(std::filesystem::exists(path + "-lock"));  // refused before LMDB opened it
     Run check = graphbook("check " + quote(path) + " --json");
-    CHECK(check.status == 1);
+    CHECK(check.status == 3);
     CHECK(check.out.find("\"sound\": false") != std::string::npos);
   }
 }
@@ -199,16 +199,19 @@ TEST_CASE(
       INFO("check: " << check.out << check.err);
       require_no_crash({"check", check});
       if (kind < 2) {  // the page's own structure: always found
-        CHECK(check.status == 1);
+        CHECK(check.status == 3);
         CHECK(check.err.find("page " + std::to_string(page)) != std::string::npos);
       }
       if (check.status == 0) continue;  // bytes a record did not use
       for (const Outcome& o : run_commands(path, dir, true)) {
         INFO(o.command << "\nstderr: " << o.run.err);
         require_no_crash(o);
-        if (o.run.status != 0) CHECK(o.run.err.find("damaged") != std::string::npos);
+        if (o.run.status != 0) {
+          CHECK(o.run.status == 3);
+          CHECK(o.run.err.find("damaged") != std::string::npos);
+        }
         if (o.command.rfind("build", 0) == 0) {
-          CHECK(o.run.status != 0);
+          CHECK(o.run.status == 3);
           CHECK(o.run.err.find(path + ": damaged book") != std::string::npos);
         }
       }
@@ -224,7 +227,7 @@ TEST_CASE("An empty file and a file that is not a book get a clear error and not
   for (const Outcome& o : run_commands(empty, dir, false)) {
     INFO(o.command << "\nstderr: " << o.run.err);
     require_no_crash(o);
-    CHECK(o.run.status != 0);
+    CHECK(o.run.status == 2);  // README, "Exit status": not a book
     CHECK(o.run.err.find(empty + ": not a graphbook book (an empty file, 0 bytes)") != std::string::npos);
     CHECK(o.run.err.find("Bad file descriptor") == std::string::npos);
   }
@@ -236,13 +239,13 @@ TEST_CASE("An empty file and a file that is not a book get a clear error and not
   for (const Outcome& o : run_commands(pgn, dir, false)) {
     INFO(o.command << "\nstderr: " << o.run.err);
     require_no_crash(o);
-    CHECK(o.run.status != 0);
+    CHECK(o.run.status == 2);
     CHECK(o.run.err.find(pgn + ": not a graphbook book (not an LMDB file") != std::string::npos);
   }
   CHECK(read_file(pgn) == text);
   CHECK_FALSE(std::filesystem::exists(pgn + "-lock"));
   Run check = graphbook("check " + quote(pgn));
-  CHECK(check.status == 1);
+  CHECK(check.status == 2);
   CHECK(check.err.find("not a book") != std::string::npos);
 }
 
@@ -268,7 +271,7 @@ TEST_CASE("An LMDB file that is not a book keeps no lock file beside it after a 
   std::filesystem::remove(path + "-lock");
   write_bytes(path, bytes);
   Run info = graphbook("info " + quote(path));
-  CHECK(info.status == 1);
+  CHECK(info.status == 2);
   CHECK(info.err.find(path + ": not a graphbook book (no graphbook meta record)") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(path + "-lock"));
 }

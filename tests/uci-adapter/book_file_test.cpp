@@ -1,6 +1,8 @@
 // The book the adapter is given: one it cannot open is said at once — at
 // start, where the adapter refuses to run, or at the GUI's setoption — not at
 // the first go of a game. Real binary, real Stockfish.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <regex>
@@ -41,6 +43,18 @@ TEST_CASE("uci refuses a book that does not exist", "[uci-adapter]") {
   CHECK(r.status == 2);
   CHECK(r.err.find(missing) != std::string::npos);
   CHECK(r.err.find("no such book") != std::string::npos);
+}
+
+TEST_CASE("uci refuses a damaged book with the README's status for one, 3", "[uci-adapter]") {
+  std::string dir = temp_dir("book-file-damaged");
+  std::string pgn = write_pgn(dir), book = dir + "/games.book";
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(pgn) + " --quiet").status == 0);
+  // Cut to its two meta pages: the pages they name are gone (LMDB's own layout, not our reader's).
+  REQUIRE(::truncate(book.c_str(), 8192) == 0);
+  Run r = graphbook("uci --book " + quote(book) + " -- " + kStockfish + " </dev/null");
+  CHECK(r.status == 3);
+  CHECK(r.err.find(book + ": damaged book") != std::string::npos);
+  CHECK(r.out.find("uciok") == std::string::npos);
 }
 
 TEST_CASE("uci refuses the same from a configuration file", "[uci-adapter]") {
