@@ -151,6 +151,16 @@ bool apply_transform(Node& n, const Transform& t) {
     case Op::Block:
       if (n.number3 == 1) return true;  // notransform
       break;
+    case Op::Transform: {
+      // A nested transform's versions are elided one by one (shift flipcolor Ra1 drops ra8 shifted
+      // up, not Ra1 shifted up); only when every version is elided is this one.
+      std::vector<NodePtr> kept;
+      for (auto& version : n.args)
+        if (apply_transform(*version, t)) kept.push_back(std::move(version));
+      if (kept.empty()) return false;
+      n.args = std::move(kept);
+      return true;
+    }
     case Op::Designator: {
       if (t.color) n.piece_mask = swap_colors(n.piece_mask);
       if (n.squares == ~Bitboard(0) || n.squares == 0) break;

@@ -181,3 +181,23 @@ TEST_CASE("echo takes bare names for its two positions, as the reference writes 
   auto outside = parse("echo (source target) target:ply source");
   CHECK(std::holds_alternative<ParseError>(outside));
 }
+
+TEST_CASE("shift flipcolor keeps the vertical shifts, as flipcolor shift does", "[cql][parity][transform]") {
+  // Section 21, Nesting: the innermost transform applies first, so shift flipcolor Ra1 is the union over
+  // every shift of Ra1 and of its colour version ra8; a shift that moves one version off the board drops
+  // that version only. Ra1 shifted up 4 is Ra5; ra8 shifted down 4 and right 7 is rh4.
+  Game white_rook = game_from({}, "4k3/8/8/R7/8/8/8/4K3 w - - 0 1");  // Ra5
+  Game black_rook = game_from({}, "4k3/8/8/8/7r/8/8/4K3 w - - 0 1");  // rh4
+  Game no_rook = game_from({}, "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+  for (const char* q : {"shift flipcolor Ra1", "flipcolor shift Ra1"}) {
+    INFO(q);
+    CHECK(matches(white_rook, 0, q));
+    CHECK(matches(black_rook, 0, q));
+    CHECK_FALSE(matches(no_rook, 0, q));
+  }
+  // shiftvertical keeps the file: Ra1 up 4 is Ra5, ra8 never reaches h4, but Rh1's colour version rh8
+  // shifted down 4 is rh4.
+  CHECK(matches(white_rook, 0, "shiftvertical flipcolor Ra1"));
+  CHECK_FALSE(matches(black_rook, 0, "shiftvertical flipcolor Ra1"));
+  CHECK(matches(black_rook, 0, "shiftvertical flipcolor Rh1"));
+}
