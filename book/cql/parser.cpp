@@ -1,5 +1,6 @@
 #include "book/cql/parser.h"
 
+#include <cstdint>
 #include <map>
 #include <regex>
 #include <set>
@@ -1016,9 +1017,19 @@ class Parser {
 
   NodePtr parse_str_like(const Token& t, Op op) {
     auto n = node(op, op == Op::Str ? Type::String : Type::Boolean, t);
-    if (is_punct("(")) {
-      n->args =
-          parenthesised_args(t.text.c_str(), op == Op::Comment || op == Op::Message ? 0 : 1, 1000, true);
+    if (is_punct("(") && (op == Op::Comment || op == Op::Message)) {
+      // Section 7: an argument that starts with a tag filter followed by a string prints the tag then
+      // the string (message(event "X")); `event "X" is the substring test.
+      expect_punct("(");
+      const std::size_t outer = message_arg_start_;
+      while (!accept_punct(")")) {
+        if (at_end()) fail(std::string("missing ')' after the arguments of ") + t.text, "')'");
+        message_arg_start_ = pos_;
+        n->args.push_back(parse_expr(kFull, true));
+      }
+      message_arg_start_ = outer;
+    } else if (is_punct("(")) {
+      n->args = parenthesised_args(t.text.c_str(), 1, 1000, true);
     } else {
       n->args.push_back(parse_expr(kFull, true));
     }
@@ -1026,7 +1037,8 @@ class Parser {
   }
 
   NodePtr tag_filter(const Token& t, const std::string& tag, int color) {
-    if (tok().kind == TokenKind::String) {
+    const std::size_t word_at = pos_ - (color == 1 || color == -1 ? 2 : 1);  // player white: two words
+    if (tok().kind == TokenKind::String && word_at != message_arg_start_) {
       auto n = node(Op::TagContains, Type::Boolean, t);
       n->text = tag;
       n->number = color;
@@ -1771,6 +1783,8 @@ class Parser {
 
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
+  // The first token of the message or comment argument being parsed (none: SIZE_MAX).
+  std::size_t message_arg_start_ = SIZE_MAX;
   std::vector<std::map<std::string, int>> scopes_;
   std::vector<VariableInfo> vars_;
   std::vector<SortKey> sorts_;

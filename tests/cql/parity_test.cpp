@@ -201,3 +201,35 @@ TEST_CASE("shift flipcolor keeps the vertical shifts, as flipcolor shift does", 
   CHECK_FALSE(matches(black_rook, 0, "shiftvertical flipcolor Ra1"));
   CHECK(matches(black_rook, 0, "shiftvertical flipcolor Rh1"));
 }
+
+TEST_CASE("Inside message a tag filter followed by a string prints the tag then the string",
+          "[cql][parity][message]") {
+  // Section 7, identity operator: message(event "X") prints the Event tag then X, while
+  // message(`event "X") prints true or false (the substring test). Section 13: outside message,
+  // event "X" is the substring test.
+  GameBuilder b;
+  b.add_tag("Event", "Linares");
+  b.add_tag("White", "Kasparov");
+  b.add_tag("Black", "Topalov");
+  std::string error;
+  REQUIRE(b.begin("", error));
+  Game g = b.finish(1);
+  auto messages = [&](const std::string& text) {
+    INFO(text);
+    auto r = parse(text);
+    if (auto* e = std::get_if<ParseError>(&r)) FAIL(e->render(text, "query"));
+    Program program = std::move(std::get<Program>(r));
+    Evaluator e(program);
+    return e.run(g, {}).messages;
+  };
+  CHECK(messages("message quiet (event \" X\")") == "Linares X\n");
+  CHECK(messages("message quiet (\"at \" event \"!\")") == "at Linares!\n");
+  CHECK(messages("message quiet (player white \" won\")") == "Kasparov won\n");
+  CHECK(messages("message quiet (`event \"Lin\")") == "true\n");
+  CHECK(messages("message quiet (`event \"Wijk\")") == "false\n");
+  CHECK(messages("comment (event \" X\") message quiet (\"ok\")") == "ok\n");  // parses as two args
+  // Outside message the substring test is unchanged.
+  CHECK(matches(g, 0, "event \"Lin\""));
+  CHECK_FALSE(matches(g, 0, "event \"Wijk\""));
+  CHECK(matches(g, 0, "player white \"Kasp\""));
+}
