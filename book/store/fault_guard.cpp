@@ -14,6 +14,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "book/store/exit_status.h"
+
 namespace gb::store {
 
 namespace {
@@ -81,7 +83,7 @@ void stop(const char* path, const char* what) {
   say(" (graphbook check ");
   say(path);
   say(" names the damage)\n");
-  ::_exit(kDamagedBookExit);
+  ::_exit(kExitDamagedBook);
 }
 
 void on_fault(int signal, siginfo_t* info, void* context) {

@@ -12,9 +12,6 @@
 
 namespace gb::store {
 
-// Exit status of a process stopped by a fault in a book's map.
-inline constexpr int kDamagedBookExit = 3;
-
 // Watches [map, map + size) for the book at path (installs the SIGSEGV and
 // SIGBUS handlers on first use); again with the same map to update its size.
 void guard_map(const void* map, std::size_t size, const std::string& path);
