@@ -175,6 +175,18 @@ void PgnReader::setup_start_position() {
   if (chess960) main.pos.set_chess960(true);
 }
 
+namespace {
+// Text of the input quoted in a message, kept readable: at most
+// kReadableBytes bytes, control bytes as '?'.
+constexpr std::size_t kReadableBytes = 40;
+std::string readable(std::string_view text) {
+  std::string out(text.substr(0, kReadableBytes));
+  for (char& c : out)
+    if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+}  // namespace
+
 void PgnReader::record_error(SkipReason reason, std::string_view move_text, std::uint64_t line,
                              std::uint32_t column, const Position* before, bool in_variation,
                              std::string detail) {
@@ -186,11 +198,8 @@ void PgnReader::record_error(SkipReason reason, std::string_view move_text, std:
   e.column = column;
   e.game_number = game_number_;
   e.reason = reason;
-  // Keep the message readable: at most 40 bytes, control bytes as '?'.
-  e.move_text.assign(move_text.substr(0, 40));
-  for (char& c : e.move_text)
-    if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
-  if (move_text.size() > 40) e.move_text += "...";
+  e.move_text = readable(move_text);
+  if (move_text.size() > kReadableBytes) e.move_text += "...";
   if (before) e.fen_before = before->fen();
   e.in_variation = in_variation;
   e.detail = std::move(detail);
@@ -207,9 +216,7 @@ void PgnReader::record_warning(WarningKind kind, std::string_view detail, std::u
   w.column = column;
   w.game_number = game_number_;
   w.kind = kind;
-  w.detail.assign(detail.substr(0, 40));
-  for (char& c : w.detail)
-    if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
+  w.detail = readable(detail);
   summary_.stored_warnings.push_back(std::move(w));
 }
 
