@@ -2,47 +2,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "query_helpers.h"
+
 using namespace gb;
 using namespace gb::cql;
-
-namespace {
-
-Game game_from(const std::vector<std::string>& sans, const std::string& fen = "") {
-  GameBuilder b;
-  std::string error;
-  REQUIRE(b.begin(fen, error));
-  for (const auto& s : sans) {
-    INFO(s);
-    REQUIRE(b.add_san(s, error));
-  }
-  return b.finish(1);
-}
-
-struct Query {
-  Program program;
-  explicit Query(const std::string& text) {
-    auto r = parse(text);
-    if (auto* e = std::get_if<ParseError>(&r)) FAIL(e->render(text, "query"));
-    program = std::move(std::get<Program>(r));
-  }
-  Value at(const Game& g, int id, const EvalOptions& options = {}) {
-    Evaluator e(program);
-    return e.evaluate_at(g, id, options);
-  }
-  std::string text_at(const Game& g, int id, const EvalOptions& options = {}) {
-    return portray(at(g, id, options), &g);
-  }
-  // One whole game on a fresh evaluator.
-  GameResult run(const Game& g) {
-    Evaluator e(program);
-    return e.run(g, {});
-  }
-};
-
-std::string eval_text(const Game& g, int id, const std::string& q) { return Query(q).text_at(g, id); }
-bool matches(const Game& g, int id, const std::string& q) { return Query(q).at(g, id).matches(); }
-
-}  // namespace
+using namespace gb::cql::test;
 
 TEST_CASE("The move filter examples of the reference after 4...Bxc3+", "[cql][move]") {
   // Section 17: Black has just played 4...Bxc3+ and White will reply 5.bxc3.

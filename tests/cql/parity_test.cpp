@@ -1,42 +1,14 @@
-// Parity with CQLi 1.0.8 (/work/shared/spec/cql-reference.md): queries pasted from the reference's
+// Parity with CQLi 1.0.8 (docs/REFERENCES.md): queries pasted from the reference's
 // idioms must give the reference's answer. Expected values are the reference's stated semantics applied
 // by hand to the positions written here.
 #include <catch2/catch.hpp>
 
 #include "book/cql/evaluator.h"
+#include "query_helpers.h"
 
 using namespace gb;
 using namespace gb::cql;
-
-namespace {
-
-Game game_from(const std::vector<std::string>& sans, const std::string& fen = "") {
-  GameBuilder b;
-  std::string error;
-  REQUIRE(b.begin(fen, error));
-  for (const auto& s : sans) {
-    INFO(s);
-    REQUIRE(b.add_san(s, error));
-  }
-  return b.finish(1);
-}
-
-Value value_at(const Game& g, int id, const std::string& text, const EvalOptions& options = {}) {
-  INFO(text);
-  auto r = parse(text);
-  if (auto* e = std::get_if<ParseError>(&r)) FAIL(e->render(text, "query"));
-  Program program = std::move(std::get<Program>(r));
-  Evaluator e(program);
-  return e.evaluate_at(g, id, options);
-}
-
-std::string text_at(const Game& g, int id, const std::string& text) {
-  return portray(value_at(g, id, text), &g);
-}
-
-bool matches(const Game& g, int id, const std::string& text) { return value_at(g, id, text).matches(); }
-
-}  // namespace
+using namespace gb::cql::test;
 
 TEST_CASE("A comparison yields its left operand, a set compared with a number as its size", "[cql][parity]") {
   // Section 4 and section 7 "Comparison": ==, <, <=, >, >= yield the left operand's value or None;
@@ -44,38 +16,38 @@ TEST_CASE("A comparison yields its left operand, a set compared with a number as
   // Kings only: [Qq] is empty, [Kk] is e1 and e8.
   Game g = game_from({}, "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
   // set / number: the empty set's size 0 is a number, and 0 matches.
-  CHECK(text_at(g, 0, "[Qq] == 0") == "0");
+  CHECK(eval_text(g, 0, "[Qq] == 0") == "0");
   CHECK(matches(g, 0, "[Qq] == 0"));
   CHECK(matches(g, 0, "[Qq] <= 0"));
   CHECK(matches(g, 0, "[Qq] < 1"));
   CHECK(matches(g, 0, "[Qq] >= 0"));
   CHECK_FALSE(matches(g, 0, "[Qq] > 0"));
   CHECK_FALSE(matches(g, 0, "[Qq] != 0"));
-  CHECK(text_at(g, 0, "[Kk] == 2") == "2");
-  CHECK(text_at(g, 0, "[Kk] > 1") == "2");
+  CHECK(eval_text(g, 0, "[Kk] == 2") == "2");
+  CHECK(eval_text(g, 0, "[Kk] > 1") == "2");
   CHECK(value_at(g, 0, "[Kk] < 2").is_none());
-  CHECK(text_at(g, 0, "[Kk] != 2") == "false");
-  CHECK(text_at(g, 0, "[Kk] != 3") == "true");
+  CHECK(eval_text(g, 0, "[Kk] != 2") == "false");
+  CHECK(eval_text(g, 0, "[Kk] != 3") == "true");
   // number / set: the left number is yielded.
-  CHECK(text_at(g, 0, "0 == [Qq]") == "0");
-  CHECK(text_at(g, 0, "1 < [Kk]") == "1");
+  CHECK(eval_text(g, 0, "0 == [Qq]") == "0");
+  CHECK(eval_text(g, 0, "1 < [Kk]") == "1");
   CHECK(value_at(g, 0, "3 <= [Kk]").is_none());
-  CHECK(text_at(g, 0, "2 != [Kk]") == "false");
+  CHECK(eval_text(g, 0, "2 != [Kk]") == "false");
   // set / set: equality matches even when both sets are empty.
   CHECK(matches(g, 0, "[Qq] == []"));
   CHECK(matches(g, 0, "[Kk] == [Kk]"));
   CHECK_FALSE(matches(g, 0, "[Kk] == [K]"));
-  CHECK(text_at(g, 0, "[Kk] != [K]") == "true");
-  CHECK(text_at(g, 0, "[Qq] != []") == "false");
+  CHECK(eval_text(g, 0, "[Kk] != [K]") == "true");
+  CHECK(eval_text(g, 0, "[Qq] != []") == "false");
   // number / number and the chain of section 7.
-  CHECK(text_at(g, 0, "1 < 2 < 3") == "1");
+  CHECK(eval_text(g, 0, "1 < 2 < 3") == "1");
   CHECK(value_at(g, 0, "1 < 3 < 2").is_none());
   // string / string.
-  CHECK(text_at(g, 0, "\"a\" < \"b\"") == "a");
+  CHECK(eval_text(g, 0, "\"a\" < \"b\"") == "a");
   CHECK(value_at(g, 0, "\"b\" < \"a\"").is_none());
-  CHECK(text_at(g, 0, "\"a\" == \"a\"") == "a");
-  CHECK(text_at(g, 0, "\"a\" != \"a\"") == "false");
-  CHECK(text_at(g, 0, "\"a\" != \"b\"") == "true");
+  CHECK(eval_text(g, 0, "\"a\" == \"a\"") == "a");
+  CHECK(eval_text(g, 0, "\"a\" != \"a\"") == "false");
+  CHECK(eval_text(g, 0, "\"a\" != \"b\"") == "true");
 }
 
 TEST_CASE("The reference's set idioms with == [] match when the set is empty", "[cql][parity]") {
@@ -85,7 +57,7 @@ TEST_CASE("The reference's set idioms with == [] match when the set is empty", "
   CHECK(matches(g, 0, "[_] attackedby K == []"));
   CHECK_FALSE(matches(g, 0, "[_] attackedby k == []"));  // e8 has empty squares next to it
   CHECK(matches(g, 0, "[_] attackedby K == 0"));
-  CHECK(text_at(g, 0, "[_] attackedby k == 5") == "5");  // d8 f8 d7 e7 f7
+  CHECK(eval_text(g, 0, "[_] attackedby k == 5") == "5");  // d8 f8 d7 e7 f7
   CHECK(matches(g, 0, "[Qq] == 1"));
   CHECK_FALSE(matches(g, 0, "[q] == 1"));
 }
@@ -99,7 +71,7 @@ TEST_CASE("Positions compare by ancestry and yield the left position", "[cql][pa
   CHECK(matches(g, 2, "currentposition <= currentposition"));
   CHECK(matches(g, 2, "currentposition == currentposition"));
   CHECK_FALSE(matches(g, 2, "currentposition == parent"));
-  CHECK(text_at(g, 2, "currentposition != parent") == "true");
+  CHECK(eval_text(g, 2, "currentposition != parent") == "true");
 }
 
 TEST_CASE("fliphorizontal reflects about the horizontal bisector and flipvertical about the vertical one",
@@ -108,16 +80,16 @@ TEST_CASE("fliphorizontal reflects about the horizontal bisector and flipvertica
   // bisector", a2 <-> a7, and currenttransform names reflect_h and reflect_v). In CQL the horizontal
   // bisector lies between ranks 4 and 5 (a1 <-> a8) and the vertical one between files d and e (a1 <-> h1).
   Game g = game_from({}, "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
-  CHECK(text_at(g, 0, "fliphorizontal a1") == "[a1,a8]");
-  CHECK(text_at(g, 0, "flipvertical a1") == "[a1,h1]");
-  CHECK(text_at(g, 0, "fliphorizontal b2") == "[b2,b7]");
-  CHECK(text_at(g, 0, "flipvertical b2") == "[b2,g2]");
+  CHECK(eval_text(g, 0, "fliphorizontal a1") == "[a1,a8]");
+  CHECK(eval_text(g, 0, "flipvertical a1") == "[a1,h1]");
+  CHECK(eval_text(g, 0, "fliphorizontal b2") == "[b2,b7]");
+  CHECK(eval_text(g, 0, "flipvertical b2") == "[b2,g2]");
   // flipcolor reflects about the horizontal bisector too, so a square set's colour version equals
   // fliphorizontal's.
-  CHECK(text_at(g, 0, "flipcolor c3") == "[c3,c6]");
+  CHECK(eval_text(g, 0, "flipcolor c3") == "[c3,c6]");
   // flip is all eight symmetries, rotate90 the four rotations, whichever reflection is which.
-  CHECK(text_at(g, 0, "flip b1") == "[b1,g1,a2,h2,a7,h7,b8,g8]");
-  CHECK(text_at(g, 0, "rotate90 b1") == "[b1,h2,a7,g8]");
+  CHECK(eval_text(g, 0, "flip b1") == "[b1,g1,a2,h2,a7,h7,b8,g8]");
+  CHECK(eval_text(g, 0, "rotate90 b1") == "[b1,h2,a7,g8]");
   // The white king on e1: reflected about the horizontal bisector it would stand on e8, about the vertical
   // one on d1.
   CHECK(matches(g, 0, "fliphorizontal Ke8"));
@@ -127,9 +99,9 @@ TEST_CASE("fliphorizontal reflects about the horizontal bisector and flipvertica
   // Directions turn with the squares (section 21: dihedral transforms rewrite square designators and
   // directions): reflected about the horizontal bisector, up 1 e4 is down 1 e5 = e4; about the vertical
   // one, right 1 e4 is left 1 d4 = c4; right stays right under the horizontal reflection: right 1 e5.
-  CHECK(text_at(g, 0, "fliphorizontal up 1 e4") == "[e4,e5]");
-  CHECK(text_at(g, 0, "flipvertical right 1 e4") == "[c4,f4]");
-  CHECK(text_at(g, 0, "fliphorizontal right 1 e4") == "[f4,f5]");
+  CHECK(eval_text(g, 0, "fliphorizontal up 1 e4") == "[e4,e5]");
+  CHECK(eval_text(g, 0, "flipvertical right 1 e4") == "[c4,f4]");
+  CHECK(eval_text(g, 0, "fliphorizontal right 1 e4") == "[f4,f5]");
   // The names currenttransform gives the reflections.
   CHECK(matches(g, 0, "fliphorizontal { Ke8 currenttransform == \"reflect_h\" }"));
   CHECK_FALSE(matches(g, 0, "fliphorizontal { Ke8 currenttransform == \"reflect_v\" }"));
@@ -150,8 +122,8 @@ TEST_CASE("With variations off an ordinary move sees only the main line's move",
   REQUIRE(b.add_san("e5", error));
   Game g = b.finish(1);
   REQUIRE(g.nodes.size() == 4);
-  CHECK(text_at(g, 0, "move count") == "1");
-  CHECK(text_at(g, 0, "move to .") == "e4");
+  CHECK(eval_text(g, 0, "move count") == "1");
+  CHECK(eval_text(g, 0, "move to .") == "e4");
   CHECK_FALSE(matches(g, 0, "move secondary"));
   CHECK_FALSE(matches(g, 0, "move to d4"));
   CHECK(matches(g, 0, "move primary to e4"));
@@ -171,12 +143,12 @@ TEST_CASE("echo takes bare names for its two positions, as the reference writes 
   CHECK(matches(g, 3, "echo (source target) target < source"));
   CHECK_FALSE(matches(g, 0, "echo (source target) target < source"));
   // Numeric: the largest value over every position but the current one; in all includes it.
-  CHECK(text_at(g, 0, "echo (source target) target:ply") == "3");
-  CHECK(text_at(g, 3, "echo (source target) target:ply") == "2");
-  CHECK(text_at(g, 3, "echo (source target) in all target:ply") == "3");
-  CHECK(text_at(g, 3, "echo (s t) s:ply - t:ply") == "3");
+  CHECK(eval_text(g, 0, "echo (source target) target:ply") == "3");
+  CHECK(eval_text(g, 3, "echo (source target) target:ply") == "2");
+  CHECK(eval_text(g, 3, "echo (source target) in all target:ply") == "3");
+  CHECK(eval_text(g, 3, "echo (s t) s:ply - t:ply") == "3");
   // The $ names mean the same.
-  CHECK(text_at(g, 3, "echo ($source $target) $target:ply") == "2");
+  CHECK(eval_text(g, 3, "echo ($source $target) $target:ply") == "2");
   // The names live in echo's block scope only (section 8, Scope).
   auto outside = parse("echo (source target) target:ply source");
   CHECK(std::holds_alternative<ParseError>(outside));
