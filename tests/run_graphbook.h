@@ -18,6 +18,19 @@ struct Run {
   std::string err;  // standard error, unless merged
 };
 
+// Runs a shell command line and collects its standard output (stderr as the
+// command line redirects it) and exit status.
+inline Run run_shell(const std::string& command) {
+  Run r;
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return r;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 // Runs `graphbook ARGS` (already shell-quoted where needed) through the
 // shell; stderr goes to stdout when merge_stderr, else to err. env:
 // "NAME=value" assignments for the command, when not empty.
@@ -27,13 +40,7 @@ inline Run graphbook(const std::string& args, bool merge_stderr = false, const s
   const std::string err_file = dir.file("err" + std::to_string(serial++));
   std::string command = (env.empty() ? "" : "env " + env + " ") + "'" + graphbook_binary() + "' " + args +
                         (merge_stderr ? " 2>&1" : " 2>'" + err_file + "'");
-  Run r;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p) return r;
-  char buf[65536];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  Run r = run_shell(command);
   if (!merge_stderr) {
     r.err = read_file(err_file);
     std::remove(err_file.c_str());

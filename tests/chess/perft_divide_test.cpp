@@ -53,13 +53,9 @@ Divide graphbook_divide(const std::string& fen, int depth) {
 Divide stockfish_divide(const std::string& fen, int depth) {
   std::string command =
       "printf 'position fen " + fen + "\\ngo perft " + std::to_string(depth) + "\\nquit\\n' | " + kStockfish;
-  FILE* p = ::popen(command.c_str(), "r");
-  REQUIRE(p);
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  REQUIRE(::pclose(p) == 0);
-  return parse_divide(out);
+  gb::test::Run r = gb::test::run_shell(command);
+  REQUIRE(r.status == 0);
+  return parse_divide(r.out);
 }
 
 }  // namespace

@@ -23,13 +23,7 @@ constexpr int kDeadlineSeconds = 120;
 gb::test::Run run_with_deadline(const std::string& args) {
   std::string command = "timeout " + std::to_string(kDeadlineSeconds) + " '" + gb::test::graphbook_binary() +
                         "' " + args + " 2>&1";
-  gb::test::Run r;
-  FILE* p = ::popen(command.c_str(), "r");
-  REQUIRE(p);
-  char buf[65536];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  gb::test::Run r = gb::test::run_shell(command);
   INFO("graphbook " << args);
   if (r.status == 124)
     FAIL("graphbook " << args << " did not finish within " << kDeadlineSeconds
@@ -49,12 +43,9 @@ std::string tail(const std::string& text) {
   return text.size() > 2000 ? text.substr(text.size() - 2000) : text;
 }
 
-}  // namespace
-
-TEST_CASE("Every reader finishes on a 530 KB game without a boundary, the issue's repro", "[pgn][endless]") {
-  gb::test::TempDir dir;
-  // The issue's input: 265,000 "a " in one comment, more than a build block (512 KiB).
-  const std::string pgn = dir.write("big.pgn", long_comment_game(265000));
+// build, pgn-check, cql and learn each finish on the one game of pgn (made
+// by long_comment_game) and read it whole.
+void require_every_reader_finishes(gb::test::TempDir& dir, const std::string& pgn) {
   const std::string book = dir.file("big.book");
 
   auto build = run_with_deadline("build " + quote(book) + " " + quote(pgn));
@@ -79,30 +70,19 @@ TEST_CASE("Every reader finishes on a 530 KB game without a boundary, the issue'
   CHECK(learn.out.find("1 games read") != std::string::npos);
 }
 
+}  // namespace
+
+TEST_CASE("Every reader finishes on a 530 KB game without a boundary, the issue's repro", "[pgn][endless]") {
+  gb::test::TempDir dir;
+  // The issue's input: 265,000 "a " in one comment, more than a build block (512 KiB).
+  require_every_reader_finishes(dir, dir.write("big.pgn", long_comment_game(265000)));
+}
+
 TEST_CASE("Every reader finishes on a 6 MB game without a boundary, longer than a CQL read block",
           "[pgn][endless]") {
   gb::test::TempDir dir;
   // 3,000,000 "a ": 6 MB, more than the CQL runner's 4 MB read and many build blocks.
-  const std::string pgn = dir.write("huge.pgn", long_comment_game(3000000));
-  const std::string book = dir.file("huge.book");
-
-  auto build = run_with_deadline("build " + quote(book) + " " + quote(pgn));
-  INFO(tail(build.out));
-  CHECK(build.status == 0);
-  CHECK(build.out.find("games read 1, added 1, duplicates 0, skipped (bad) 0") != std::string::npos);
-
-  auto check = run_with_deadline("pgn-check " + quote(pgn));
-  CHECK(check.status == 0);
-  CHECK(check.out.find("1 games, 1 kept, 0 skipped, 2 plies, 0 errors") != std::string::npos);
-
-  auto cql = run_with_deadline("cql -i " + quote(pgn) + " --cql wtm -o " + quote(dir.file("out.pgn")));
-  INFO(tail(cql.out));
-  CHECK(cql.status == 0);
-  CHECK(cql.out.find("1 games, 1 matched") != std::string::npos);
-
-  auto learn = run_with_deadline("learn " + quote(book) + " " + quote(pgn));
-  CHECK(learn.status == 0);
-  CHECK(learn.out.find("1 games read") != std::string::npos);
+  require_every_reader_finishes(dir, dir.write("huge.pgn", long_comment_game(3000000)));
 }
 
 TEST_CASE("Random bytes given as PGN end every reader with a binary-data warning", "[pgn][endless]") {

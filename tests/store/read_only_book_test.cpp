@@ -17,6 +17,7 @@ using gb::test::graphbook;
 using gb::test::quote;
 using gb::test::read_file;
 using gb::test::Run;
+using gb::test::run_shell;
 using gb::test::TempDir;
 
 namespace {
@@ -75,27 +76,15 @@ TEST_CASE("A book in a folder its reader cannot write to opens for reading, with
   const std::string probe =
       "'" + gb::test::graphbook_binary() + "' probe " + quote(book) + " --json --no-names";
   SECTION("without a lock file beside it") {
-    Run r;
     // graphbook() runs as root; run the binary as nobody through the shell.
-    FILE* p = ::popen((as_nobody + probe + " 2>&1").c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-    int status = ::pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    Run r = run_shell(as_nobody + probe + " 2>&1");
     require_probe_counts(r);
     CHECK_FALSE(std::filesystem::exists(book + "-lock"));
   }
   SECTION("with a lock file nobody may not write") {
     REQUIRE(graphbook("info " + quote(book)).status == 0);  // root leaves the lock file, 0644
     REQUIRE(std::filesystem::exists(book + "-lock"));
-    Run r;
-    FILE* p = ::popen((as_nobody + probe + " 2>&1").c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-    int status = ::pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    Run r = run_shell(as_nobody + probe + " 2>&1");
     require_probe_counts(r);
   }
   CHECK(read_file(book) == before);
