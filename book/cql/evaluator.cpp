@@ -1427,6 +1427,24 @@ GameResult Evaluator::run(const Game& game, const EvalOptions& options) {
   return result;
 }
 
+GameResult Evaluator::run_at(const Game& game, int position_id, const EvalOptions& options) {
+  assert(position_id >= 0 && position_id < int(game.nodes.size()));
+  Impl& e = *impl_;
+  GameResult result;
+  e.begin_game(game, options, result);
+  e.node = position_id;
+  e.pos = &game.nodes[std::size_t(position_id)].position;
+  e.imaginary = false;
+  if (e.matches(*e.program.root)) {
+    result.matched_positions.push_back(position_id);
+    for (auto& list : e.sort_comments)
+      for (auto& c : list) result.comments.push_back(std::move(c));
+  }
+  e.sort_comments.clear();
+  e.out = nullptr;
+  return result;
+}
+
 std::vector<std::string> Evaluator::persistent_values() const {
   std::vector<std::string> out;
   if (!impl_->started) return out;  // no game run yet: vars is still empty

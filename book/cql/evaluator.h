@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "book/cql/book_view.h"
 #include "book/cql/game.h"
 #include "book/cql/parser.h"
 #include "book/cql/value.h"
@@ -45,12 +46,19 @@ struct GameResult {
 
 struct EvalOptions {
   bool variations = false;
+  // The book behind the game (graphbook query): what the book statistics
+  // filters read; nullptr outside a book, where they are None.
+  const BookView* book = nullptr;
 };
 
 class Evaluator {
  public:
   explicit Evaluator(const Program& program);
   GameResult run(const Game& game, const EvalOptions& options);
+  // The query at one position of the game only (a node of the book graph,
+  // which graphbook query presents as a game reaching it): as run() with
+  // every other position skipped, persistent variables carried over.
+  GameResult run_at(const Game& game, int position_id, const EvalOptions& options);
 
   // The persistent variables that are not quiet, as "name = value", in declaration order.
   std::vector<std::string> persistent_values() const;
