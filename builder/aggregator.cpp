@@ -18,8 +18,9 @@ namespace {
 // the memory budget leaves instead of stopping at a power of two, which left
 // up to half the budget unused and doubled the spills), so the used slots are in
 // key order up to the short displacement of probing, and sorting a table for
-// a run is a compaction plus an insertion sort over nearly sorted data (a
-// measured hot spot: std::sort took 12% of a full-depth build). Probing never
+// a run is a compaction plus an insertion sort over nearly sorted data
+// (std::sort of the table was a hot spot of full-depth builds, which
+// bench/build.sh times). Probing never
 // wraps: kSlack slots past the end take the overflow of the last homes.
 constexpr int kInitialBits = 14;
 constexpr std::size_t kSlack = 4096;
@@ -190,7 +191,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   // are the tallies of slots that a second game reached. So the game is
   // counted in two passes: the first asks for every home slot, then finds
   // (or fills) the slots and asks for their tallies; the second counts into
-  // the tallies (measured: add_game was a quarter of a build of the lines).
+  // the tallies (add_game is the hot path of a build: bench/build.sh times it).
   // The plies of the range are listed first, without a branch: about half of
   // a game's plies are in one of two ranges, at random, and a branch on it
   // was mispredicted every other ply in both passes.

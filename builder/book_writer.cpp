@@ -57,12 +57,12 @@ class MergeAhead {
   Take try_next_edges(EdgeChunk& out) { return try_next(edges_, out); }
 
  private:
-  // Chunks a producer may be ahead. A thread that waits sleeps, and on this
-  // virtual machine a sleeping thread takes a tenth of a millisecond or more
-  // to wake, about what the writer takes for a chunk: with 4 the three
-  // threads of a commit on two cores kept stopping each other (72% busy),
-  // with 32 the commit of tcec at full depth took 0.40 -> 0.33 s. A chunk
-  // of parts is some 40 KB: 2.5 MB at most for both streams.
+  // Chunks a producer may be ahead. A thread that waits sleeps, and on a
+  // virtual machine a sleeping thread can take as long to wake as the writer
+  // takes for a chunk: with 4 the three threads of a commit on two cores kept
+  // stopping each other, with 32 they do not (bench/build.sh's tcec case at
+  // full depth times the commit; bench/compare.sh compares two binaries). A
+  // chunk of parts is some 40 KB: 2.5 MB at most for both streams.
   static constexpr std::size_t kDepth = 32;
 
   template <class Chunk>
@@ -362,7 +362,7 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
 // Nodes or edges encoded as the parts of sections (store::append_section_node,
 // append_section_edge), back to back: what the merge threads hand to the
 // writer of a new book, so that the writer only joins the parts of a key and
-// appends (encoding the records was a quarter of its time).
+// appends (the encoding runs on the merge threads, not on the one writer).
 struct EncodedParts {
   struct Part {
     Key key;

@@ -22,13 +22,13 @@ namespace gb::builder {
 
 // The fingerprints of one KeyRange of fp[0] in a build: open-addressing
 // tables of the 128-bit fingerprints themselves, one allocation per growth
-// instead of one per game (a node-based set was 10% of a build of the
-// 198,350 lines). The set is kShards tables, each for an equal part of the
-// range in fp[0] order, each growing by half on its own: a growth holds a
-// table's old copy beside the new one, and one table of many is a small
-// spike (one table for the lines grew to 11 MB for a moment, a third of the
-// build's peak). Fingerprints are uniformly random: the home slot is the
-// next bits of fp[0] scaled to the table's size.
+// instead of one per game (a node-based set allocated for every game of
+// bench/build.sh's 198,350 lines). The set is kShards tables, each for an
+// equal part of the range in fp[0] order, each growing by half on its own: a
+// growth holds a table's old copy beside the new one, and one table of many is
+// a small spike where one table for the whole set was a large part of the
+// build's peak memory (bench/build.sh reports the peak). Fingerprints are uniformly random: the home slot is
+// the next bits of fp[0] scaled to the table's size.
 class DedupSet {
  public:
   explicit DedupSet(KeyRange range = {}) : range_(range) {}

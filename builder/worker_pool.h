@@ -3,9 +3,9 @@
 // A build parses, deduplicates and counts each block of its input on all
 // threads, three jobs a block with short serial work between them (reading the
 // next block). Threads started per job cost more than their start: on a
-// virtual machine the idle core sleeps between two blocks and takes some
-// hundred microseconds to wake (measured: 20 ms of a 0.21 s build of tcec at
-// --max-ply 40 was the second thread not yet running). A pool's helpers wait
+// virtual machine the idle core sleeps between two blocks and can take some
+// hundred microseconds to wake, which a short build pays at every block
+// (bench/build.sh's tcec case at --max-ply 40 is such a build). A pool's helpers wait
 // for the next job spinning for a short while, so that a core between two jobs
 // is still awake, and only then sleep.
 #pragma once
