@@ -94,6 +94,7 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
     if (item->key.size() != 8) continue;
     group_key = store::get_be64(item->key.data());
+    if (options.positions && !options.positions->contains(group_key)) continue;
     store::SectionReader section(item->value);
     std::uint16_t move;
     store::EdgeRecord r;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "book/store/book.h"
@@ -17,6 +18,8 @@ struct ExportOptions {
   std::uint32_t min_games = 1;  // occurrences of the move (make-book's -min-game)
   Side side = Side::Both;       // -only-white / -only-black
   bool uniform = false;         // every weight 1 (make-book's -uniform)
+  // Only the moves of these positions (graphbook query --export); nullptr: all.
+  const std::unordered_set<Key>* positions = nullptr;
 };
 
 // Entries sorted by key, higher weight first, then by move.

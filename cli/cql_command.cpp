@@ -2,12 +2,11 @@
 // over PGN files and writes the matching games as PGN with CQL's comments.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "book/cql/parser.h"
+#include "book/cql/query_source.h"
 #include "book/cql/runner.h"
 #include "cli/commands.h"
 
@@ -36,15 +35,6 @@ std::optional<cql::Range> to_range(const std::vector<std::int64_t>& v) {
   cql::Range r{v[0], v.size() > 1 ? v[1] : v[0]};
   if (r.hi < r.lo) std::swap(r.lo, r.hi);
   return r;
-}
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return true;
 }
 
 // The --player/--white/... injections as CQL text; empty string when none.
@@ -97,39 +87,25 @@ nlohmann::json summary_json(const cql::RunSummary& s, double seconds) {
 }
 
 void run(const CqlOptions& o, int& exit_status) {
-  // The query: --cql texts first, then the file.
-  std::string source;
-  std::string source_name = "--cql";
+  // The query: the injections, the --cql texts, then the file.
   std::string injected, inj_error;
   if (!injections(o, injected, inj_error)) {
     std::fprintf(stderr, "graphbook cql: %s\n", inj_error.c_str());
     exit_status = 2;
     return;
   }
-  for (const auto& t : o.cql_text) source += t + "\n";
-  if (!o.query_file.empty()) {
-    std::string text, path = o.query_file;
-    if (!read_file(path, text) && !read_file(path + ".cql", text)) {
-      std::fprintf(stderr, "graphbook cql: cannot read query file %s\n", path.c_str());
-      exit_status = 2;
-      return;
-    }
-    source_name = o.cql_text.empty() ? path : path + " (after --cql text)";
-    source += text;
-  }
-  if (source.empty() && injected.empty()) {
-    std::fprintf(stderr, "graphbook cql: no query: give a query file or --cql TEXT\n");
+  std::string load_error;
+  auto loaded = cql::load_query({o.cql_text, o.query_file, injected}, &load_error);
+  if (!loaded) {
+    // A parse error is rendered whole (with its caret); the rest is one line.
+    if (load_error.ends_with('\n'))
+      std::fputs(load_error.c_str(), stderr);
+    else
+      std::fprintf(stderr, "graphbook cql: %s\n", load_error.c_str());
     exit_status = 2;
     return;
   }
-  source = injected + source;
-  auto parsed = cql::parse(source);
-  if (auto* e = std::get_if<cql::ParseError>(&parsed)) {
-    std::fputs(e->render(source, source_name).c_str(), stderr);
-    exit_status = 2;
-    return;
-  }
-  cql::Program& program = std::get<cql::Program>(parsed);
+  cql::Program& program = loaded->program;
   if (o.parse_only) {
     std::fputs(cql::print_tree(*program.root).c_str(), stdout);
     const cql::Header& h = program.header;

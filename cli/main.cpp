@@ -5,6 +5,7 @@
 #include "builder/commands.h"
 #include "cli/commands.h"
 #include "probe/commands.h"
+#include "query/commands.h"
 #include "uci-adapter/commands.h"
 #include "version.h"
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   gb::probe::add_commands(app, exit_status);
   gb::uci_adapter::add_commands(app, exit_status);
   gb::cli::add_cql_command(app, exit_status);
+  gb::query::add_commands(app, exit_status);
   // CLI11 takes an unknown first word for a stray argument and says only that
   // a subcommand is required: name the word and list the subcommands instead.
   if (argc < 2 || (argv[1][0] != '-' && !is_subcommand(app, argv[1]))) {

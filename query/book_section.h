@@ -1,0 +1,39 @@
+// The book as `graphbook query` reads it: one read transaction for the whole
+// traversal, a position's section by key, and the learning counters. Not
+// thread-safe; the Book must outlive it.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "book/cql/book_view.h"
+#include "book/store/book.h"
+
+namespace gb::query {
+
+class BookSections {
+ public:
+  [[nodiscard]] static std::optional<BookSections> open(store::Book& book, store::Error* error);
+
+  // The section of key (valid until the transaction ends with this object);
+  // nullopt when the position is not in the book. A storage error is kept
+  // for error().
+  std::optional<std::string_view> section(Key key);
+  // The learning counters of the edge key + move (Move() for the node
+  // itself), nullopt when the book learned nothing there.
+  std::optional<cql::BookCounts::Learned> learned(Key key, Move move);
+
+  const store::Error& error() const { return error_; }
+
+ private:
+  BookSections(store::Book& book, store::ReadTxn txn) : book_(&book), txn_(std::move(txn)) {}
+  store::Book* book_;
+  store::ReadTxn txn_;
+  bool has_learning_ = false;  // the learn database is not empty: worth a lookup
+  store::Error error_;
+};
+
+// A node's or an edge's source counters as the CQL book filters read them.
+cql::BookCounts book_counts(const store::Counters& c);
+
+}  // namespace gb::query

@@ -1,0 +1,113 @@
+#include "query/graph_query.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "query/book_window.h"
+#include "query/query_shape.h"
+
+namespace gb::query {
+
+namespace {
+
+// A node waiting in the breadth-first queue, with the edge it was reached by.
+struct Pending {
+  Position position;
+  std::uint32_t visit;
+  Key key;
+  Key parent_key;
+  store::Counters arrival;
+};
+
+}  // namespace
+
+std::vector<Move> QueryRun::line(std::uint32_t visit) const {
+  std::vector<Move> out;
+  for (std::uint32_t v = visit; v != 0; v = steps[v].parent) out.push_back(steps[v].move);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& program, const Position& start,
+                                        const QueryOptions& options, std::FILE* messages,
+                                        std::string* error) {
+  store::Error e;
+  auto sections = BookSections::open(book, &e);
+  if (!sections) return *error = e.message(), std::nullopt;
+  QueryRun run;
+  const QueryShape shape = shape_of(program);
+  BookWindow window(*sections, shape, std::max(options.window, 1));
+  cql::Evaluator evaluator(program);
+  cql::EvalOptions eval;
+  eval.variations = true;  // the node's book moves are its children, all of them
+  eval.book = &window;
+
+  std::unordered_set<Key> seen;
+  std::vector<Pending> level, next;
+  level.push_back({start, 0, start.key(), 0, {}});
+  seen.insert(start.key());
+  run.steps.push_back({0, Move()});
+  std::vector<Move> line;
+  std::uint16_t move;
+  store::EdgeRecord edge;
+  for (int depth = 0; !level.empty(); ++depth) {
+    const int ply = options.start_ply + depth;
+    const bool expand =
+        (options.max_ply <= 0 || ply < options.max_ply) && (options.depth < 0 || depth < options.depth);
+    next.clear();
+    for (const Pending& p : level) {
+      auto section = sections->section(p.key);
+      if (!section) continue;  // a key only an imported .bin names: no node to evaluate
+      store::SectionReader reader(*section);
+      std::optional<store::NodeRecord> record = reader.node();
+      ++run.nodes_visited;
+      if (shape.line) line = run.line(p.visit);
+      NodeVisit visit{&p.position, p.key, ply, line, &start, record ? &*record : nullptr, *section};
+      if (p.visit != 0) {
+        visit.arrival = &p.arrival;
+        visit.parent_key = p.parent_key;
+        if (!shape.line) line.assign(1, run.steps[p.visit].move), visit.line = line;
+      }
+      const cql::Game& game = window.build(visit);
+      cql::GameResult result = evaluator.run_at(game, window.current(), eval);
+      if (!result.messages.empty() && options.messages) std::fputs(result.messages.c_str(), messages);
+      if (result.assert_failure) {
+        run.fatal = *result.assert_failure;
+        break;
+      }
+      if (result.matched())
+        run.matches.push_back(
+            {p.key, p.visit, ply, record.value_or(store::NodeRecord{}), std::move(result.sort_values)});
+      if (!expand) continue;
+      while (reader.next(move, edge)) {
+        if (edge.flags & store::kEdgeKeyOnly || !seen.insert(edge.child_key).second) continue;
+        Pending& child = next.emplace_back(
+            Pending{p.position, std::uint32_t(run.steps.size()), edge.child_key, p.key, edge.counters});
+        UndoInfo undo;
+        child.position.do_move(Move(move), undo);
+        run.steps.push_back({p.visit, Move(move)});
+      }
+    }
+    if (!run.fatal.empty()) break;
+    std::swap(level, next);
+  }
+  if (sections->error().code && run.fatal.empty()) run.fatal = sections->error().message();
+  run.persistent = evaluator.persistent_values();
+  return run;
+}
+
+void sort_matches(const cql::Program& program, std::vector<NodeMatch>& matches) {
+  auto better = [&](const NodeMatch& a, const NodeMatch& b) {
+    for (std::size_t i = 0; i < program.sorts.size() && i < a.sort.size() && i < b.sort.size(); ++i) {
+      const auto &x = a.sort[i], &y = b.sort[i];
+      if (x.has_value() != y.has_value()) return x.has_value();
+      if (!x || *x == *y) continue;
+      return program.sorts[i].minimize ? *x < *y : *x > *y;
+    }
+    if (!program.sorts.empty()) return false;
+    return a.record.counters.games > b.record.counters.games;
+  };
+  std::stable_sort(matches.begin(), matches.end(), better);
+}
+
+}  // namespace gb::query

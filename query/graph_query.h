@@ -1,0 +1,60 @@
+// Runs a CQL query at every node of a book graph: breadth-first from a start
+// position, so that each node is evaluated once, with one shortest line from
+// the start, however many move orders reach it (docs/QUERY.md).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "book/cql/evaluator.h"
+#include "book/store/book.h"
+
+namespace gb::query {
+
+struct QueryOptions {
+  int max_ply = 0;       // only nodes at most this many plies from the start of the game; 0: all
+  int depth = -1;        // only nodes at most this many plies below the start; -1: all
+  int window = 4;        // plies of book edges below a node that find and line --> see
+  int start_ply = 0;     // the start position's ply in the game (the --from line's length)
+  bool messages = true;  // print the output of message filters
+};
+
+struct NodeMatch {
+  Key key = 0;
+  std::uint32_t visit = 0;  // the node's index in the traversal (QueryRun::line)
+  int ply = 0;              // plies from the start of the game along the shortest line
+  store::NodeRecord record;
+  std::vector<std::optional<cql::SortValue>> sort;  // per sort filter of the query
+};
+
+struct QueryRun {
+  std::uint64_t nodes_visited = 0;
+  std::vector<NodeMatch> matches;       // in traversal order
+  std::vector<std::string> persistent;  // "name = value" of the query's persistent variables
+  std::string fatal;                    // an assert that failed, or a storage error: the run stopped
+
+  // The shortest line from the start to a visited node.
+  std::vector<Move> line(std::uint32_t visit) const;
+
+  struct Step {
+    std::uint32_t parent;  // visit index of the node the line came from
+    Move move;
+  };
+  std::vector<Step> steps;  // by visit index; steps[0] is the start
+};
+
+// Runs program over the graph below start. nullopt with error when the book
+// cannot be read at all; a start not in the book visits nothing.
+[[nodiscard]] std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& program,
+                                                      const Position& start, const QueryOptions& options,
+                                                      std::FILE* messages, std::string* error);
+
+// Sorts matches by the query's sort filters (each maximised unless it says
+// min; a node without a value last), else by games, most first; ties keep
+// traversal order.
+void sort_matches(const cql::Program& program, std::vector<NodeMatch>& matches);
+
+}  // namespace gb::query

@@ -1,0 +1,69 @@
+#include "query/sub_book.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "builder/new_book_file.h"
+
+namespace gb::query {
+
+std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unordered_set<Key>& nodes,
+                                            const std::string& out_path, std::string* error) {
+  std::vector<Key> keys(nodes.begin(), nodes.end());
+  std::sort(keys.begin(), keys.end());  // LMDB's order: the keys are big-endian
+  store::Error e;
+  auto txn = store::ReadTxn::begin(book.env(), &e);
+  if (!txn) return *error = book.path() + ": " + e.message(), std::nullopt;
+  auto learn = store::Cursor::open(*txn, book.dbs().learn, &e);
+  if (!learn) return *error = book.path() + ": " + e.message(), std::nullopt;
+  std::string params = book.build_params();
+  store::BookStats source_stats = book.stats(*txn);
+
+  SubBookReport report;
+  store::Status status =
+      builder::replace_book_file(out_path, store::Book::kDefaultMapSize, [&](store::Book& to) {
+        builder::ChunkedAppender appender(to);
+        store::BookStats stats;
+        stats.builds = 1;
+        std::string value;
+        std::vector<std::pair<std::string, std::string>> learned;  // keys in order, after the positions
+        for (Key k : keys) {
+          auto section = txn->get(book.dbs().positions, store::NodeKey(k).view(), &e);
+          if (e.code) return store::Status(e);
+          if (!section) continue;
+          store::SectionReader reader(*section);
+          std::optional<store::NodeRecord> node = reader.node();
+          value.clear();
+          store::append_section_node(value, node ? &*node : nullptr);
+          if (node) {
+            ++report.nodes;
+            stats.games = std::max<std::uint64_t>(stats.games, node->counters.games);
+          }
+          std::uint16_t move;
+          store::EdgeRecord r;
+          while (reader.next(move, r))
+            if (!(r.flags & store::kEdgeKeyOnly) && nodes.contains(r.child_key)) {
+              store::append_section_edge(value, move, r);
+              ++report.edges;
+            }
+          if (auto s = appender.add(to.dbs().positions, store::NodeKey(k).view(), value)) return s;
+          store::NodeKey prefix(k);
+          for (auto item = learn->seek(prefix.view(), &e); item && item->key.substr(0, 8) == prefix.view();
+               item = learn->next(&e))
+            learned.emplace_back(std::string(item->key), std::string(item->value));
+          if (e.code) return store::Status(e);
+        }
+        for (const auto& [key, v] : learned)
+          if (auto s = appender.add(to.dbs().learn, key, v)) return s;
+        if (auto s = appender.finish()) return s;
+        stats.collisions = source_stats.collisions;
+        return to.write([&](store::WriteTxn& w) -> store::Status {
+          if (auto s = to.put_stats(w, stats)) return s;
+          return params.empty() ? std::nullopt : to.put_build_params(w, params);
+        });
+      });
+  if (status) return *error = out_path + ": " + status->message(), std::nullopt;
+  return report;
+}
+
+}  // namespace gb::query

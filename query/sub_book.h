@@ -1,0 +1,26 @@
+// `graphbook query --book OUT`: the matching nodes of a query as a book of
+// their own, with the edges between them (an edge to a node that did not
+// match is left out) and their learning counters. Written as a build writes
+// a new book: in a file beside OUT, renamed over it at the end, so that OUT
+// is the whole sub-book or what it was before.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+#include "book/store/book.h"
+
+namespace gb::query {
+
+struct SubBookReport {
+  std::uint64_t nodes = 0, edges = 0;
+};
+
+// nullopt with error (naming the file) when the book cannot be read or OUT
+// cannot be written.
+[[nodiscard]] std::optional<SubBookReport> write_sub_book(store::Book& book,
+                                                          const std::unordered_set<Key>& nodes,
+                                                          const std::string& out_path, std::string* error);
+
+}  // namespace gb::query

@@ -1,0 +1,237 @@
+// graphbook query over a book built here from twic0920 at a small max ply,
+// checked against a model of the same book made with the PGN reader and the
+// chess core alone: every game walked to the max ply, the distinct positions
+// collected with their games and results and the moves between them, and
+// the positions reachable from the start found breadth-first.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "book/chess/notation.h"
+#include "book/chess/position.h"
+#include "book/pgn/game_record.h"
+#include "book/store/polyglot.h"
+#include "run_graphbook.h"
+
+using namespace gb;
+using gb::test::graphbook;
+using gb::test::quote;
+using gb::test::TempDir;
+
+namespace {
+
+constexpr int kMaxPly = 12;
+
+struct ModelNode {
+  explicit ModelNode(const Position& p) : position(p) {}
+  Position position;
+  int games = 0, white = 0, draws = 0, black = 0;
+  int distance = -1;                                // plies from the start, breadth-first
+  std::set<std::pair<Key, std::uint16_t>> parents;  // (position, move) pairs that reach it
+  std::set<Key> children;
+};
+
+// The book the test builds, as the PGN reader and the chess core see it.
+struct Model {
+  std::unordered_map<Key, ModelNode> nodes;
+
+  explicit Model(const std::string& pgn) {
+    auto summary = pgn::read_games(pgn, [&](const pgn::GameRecord& g) {
+      Position pos = g.start;
+      std::unordered_set<Key> in_game;
+      auto count = [&](const Position& p) {
+        ModelNode& n = nodes.try_emplace(p.key(), p).first->second;
+        if (!in_game.insert(p.key()).second) return;
+        ++n.games;
+        n.white += g.outcome == pgn::Outcome::WhiteWins;
+        n.draws += g.outcome == pgn::Outcome::Draw;
+        n.black += g.outcome == pgn::Outcome::BlackWins;
+      };
+      count(pos);
+      for (std::size_t i = 0; i < g.mainline.size() && int(i) < kMaxPly; ++i) {
+        Key before = pos.key();
+        UndoInfo undo;
+        pos.do_move(g.mainline[i].move, undo);
+        count(pos);
+        nodes.at(before).children.insert(pos.key());
+        nodes.at(pos.key()).parents.insert({before, g.mainline[i].move.raw()});
+      }
+    });
+    REQUIRE(summary.games_read > 2000);
+    // Breadth-first from the start position: the nodes a query visits.
+    std::vector<Key> level = {Position().key()};
+    nodes.at(level[0]).distance = 0;
+    for (int d = 1; !level.empty(); ++d) {
+      std::vector<Key> next;
+      for (Key k : level)
+        for (Key c : nodes.at(k).children)
+          if (nodes.at(c).distance < 0) {
+            nodes.at(c).distance = d;
+            next.push_back(c);
+          }
+      level = std::move(next);
+    }
+  }
+
+  std::set<std::string> keys_where(const std::function<bool(const ModelNode&)>& predicate) const {
+    std::set<std::string> out;
+    for (const auto& [key, n] : nodes)
+      if (n.distance >= 0 && predicate(n)) out.insert(key_hex(key));
+    return out;
+  }
+};
+
+const Model& model() {
+  static const Model m(gb::test::data_path("pgn/small/twic0920.pgn"));
+  return m;
+}
+
+struct Book {
+  TempDir dir{"graphbook-query"};
+  std::string path = dir.file("twic.book");
+  Book() {
+    auto r = graphbook("build " + quote(path) + " " + quote(gb::test::data_path("pgn/small/twic0920.pgn")) +
+                       " --max-ply " + std::to_string(kMaxPly));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+  }
+};
+
+// The keys of the positions a query matches (--json), and the nodes visited.
+std::set<std::string> matched_keys(const Book& book, const std::string& query,
+                                   std::uint64_t* visited = nullptr) {
+  auto r = graphbook("query " + quote(book.path) + " --json --cql " + quote(query));
+  INFO(query << "\n" << r.err);
+  REQUIRE((r.status == 0 || r.status == 1));
+  auto j = nlohmann::json::parse(r.out);
+  std::set<std::string> keys;
+  for (const auto& p : j["positions"]) keys.insert(p["key"].get<std::string>());
+  REQUIRE(j["matched"].get<std::size_t>() == keys.size());
+  if (visited) *visited = j["nodes_visited"].get<std::uint64_t>();
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("query visits every position of the book once and finds those in check", "[query]") {
+  Book book;
+  std::uint64_t visited = 0;
+  auto expected = model().keys_where([](const ModelNode& n) { return n.position.in_check(); });
+  REQUIRE(expected.size() > 50);
+  CHECK(matched_keys(book, "check", &visited) == expected);
+  CHECK(visited == model().keys_where([](const ModelNode&) { return true; }).size());
+}
+
+TEST_CASE("query finds the book positions without queens", "[query]") {
+  Book book;
+  auto expected =
+      model().keys_where([](const ModelNode& n) { return n.position.pieces(PieceType::Queen) == 0; });
+  REQUIRE(expected.size() > 10);
+  CHECK(matched_keys(book, "not [Qq]") == expected);
+}
+
+TEST_CASE("query ply is the shortest distance from the start and move sees the book moves", "[query]") {
+  Book book;
+  auto expected = model().keys_where([](const ModelNode& n) { return n.distance == 3; });
+  REQUIRE(!expected.empty());
+  CHECK(matched_keys(book, "ply == 3") == expected);
+  // The book moves are the node's children: every distinct move a game played there.
+  auto branching = model().keys_where([](const ModelNode& n) { return n.children.size() >= 3; });
+  REQUIRE(branching.size() > 5);
+  CHECK(matched_keys(book, "move count >= 3") == branching);
+}
+
+TEST_CASE("query --export writes the matching positions' moves as export writes them", "[query]") {
+  Book book;
+  const std::string all = book.dir.file("all.bin"), some = book.dir.file("check.bin");
+  REQUIRE(graphbook("export " + quote(book.path) + " " + quote(all)).status == 0);
+  auto r = graphbook("query " + quote(book.path) + " --count --cql check --export " + quote(some));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::string error;
+  auto every = store::read_polyglot_file(all, &error), exported = store::read_polyglot_file(some, &error);
+  REQUIRE(every);
+  REQUIRE(exported);
+  std::unordered_set<Key> in_check;
+  for (const auto& [key, n] : model().nodes)
+    if (n.distance >= 0 && n.position.in_check()) in_check.insert(key);
+  std::vector<store::PolyglotEntry> expected;
+  for (const auto& e : *every)
+    if (in_check.contains(e.key)) expected.push_back(e);
+  REQUIRE(expected.size() > 50);
+  REQUIRE(exported->size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(exported->at(i).key == expected[i].key);
+    CHECK(exported->at(i).move == expected[i].move);
+    CHECK(exported->at(i).weight == expected[i].weight);
+  }
+}
+
+TEST_CASE("query --book writes the matching positions and the moves between them as a book", "[query]") {
+  Book book;
+  const std::string sub = book.dir.file("first-moves.book");
+  auto r = graphbook("query " + quote(book.path) + " --count --cql 'ply <= 4' --book " + quote(sub));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  // The positions within four plies are closed under their shortest lines:
+  // the sub-book holds each of them, reachable from its start.
+  auto expected = model().keys_where([](const ModelNode& n) { return n.distance <= 4; });
+  REQUIRE(expected.size() > 100);
+  std::uint64_t visited = 0;
+  auto r2 = graphbook("query " + quote(sub) + " --json --cql true");
+  INFO(r2.err);
+  REQUIRE(r2.status == 0);
+  auto j = nlohmann::json::parse(r2.out);
+  std::set<std::string> keys;
+  for (const auto& p : j["positions"]) keys.insert(p["key"].get<std::string>());
+  visited = j["nodes_visited"].get<std::uint64_t>();
+  CHECK(keys == expected);
+  CHECK(visited == expected.size());
+  // A game count survives the copy: the start has every game.
+  CHECK(j["positions"][0]["games"].get<int>() == model().nodes.at(Position().key()).games);
+}
+
+TEST_CASE("query --pgn writes the line to each matching position as a game", "[query]") {
+  Book book;
+  const std::string out = book.dir.file("check.pgn");
+  auto r = graphbook("query " + quote(book.path) + " --count --cql check --pgn " + quote(out));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto expected = model().keys_where([](const ModelNode& n) { return n.position.in_check(); });
+  std::set<std::string> reached;
+  auto summary = pgn::read_games(out, [&](const pgn::GameRecord& g) {
+    reached.insert(key_hex(g.final_position.key()));
+    CHECK(int(g.mainline.size()) == model().nodes.at(g.final_position.key()).distance);
+  });
+  CHECK(summary.games_skipped == 0);
+  CHECK(reached == expected);
+}
+
+TEST_CASE("query with no match exits 1 and says how many positions it visited", "[query]") {
+  Book book;
+  auto r = graphbook("query " + quote(book.path) + " --count --cql false");
+  CHECK(r.status == 1);
+  CHECK(r.out == "matched 0 of " +
+                     std::to_string(model().keys_where([](const ModelNode&) { return true; }).size()) +
+                     " positions\n");
+}
+
+TEST_CASE("query reports a malformed query with a caret and exits 2", "[query]") {
+  Book book;
+  auto r = graphbook("query " + quote(book.path) + " --cql 'check {'");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("--cql:1:8: error") != std::string::npos);
+  CHECK(r.err.find("^") != std::string::npos);
+}
+
+TEST_CASE("query names a book that does not exist and exits 2", "[query]") {
+  TempDir dir;
+  auto r = graphbook("query " + quote(dir.file("absent.book")) + " --cql check");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("absent.book") != std::string::npos);
+  CHECK(r.err.find("no such book") != std::string::npos);
+}
