@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "book/chess/notation.h"
+#include "book/cql/book_stats.h"
 
 namespace gb::cql {
 
@@ -180,6 +181,8 @@ const char* op_name(Op op) {
     case Op::DictIter: return "key";
     case Op::ConsecutiveMoves: return "consecutivemoves";
     case Op::Ascii: return "ascii";
+    case Op::BookNodeStat: return "booknode";
+    case Op::BookMoveStat: return "bookmove";
   }
   return "?";
 }
@@ -227,6 +230,8 @@ void print(const Node& n, int indent, std::ostringstream& out) {
       out << squares_text(n.squares);
       break;
     }
+    case Op::BookNodeStat:
+    case Op::BookMoveStat: out << ' ' << book_stat_name(n.op, BookStat(n.number)); break;
     case Op::Var: out << " #" << n.number << (n.text.empty() ? "" : " " + n.text); break;
     case Op::Direction:
     case Op::Ray: {

@@ -154,6 +154,25 @@ enum class Op : std::uint16_t {
   DictIter,
   ConsecutiveMoves,
   Ascii,
+  // book statistics (graphbook query): Node::number is a BookStat
+  BookNodeStat,
+  BookMoveStat,
+};
+
+// Which count of a book node (bookgames ...) or of the book move that led to
+// the position (bookmovegames ...) a book statistics filter yields.
+enum class BookStat : std::uint8_t {
+  Games,
+  White,
+  Draws,
+  Black,
+  Score,  // per mille for the side to move (a node) or the side that moved (an edge)
+  Elo,
+  Moves,  // nodes only
+  Ply,    // nodes only
+  LearnedWins,
+  LearnedDraws,
+  LearnedLosses,
 };
 
 enum class CompareOp : std::uint8_t { Eq, Lt, Le, Gt, Ge };

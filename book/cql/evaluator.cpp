@@ -12,6 +12,7 @@
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
 #include "book/cql/board.h"
+#include "book/cql/book_stats.h"
 
 namespace gb::cql {
 
@@ -84,6 +85,10 @@ struct Evaluator::Impl {
   int node = 0;
   const Position* pos = nullptr;
   bool imaginary = false;
+  // At an imaginary position made by a speculative move that is also a move
+  // of the game (a book move under graphbook query): that child's ID, whose
+  // book node and edge the book statistics read; -1 otherwise.
+  int imagined_child = -1;
   std::vector<Value> vars;
   GameResult* out = nullptr;
   // Inside a forward line constituent: the child the sequence goes on to
@@ -119,16 +124,19 @@ struct Evaluator::Impl {
     int node;
     const Position* pos;
     bool imaginary;
+    int imagined_child;
     At(Impl& ev, int n, const Position* p, bool imag)
-        : e(ev), node(ev.node), pos(ev.pos), imaginary(ev.imaginary) {
+        : e(ev), node(ev.node), pos(ev.pos), imaginary(ev.imaginary), imagined_child(ev.imagined_child) {
       e.node = n;
       e.pos = p;
       e.imaginary = imag;
+      e.imagined_child = -1;
     }
     ~At() {
       e.node = node;
       e.pos = pos;
       e.imaginary = imaginary;
+      e.imagined_child = imagined_child;
     }
   };
 
@@ -192,6 +200,32 @@ struct Evaluator::Impl {
     if (v.kind == Value::Kind::Numeric) return v.number;
     if (v.kind == Value::Kind::Set) return popcount(v.set);
     return std::nullopt;
+  }
+
+  // The position whose book node and edge the book statistics read: the
+  // current one, or at an imaginary position the child the speculative move
+  // made; -1 when there is none.
+  int book_position() const { return imaginary ? imagined_child : node; }
+
+  // The child of the current position reached by mi's move, -1 when none is.
+  int child_by_move(const MoveInfo& mi) const {
+    for (int c : current().children) {
+      const GameNode& g = game->nodes[std::size_t(c)];
+      if (g.null_move == mi.null_move && (mi.null_move || g.move == mi.move)) return c;
+    }
+    return -1;
+  }
+
+  Value book_stat(Op op, BookStat stat) const {
+    const int id = book_position();
+    if (!options.book || id < 0) return Value::none();
+    std::optional<std::int64_t> v;
+    if (op == Op::BookNodeStat) {
+      if (const BookNode* b = options.book->node(id)) v = node_stat(*b, stat, pos->side_to_move());
+    } else if (const BookCounts* c = options.book->edge(id)) {
+      v = edge_stat(*c, stat, ~pos->side_to_move());
+    }
+    return v ? Value::numeric(*v) : Value::none();
   }
 
   bool is_ancestor_or_self(int a, int b) const {
@@ -661,7 +695,9 @@ Value Evaluator::Impl::eval_move(const Node& n) {
         after.do_null_move(undo);
       else
         after.do_move(mi.move, undo);
+      const int child = options.book && !imaginary ? child_by_move(mi) : -1;
       At at(*this, node, &after, true);
+      imagined_child = child;
       if (!matches(*n.args[std::size_t(m.speculative)])) {
         all_matched = false;
         continue;
@@ -1394,6 +1430,8 @@ Value Evaluator::Impl::dispatch(const Node& n) {
       return Value::boolean(std::find(nags.begin(), nags.end(), int(n.number)) != nags.end());
     }
     case Op::RemoveComment: out->removed_comments.push_back(node); return Value::boolean(true);
+    case Op::BookNodeStat:
+    case Op::BookMoveStat: return book_stat(n.op, BookStat(n.number));
     case Op::Distance:
     case Op::Lca: {
       Value a = eval(*n.args[0]), b = eval(*n.args[1]);

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "book/cql/book_stats.h"
 #include "book/cql/lexer.h"
 #include "book/cql/transform.h"
 
@@ -1537,6 +1538,11 @@ class Parser {
       return n;
     }
     if (auto d = direction_word(w)) return parse_direction(t, *d);
+    if (auto stat = book_stat_keyword(w)) {
+      auto n = node(stat->first, Type::Numeric, t);
+      n->number = std::int64_t(stat->second);
+      return n;
+    }
     if (w == "attackedby" || w == "attacks")
       fail_at(t, "'" + w + "' needs a Set on its left", "a filter before it");
     if (w == "between") return typed_call(Op::Between, Type::Set, t, "between", Type::Set, 2, 2);

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "book/cql/book_stats.h"
+
 namespace gb::cql {
 
 namespace {
@@ -201,6 +203,10 @@ bool apply_transform(Node& n, const Transform& t) {
     case Op::TagValue:
     case Op::TagContains:
       if (t.color && n.number) n.number = -n.number;  // player/elo white (1) <-> black (-1)
+      break;
+    case Op::BookNodeStat:
+    case Op::BookMoveStat:
+      if (t.color) n.number = std::int64_t(flip_color(BookStat(n.number)));  // bookwhite <-> bookblack
       break;
     case Op::Light:
       if (changes_square_color(t)) n.op = Op::Dark;
