@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "probe/commands.h"
 #include "query/commands.h"
+#include "serve/commands.h"
 #include "uci-adapter/commands.h"
 #include "version.h"
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   gb::builder::add_commands(app, exit_status);
   gb::probe::add_commands(app, exit_status);
   gb::uci_adapter::add_commands(app, exit_status);
+  gb::serve::add_commands(app, exit_status);
   gb::cli::add_cql_command(app, exit_status);
   gb::query::add_commands(app, exit_status);
   // CLI11 takes an unknown first word for a stray argument and says only that

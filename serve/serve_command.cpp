@@ -1,0 +1,60 @@
+#include <unistd.h>
+
+#include "book/store/exit_status.h"
+#include "probe/opening_names.h"
+#include "serve/commands.h"
+#include "serve/server.h"
+
+namespace gb::serve {
+
+namespace {
+
+// The running binary's path, to find the page's files beside it.
+std::string binary_path() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, int& exit_status) {
+  struct Options {
+    ServeOptions serve;
+    std::string listen = "127.0.0.1:8642";
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "An opening explorer over a book: lichess-compatible JSON API and a web page");
+  cmd->add_option("book", opt->serve.book, "The book file")->required();
+  cmd->add_option("--listen", opt->listen,
+                  "HOST:PORT to listen on (default 127.0.0.1:8642, this machine only; port 0: any free one)");
+  cmd->add_option("--threads", opt->serve.threads,
+                  "Threads answering requests; each serves one connection at a time (default 16)")
+      ->check(CLI::Range(1, kMaxThreads));
+  cmd->add_option("--web-root", opt->serve.web_root,
+                  "The page's folder (serve/web, with node_modules); default: the source tree's");
+  cmd->add_option("--eco", opt->serve.eco_tables,
+                  "Opening-name table(s) (default " + std::string(probe::kDefaultEcoTable) + ")");
+  cmd->add_flag("--no-names", opt->serve.no_names, "Do not look up opening names");
+  cmd->footer(
+      "Examples:\n"
+      "  graphbook serve twic.book                      # then open http://127.0.0.1:8642/\n"
+      "  graphbook serve twic.book --listen 0.0.0.0:8080 --threads 64\n"
+      "  curl 'http://127.0.0.1:8642/masters?play=e2e4,c7c5'\n"
+      "The API (lichess explorer's /masters, /lichess, /masters/pgn/ID; /api/tree, /api/query, /api/match,\n"
+      "/api/info, /health) is described in docs/SERVE.md. SIGINT or SIGTERM stops it after the requests in\n"
+      "flight. Exit status: 0 stopped by a signal, 2 bad option or address, or a book that does not open,\n"
+      "3 a damaged book.");
+  cmd->callback([opt, &exit_status] {
+    std::string error;
+    if (!parse_listen(opt->listen, opt->serve, &error)) {
+      std::fprintf(stderr, "graphbook serve: %s\n", error.c_str());
+      exit_status = store::kExitBadInput;
+      return;
+    }
+    exit_status = serve(opt->serve, binary_path());
+  });
+}
+
+}  // namespace gb::serve
