@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "analysis/commands.h"
 #include "builder/commands.h"
 #include "cli/commands.h"
 #include "probe/commands.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   gb::probe::add_commands(app, exit_status);
   gb::uci_adapter::add_commands(app, exit_status);
   gb::serve::add_commands(app, exit_status);
+  gb::analysis::add_commands(app, exit_status);
   gb::cli::add_cql_command(app, exit_status);
   gb::query::add_commands(app, exit_status);
   // CLI11 takes an unknown first word for a stray argument and says only that

@@ -22,6 +22,18 @@ void BookReader::note_learning() {
   learning_ = txn_.stat(book_->dbs().learn, st) || st.ms_entries > 0;
 }
 
+// The handles are opened in this snapshot each time: a handle first opened in
+// a read transaction is closed when refresh() resets it.
+std::optional<store::Evaluation> BookReader::evaluation(Key key) {
+  auto dbi = store::open_evals(txn_, false, nullptr);
+  return dbi ? store::get_evaluation(txn_, *dbi, key) : std::nullopt;
+}
+
+std::optional<store::BackedUpValue> BookReader::value(Key key) {
+  auto dbi = store::open_values(txn_, false, nullptr);
+  return dbi ? store::get_value(txn_, *dbi, key) : std::nullopt;
+}
+
 Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning) {
   out.clear();
   store::Error error;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/evaluation.h"
 
 namespace gb::probe {
 
@@ -27,6 +28,11 @@ class BookReader {
   [[nodiscard]] std::optional<store::NodeRecord> node(Key key, store::Error* error = nullptr);
   // The learning counters of the node itself (move 0), zero when none.
   store::LearnRecord node_learning(Key key);
+  // The engine evaluation (`graphbook analyse`) and the backed-up value
+  // (`graphbook values`) of the position; nullopt when the book holds none
+  // (a book made before them has neither database).
+  [[nodiscard]] std::optional<store::Evaluation> evaluation(Key key);
+  [[nodiscard]] std::optional<store::BackedUpValue> value(Key key);
 
   [[nodiscard]] store::Status refresh();
 

@@ -142,7 +142,7 @@ void print_pick(const PickOutcome& o, bool explain) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Weighing& w = o.weighing[i];
       char bounds[32] = "";
-      if (o.options.policy == Policy::Learned)
+      if (o.options.policy == Policy::Learned || o.options.policy == Policy::Lcb)
         std::snprintf(bounds, sizeof bounds, "[%.3f, %.3f]", w.lower, w.upper);
       std::printf("%s %-8s %-6s %7u %10.2f %7.2f %9.3f %15s  %s\n",
                   o.choice && o.choice->index == i ? "->" : "  ", rows[i].san.c_str(), rows[i].uci.c_str(),
@@ -168,8 +168,8 @@ void add_pick(CLI::App& app, int& exit_status) {
   CLI::App* cmd = app.add_subcommand("pick", "Let the book choose a move in a position");
   cmd->add_option("book", opt->book, "The book file")->required();
   add_position_options(cmd, opt->position);
-  cmd->add_option("--policy", opt->policy, "best | weighted | uniform | learned (default weighted)")
-      ->check(CLI::IsMember({"best", "weighted", "uniform", "learned"}));
+  cmd->add_option("--policy", opt->policy, "best | weighted | uniform | learned | lcb (default weighted)")
+      ->check(CLI::IsMember({"best", "weighted", "uniform", "learned", "lcb"}));
   cmd->add_option("--seed", opt->seed, "Seed of the random choice: the same seed gives the same move");
   cmd->add_option("--min-games", opt->min_games, "Moves with fewer games never play (default 1)");
   cmd->add_option("--temperature", opt->temperature, "Weights ^ (1/T); 0 takes the heaviest (default 1)")
@@ -180,7 +180,8 @@ void add_pick(CLI::App& app, int& exit_status) {
       "Examples:\n"
       "  graphbook pick twic.book --moves \"e4 c5\" --policy weighted --seed 7 --explain\n"
       "  graphbook pick twic.book --policy learned --min-games 3 --json\n"
-      "The learned policy is described in docs/LEARNING.md.\n"
+      "The learned policy is described in docs/LEARNING.md; lcb (the best lower bound of the 95 %\n"
+      "interval of the score) in docs/PROBE.md.\n"
       "Exit status: 0 a move was chosen, 1 no book move, 2 bad option, FEN, move, file or book, 3 a damaged\n"
       "book.");
   cmd->callback([opt, &exit_status] {

@@ -1,6 +1,7 @@
 #include "probe/move_choice.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace gb::probe {
@@ -11,12 +12,13 @@ std::string_view to_string(Policy p) {
     case Policy::Weighted: return "weighted";
     case Policy::Uniform: return "uniform";
     case Policy::Learned: return "learned";
+    case Policy::Lcb: return "lcb";
   }
   return "?";
 }
 
 std::optional<Policy> parse_policy(std::string_view text) {
-  for (Policy p : {Policy::Best, Policy::Weighted, Policy::Uniform, Policy::Learned})
+  for (Policy p : {Policy::Best, Policy::Weighted, Policy::Uniform, Policy::Learned, Policy::Lcb})
     if (to_string(p) == text) return p;
   return std::nullopt;
 }
@@ -26,6 +28,9 @@ std::string_view to_string(Reason r) {
     case Reason::Weighted: return "weighted";
     case Reason::ImportedWeight: return "weight of an imported .bin, no games";
     case Reason::Uniform: return "uniform";
+    case Reason::LowerBound: return "best lower bound";
+    case Reason::NotBestBound: return "not the best lower bound";
+    case Reason::NoInterval: return "no games, no interval";
     case Reason::Best: return "best";
     case Reason::NotBest: return "not the best";
     case Reason::TooFewGames: return "too few games";
@@ -47,12 +52,26 @@ void learned_estimate(const Candidate& c, Weighing& w) {
   double n = c.learned.games();
   if (k + n == 0) return;
   double mean = (k * prior + c.learned.wins + 0.5 * c.learned.draws) / (k + n);
-  double sigma = std::sqrt(mean * (1 - mean) / (k + n + 1));
   w.expected = mean;
-  w.lower = std::max(0.0, mean - kConfidenceZ * sigma);
-  w.upper = std::min(1.0, mean + kConfidenceZ * sigma);
+  // The 95 % interval of the posterior mean over the k + n games it weighs.
+  Interval bounds = *wilson_interval(mean, k + n);
+  w.lower = bounds.low;
+  w.upper = bounds.high;
   // Polyglot's weight scaled by the square of how far learning moved the score.
   w.weight = prior > 0 ? polyglot_weight(c) * (mean / prior) * (mean / prior) : 0.0;
+}
+
+// lcb: the lower bound of the source score's interval.
+void lower_bound_weight(const Candidate& c, Weighing& w) {
+  auto bounds = score_interval(c.source);
+  if (!bounds || c.weight_only()) {
+    w.weight = 0, w.reason = Reason::NoInterval;
+    return;
+  }
+  w.lower = bounds->low;
+  w.upper = bounds->high;
+  // keep_best ranks by weight: the bound, or a trace for a move that never scored (its bound is 0).
+  w.weight = bounds->low > 0 ? bounds->low : 1e-12;
 }
 
 // Ranks a over b for best: weight, then games, then the lower move.
@@ -93,6 +112,18 @@ void avoid_last_losses(std::span<const Candidate> cs, std::vector<Weighing>& ws)
 
 }  // namespace
 
+std::optional<Interval> wilson_interval(double p, double n, double z) {
+  if (n <= 0) return std::nullopt;
+  assert(p >= 0 && p <= 1);
+  double z2 = z * z;
+  double centre = p + z2 / (2 * n);
+  double spread = z * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  double scale = 1 + z2 / n;
+  return Interval{std::max(0.0, (centre - spread) / scale), std::min(1.0, (centre + spread) / scale)};
+}
+
+std::optional<Interval> score_interval(const Results& r) { return wilson_interval(r.score(), r.games()); }
+
 std::uint32_t polyglot_weight(const Candidate& c) {
   return c.weight_only() ? *c.imported_weight : 2 * c.source.wins + c.source.draws;
 }
@@ -109,18 +140,26 @@ std::vector<Weighing> weigh(std::span<const Candidate> cs, const PickOptions& op
       case Policy::Weighted: w.weight = polyglot_weight(c); break;
       case Policy::Uniform: w.weight = 1, w.reason = Reason::Uniform; break;
       case Policy::Learned: learned_estimate(c, w); break;
+      case Policy::Lcb: lower_bound_weight(c, w); break;
     }
     bool too_few_games = !c.weight_only() && (c.source.games() < options.min_games || c.source.games() == 0);
     if (too_few_games) {
       w.weight = 0, w.reason = Reason::TooFewGames;
+    } else if (w.reason == Reason::NoInterval) {
+      w.weight = 0;
     } else if (w.weight <= 0 || (c.weight_only() && *c.imported_weight == 0)) {
       w.weight = 0, w.reason = Reason::NoWeight;
     }
   }
   if (options.policy == Policy::Learned) avoid_last_losses(cs, ws);
   bool sharpen = options.policy == Policy::Weighted || options.policy == Policy::Learned;
-  if (options.policy == Policy::Best || (sharpen && options.temperature <= 0)) {
+  if (options.policy == Policy::Best || options.policy == Policy::Lcb ||
+      (sharpen && options.temperature <= 0)) {
     keep_best(cs, ws);
+    if (options.policy == Policy::Lcb)
+      for (Weighing& w : ws)
+        if (w.reason == Reason::Best || w.reason == Reason::NotBest)
+          w.reason = w.reason == Reason::Best ? Reason::LowerBound : Reason::NotBestBound;
   } else if (sharpen && options.temperature != 1.0) {
     for (Weighing& w : ws)
       if (w.weight > 0) w.weight = std::pow(w.weight, 1.0 / options.temperature);

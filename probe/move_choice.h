@@ -10,6 +10,11 @@
 //             that lost the last time it was played here is avoided while an
 //             alternative of comparable standing exists (docs/LEARNING.md has
 //             the formula). Without learned games it equals weighted.
+//   lcb       the move with the best lower bound of its score's 95 % interval
+//             (wilson_interval below): a move scoring 60 % in 200 games beats
+//             one scoring 70 % in 5. Ties go to more games, then the lower
+//             move. A move without games (an imported .bin's) has no interval
+//             and does not play.
 //
 // Candidates with fewer than min_games source games never play. temperature
 // 0 makes weighted and learned pick their heaviest move.
@@ -32,7 +37,7 @@
 
 namespace gb::probe {
 
-enum class Policy : std::uint8_t { Best, Weighted, Uniform, Learned };
+enum class Policy : std::uint8_t { Best, Weighted, Uniform, Learned, Lcb };
 std::string_view to_string(Policy p);
 std::optional<Policy> parse_policy(std::string_view text);
 
@@ -47,6 +52,20 @@ struct Results {
   std::uint32_t games() const { return wins + draws + losses; }
   double score() const { return games() ? (wins + 0.5 * draws) / games() : 0.0; }
 };
+
+// A score's 95 % confidence interval, docs/PROBE.md: the Wilson score
+// interval of p = score over n games (a draw counts as half a win), z = 1.96:
+//   (p + z²/2n ± z·sqrt(p(1−p)/n + z²/4n²)) / (1 + z²/n)
+// Treating each game as a win-or-loss trial with success rate p, it is wider
+// than the interval draws would give (they vary less), so it errs on the safe
+// side. nullopt for n = 0.
+struct Interval {
+  double low = 0;
+  double high = 1;
+};
+inline constexpr double kIntervalZ = 1.959963984540054;  // the normal distribution's 97.5 % quantile
+[[nodiscard]] std::optional<Interval> wilson_interval(double score, double games, double z = kIntervalZ);
+[[nodiscard]] std::optional<Interval> score_interval(const Results& r);
 
 struct Candidate {
   Move move;
@@ -76,6 +95,9 @@ enum class Reason : std::uint8_t {
   Weighted,        // weight from the source games (and learning)
   ImportedWeight,  // weight from an imported .bin: the move has no games (and learning)
   Uniform,         // every candidate alike
+  LowerBound,      // lcb: the best lower bound of the 95 % interval
+  NotBestBound,    // lcb chose another
+  NoInterval,      // lcb: a move without games has no interval
   Best,            // the heaviest: chosen by best
   NotBest,         // best chose another
   TooFewGames,     // fewer source games than min_games
@@ -89,8 +111,8 @@ struct Weighing {
   double weight = 0;  // relative; the probability is weight / sum of weights
   double probability = 0;
   double expected = 0;  // expected score of the mover (learned: posterior mean)
-  double lower = 0;     // expected - one standard deviation (learned only)
-  double upper = 0;     // expected + one standard deviation (learned only)
+  double lower = 0;     // the 95 % interval of expected (learned and lcb; docs/LEARNING.md)
+  double upper = 0;
   Reason reason = Reason::Weighted;
 };
 
@@ -129,6 +151,5 @@ struct Choice {
 
 // The learned policy's parameters (docs/LEARNING.md).
 inline constexpr double kPriorGames = 8.0;  // the source counts as at most this many of our own games
-inline constexpr double kConfidenceZ = 1.0;
 
 }  // namespace gb::probe

@@ -1,6 +1,7 @@
 #include "probe/position_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "book/chess/notation.h"
@@ -51,6 +52,58 @@ nlohmann::json learning_json(const store::LearnRecord& l) {
           {"last_played", l.last_played}};
 }
 
+// "+0.35" (pawns, as GUIs show them) or "#3" / "#-3".
+std::string eval_text(const store::Evaluation& e) {
+  if (e.kind == store::Evaluation::Kind::Mate) return "#" + std::to_string(e.score);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.2f", e.score / 100.0);
+  return buf;
+}
+
+std::string pawns_text(double cp) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.2f", cp / 100.0);
+  return buf;
+}
+
+int value_centipawns(const store::BackedUpValue& v) {
+  return int(std::lround(store::centipawns_of_expected_score(v.score)));
+}
+
+// "44.0% -0.60 d3": the value in percent, in pawns where an engine evaluation is under it, and its depth.
+std::string value_text(const store::BackedUpValue& v) {
+  std::string out = fixed(100 * v.score) + "%";
+  if (v.from_engine) out += " " + pawns_text(value_centipawns(v));
+  return out + " d" + std::to_string(v.depth);
+}
+
+std::string interval_text(const std::optional<Interval>& i) {
+  if (!i) return "-";
+  return fixed(100 * i->low, 0) + "-" + fixed(100 * i->high, 0);
+}
+
+nlohmann::json eval_json(const store::Evaluation& e, bool chess960) {
+  nlohmann::json j;
+  j[e.kind == store::Evaluation::Kind::Mate ? "mate" : "cp"] = e.score;
+  j["depth"] = e.depth;
+  j["nodes"] = e.nodes;
+  j["best"] = e.best ? nlohmann::json(to_uci(e.best, chess960)) : nlohmann::json(nullptr);
+  j["engine"] = e.engine;
+  return j;
+}
+
+nlohmann::json value_json(const std::optional<store::BackedUpValue>& v) {
+  if (!v) return nullptr;
+  nlohmann::json j = {{"score", v->score}, {"depth", v->depth}};
+  if (v->from_engine) j["cp"] = value_centipawns(*v);
+  return j;
+}
+
+nlohmann::json interval_json(const std::optional<Interval>& i) {
+  if (!i) return nullptr;
+  return nlohmann::json::array({i->low, i->high});
+}
+
 Candidate make_candidate(Move move, const store::Counters& c, std::optional<std::uint32_t> weight,
                          const store::LearnRecord& learning, Color mover) {
   Candidate cand;
@@ -76,6 +129,19 @@ std::optional<std::uint32_t> imported_weight(const store::EdgeRecord& e) {
   return std::nullopt;
 }
 
+std::optional<Interval> mover_interval(const store::Counters& c, Color mover) {
+  if (!c.games) return std::nullopt;
+  return wilson_interval(mover_score(c, mover) / 100, c.games);
+}
+
+std::optional<store::BackedUpValue> move_value(const MoveRow& row) {
+  if (!row.child_value) return std::nullopt;
+  store::BackedUpValue v = *row.child_value;
+  v.score = 1 - v.score;
+  v.depth = std::uint16_t(v.depth + 1);
+  return v;
+}
+
 double mover_score(const store::Counters& c, Color mover) {
   if (!c.games) return 0;
   std::uint32_t wins = mover == Color::White ? c.white_wins : c.black_wins;
@@ -90,6 +156,8 @@ std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosi
   r.node = reader.node(key, error);
   if (error && error->code) return std::nullopt;
   r.node_learning = reader.node_learning(key);
+  r.eval = reader.evaluation(key);
+  r.value = reader.value(key);
   std::vector<store::BookEdge> edges;
   if (auto s = reader.edges(key, edges)) {
     if (error) *error = *s;
@@ -110,7 +178,10 @@ std::optional<PositionReport> make_report(BookReader& reader, const ResolvedPosi
     row.imported_weight = imported_weight(e.record);
     row.polyglot_rank = e.record.polyglot_rank;
     row.learning = e.learning;
-    if (!(e.record.flags & store::kEdgeKeyOnly)) row.child = reader.node(e.record.child_key);
+    if (!(e.record.flags & store::kEdgeKeyOnly)) {
+      row.child = reader.node(e.record.child_key);
+      row.child_value = reader.value(e.record.child_key);
+    }
     if (table) {
       child_line.back() = e.record.child_key;
       row.opening = table->nearest(child_line);
@@ -160,11 +231,28 @@ std::string format_text(const PositionReport& r) {
     if (c.average_elo()) out += "  avg Elo " + std::to_string(c.average_elo());
     out += "\n";
   }
+  if (r.eval)
+    out += "Eval:     " + eval_text(*r.eval) + " for the side to move (depth " +
+           std::to_string(r.eval->depth) +
+           (r.eval->best ? ", best " + to_uci(r.eval->best, r.position.chess960()) : std::string()) + ", " +
+           r.eval->engine + ")\n";
+  if (r.value)
+    out += "Value:    " + fixed(100 * r.value->score) + "% for the side to move" +
+           (r.value->from_engine ? " (" + pawns_text(value_centipawns(*r.value)) + ")" : std::string()) +
+           ", backed up over " + std::to_string(r.value->depth) + " plies\n";
   if (r.moves.empty()) return out + "No book moves from this position.\n";
-  const char* header[] = {"move",   "uci",    "games", "weight",  "white%",  "draw%",
-                          "black%", "score%", "elo",   "learned", "reached", "opening"};
-  const std::size_t width[] = {8, 6, 7, 7, 7, 6, 7, 7, 5, 14, 9, 0};
-  const bool right[] = {false, false, true, true, true, true, true, true, true, false, true, false};
+  const bool values =
+      std::any_of(r.moves.begin(), r.moves.end(), [](const MoveRow& m) { return m.child_value; });
+  std::vector<std::string> header = {"move",   "uci", "games", "weight",  "white%",  "draw%",  "black%",
+                                     "score%", "95%", "elo",   "learned", "reached", "opening"};
+  std::vector<std::size_t> width = {8, 6, 7, 7, 7, 6, 7, 7, 7, 5, 14, 9, 0};
+  std::vector<bool> right = {false, false, true, true,  true, true, true,
+                             true,  true,  true, false, true, false};
+  if (values) {  // the backed-up value beside the raw score
+    header.insert(header.begin() + 9, "value");
+    width.insert(width.begin() + 9, 16);
+    right.insert(right.begin() + 9, true);
+  }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string l;
     for (std::size_t i = 0; i < cells.size(); ++i)
@@ -172,7 +260,7 @@ std::string format_text(const PositionReport& r) {
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + "\n";
   };
-  line(std::vector<std::string>(std::begin(header), std::end(header)));
+  line(header);
   bool any_transposition = false;
   for (const MoveRow& m : r.moves) {
     const store::Counters& c = m.counters;
@@ -180,13 +268,31 @@ std::string format_text(const PositionReport& r) {
     if (m.transposition()) reached += "*", any_transposition = true;
     // Without games there are no results to give: "-" rather than 0.0 %.
     auto share = [&](std::uint32_t part) { return c.games ? fixed(percent(part, c.games)) : "-"; };
-    line({m.san, m.uci, c.games ? std::to_string(c.games) : "-", std::to_string(row_weight(m, mover)),
-          share(c.white_wins), share(c.draws), share(c.black_wins),
-          c.games ? fixed(mover_score(c, mover)) : "-",
-          c.average_elo() ? std::to_string(c.average_elo()) : "-", learned_text(m.learning), reached,
-          m.opening ? m.opening->eco + " " + m.opening->name : ""});
+    std::vector<std::string> cells = {m.san,
+                                      m.uci,
+                                      c.games ? std::to_string(c.games) : "-",
+                                      std::to_string(row_weight(m, mover)),
+                                      share(c.white_wins),
+                                      share(c.draws),
+                                      share(c.black_wins),
+                                      c.games ? fixed(mover_score(c, mover)) : "-",
+                                      interval_text(mover_interval(c, mover)),
+                                      c.average_elo() ? std::to_string(c.average_elo()) : "-",
+                                      learned_text(m.learning),
+                                      reached,
+                                      m.opening ? m.opening->eco + " " + m.opening->name : ""};
+    if (values) {
+      auto v = move_value(m);
+      cells.insert(cells.begin() + 9, v ? value_text(*v) : "-");
+    }
+    line(cells);
   }
   if (weight_only) out += "weight: the imported Polyglot book's, for moves without games\n";
+  out += "95%: the score's 95 % interval (Wilson, docs/PROBE.md)\n";
+  if (values)
+    out +=
+        "value: backed up through the book for the mover (graphbook values): percent, pawns where an engine\n"
+        "       evaluation is under it, and the plies it is backed up over (docs/VALUES.md)\n";
   if (any_transposition)
     out +=
         "* the resulting position was reached by more games than played this move here (a transposition)\n";
@@ -217,7 +323,9 @@ nlohmann::json format_json(const PositionReport& r) {
         {"weight", row_weight(m, mover)},
         {"imported_weight", m.imported_weight ? nlohmann::json(*m.imported_weight) : nlohmann::json(nullptr)},
         {"score", c.games ? nlohmann::json(mover_score(c, mover) / 100) : nlohmann::json(nullptr)},
-        {"learning", learning_json(m.learning)}};
+        {"learning", learning_json(m.learning)},
+        {"interval", interval_json(mover_interval(c, mover))},
+        {"value", value_json(move_value(m))}};
     if (m.child) {
       const store::Counters& cc = m.child->counters;
       mj["position"] = {{"games", cc.games},
@@ -237,6 +345,8 @@ nlohmann::json format_json(const PositionReport& r) {
   j["games"] = total.games;
   j["unknown"] = total.unknown;
   j["learning"] = learning_json(r.node_learning);
+  j["eval"] = r.eval ? eval_json(*r.eval, r.position.chess960()) : nlohmann::json(nullptr);
+  j["value"] = value_json(r.value);
   return j;
 }
 

@@ -27,6 +27,9 @@ struct MoveRow {
   store::LearnRecord learning;                   // zero when never learned
   std::optional<store::NodeRecord> child;        // the resulting position's own totals (any move order)
   const OpeningName* opening = nullptr;          // of the resulting position, exact or inherited
+  // The resulting position's backed-up value, from its own side to move
+  // (`graphbook values`); the move's value for the mover is 1 - score.
+  std::optional<store::BackedUpValue> child_value;
 
   // The resulting position was reached by games that did not play this move here.
   bool transposition() const { return child && child->counters.games != counters.games; }
@@ -38,7 +41,9 @@ struct PositionReport {
   store::LearnRecord node_learning;
   const OpeningName* opening = nullptr;  // exact or inherited along the line
   bool opening_exact = false;
-  std::vector<MoveRow> moves;  // most games first, then the heaviest (Polyglot weight)
+  std::vector<MoveRow> moves;                 // most games first, then the heaviest (Polyglot weight)
+  std::optional<store::Evaluation> eval;      // `graphbook analyse`'s, of the side to move
+  std::optional<store::BackedUpValue> value;  // `graphbook values`'s, of the side to move
   bool in_book() const { return node.has_value() || !moves.empty(); }
 };
 
@@ -59,6 +64,12 @@ std::optional<std::uint32_t> imported_weight(const store::EdgeRecord& edge);
 
 // Score of the side to move in percent over the games (unknown as draws).
 double mover_score(const store::Counters& c, Color mover);
+// The 95 % interval of that score (move_choice.h's wilson_interval), 0..1;
+// nullopt without games.
+std::optional<Interval> mover_interval(const store::Counters& c, Color mover);
+// A move's backed-up value for the mover (1 - its child's), nullopt when the
+// book holds none.
+std::optional<store::BackedUpValue> move_value(const MoveRow& row);
 
 std::string format_text(const PositionReport& report);
 nlohmann::json format_json(const PositionReport& report);

@@ -184,7 +184,8 @@ void add_commands(CLI::App& app, int& exit_status) {
   cmd->add_option("--min-games", args->min_games,
                   "A book move needs this many games (BookMinGames, default 3)")
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--policy", args->policy, "best, weighted, uniform or learned (BookPolicy, default best)");
+  cmd->add_option("--policy", args->policy,
+                  "best, weighted, uniform, learned or lcb (BookPolicy, default best)");
   cmd->add_flag("--learning", args->learning, "Learn game results into the book (BookLearning)");
   cmd->add_flag("--no-own-book", args->no_own_book, "Start with OwnBook off");
   cmd->add_option("--filter", args->filter, "A CQL filter for book moves (BookFilter; see docs/UCI.md)");

@@ -46,7 +46,8 @@ std::vector<std::string> option_lines(const BookOptions& o) {
           string_option("BookFile", o.file),
           spin_option("BookDepth", o.depth, 0, kMaxDepth),
           spin_option("BookMinGames", o.min_games, 1, kMaxMinGames),
-          combo_option("BookPolicy", probe::to_string(o.policy), {"best", "weighted", "uniform", "learned"}),
+          combo_option("BookPolicy", probe::to_string(o.policy),
+                       {"best", "weighted", "uniform", "learned", "lcb"}),
           check_option("BookLearning", o.learning),
           string_option("BookFilter", o.filter)};
 }
@@ -75,7 +76,7 @@ std::optional<std::string> apply_option(BookOptions& o, std::string_view name, s
     (depth ? o.depth : o.min_games) = int(*n);
   } else if (same_name(name, "BookPolicy")) {
     auto p = probe::parse_policy(value);
-    if (!p) return bad("not best, weighted, uniform or learned:");
+    if (!p) return bad("not best, weighted, uniform, learned or lcb:");
     o.policy = *p;
   } else if (same_name(name, "BookFilter")) {
     o.filter = std::string(value);
