@@ -25,6 +25,7 @@
 #include "builder/new_book_file.h"
 #include "builder/orphan_files.h"
 #include "builder/progress.h"
+#include "builder/query_filter.h"
 #include "builder/run_file.h"
 #include "builder/worker_pool.h"
 
@@ -139,6 +140,9 @@ bool parse_block(Workers& w, std::string_view text, const std::string& name, std
     if (w.games) {
       IndexingVisitor indexing(visitor, w.games->part(i));
       reader.read_all(indexing);
+    } else if (w.options.filter) {
+      QueryFilterVisitor filter(*w.options.filter, visitor);
+      reader.read_all(filter);
     } else {
       reader.read_all(visitor);
     }
@@ -211,6 +215,7 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
       report.added += r.added;
       report.duplicates += r.duplicates;
       report.filtered += r.counts.filtered;
+      report.filtered_by_query += r.counts.filtered_by_query;
       progress.add_games(r.summary.games_read);
     }
     line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
@@ -388,6 +393,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
     report.total.duplicates += ir.duplicates;
     report.total.skipped += ir.skipped;
     report.total.filtered += ir.filtered;
+    report.total.filtered_by_query += ir.filtered_by_query;
     report.total.warnings += ir.warnings;
     report.total.bytes += ir.bytes;
   }

@@ -20,12 +20,13 @@ struct InputReport {
   std::uint64_t games_read = 0;  // games in the file
   std::uint64_t added = 0;
   std::uint64_t duplicates = 0;
-  std::uint64_t skipped = 0;     // bad games
-  std::uint64_t filtered = 0;    // left out by --min-elo/--since/--until
-  std::uint64_t warnings = 0;    // the reader's (book/pgn/summary.h): a missing result, binary data...
-  bool binary = false;           // one of them: the input holds binary data, it is not PGN
-  bool already_in_book = false;  // the same content was added before: nothing read
-  std::string error;             // the input could not be read (fully)
+  std::uint64_t skipped = 0;            // bad games
+  std::uint64_t filtered = 0;           // left out by --min-elo/--since/--until
+  std::uint64_t filtered_by_query = 0;  // left out by --filter
+  std::uint64_t warnings = 0;           // the reader's (book/pgn/summary.h): a missing result, binary data...
+  bool binary = false;                  // one of them: the input holds binary data, it is not PGN
+  bool already_in_book = false;         // the same content was added before: nothing read
+  std::string error;                    // the input could not be read (fully)
 };
 
 struct BuildReport {

@@ -1,5 +1,7 @@
 #include "builder/build_visitor.h"
 
+#include <cassert>
+
 #include "book/store/position_hash.h"
 
 namespace gb::builder {
@@ -100,6 +102,14 @@ void BuildVisitor::end_game(const pgn::GameEnd& end) {
   if (options_.dedup) g.fingerprint = fingerprint();
   g.first = first_;
   g.n = out_.plies.size() - first_;
+}
+
+void BuildVisitor::drop_last_game() {
+  assert(!out_.games.empty() && counts_.games > 0);
+  out_.plies.resize(out_.games.back().first);
+  out_.games.pop_back();
+  --counts_.games;
+  ++counts_.filtered_by_query;
 }
 
 }  // namespace gb::builder

@@ -108,8 +108,9 @@ struct PartGames {
 };
 
 struct VisitCounts {
-  std::uint64_t games = 0;     // games the reader kept (legal) and the filters let through
-  std::uint64_t filtered = 0;  // left out by --min-elo / --since / --until
+  std::uint64_t games = 0;              // games the reader kept (legal) and the filters let through
+  std::uint64_t filtered = 0;           // left out by --min-elo / --since / --until
+  std::uint64_t filtered_by_query = 0;  // left out by --filter (query_filter.h)
 };
 
 class BuildVisitor : public pgn::VisitorBase {
@@ -124,6 +125,9 @@ class BuildVisitor : public pgn::VisitorBase {
   void end_game(const pgn::GameEnd& end);
 
   const VisitCounts& counts() const { return counts_; }
+  // Takes back the game end_game just accepted (build --filter: the query
+  // did not match it).
+  void drop_last_game();
 
  private:
   Fingerprint fingerprint();  // of the game being read

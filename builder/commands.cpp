@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "book/cql/query_source.h"
 #include "builder/book_check.h"
 #include "builder/book_info.h"
 #include "builder/book_upgrade.h"
@@ -65,6 +67,7 @@ void add_build(CLI::App& app, int& exit_status) {
     int threads = int(std::min(256u, std::max(1u, std::thread::hardware_concurrency())));
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
+    std::string filter;  // --filter: query text or file
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
@@ -100,12 +103,17 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
+  cmd->add_option(
+      "--filter", opt->filter,
+      "Only the games this CQL query matches, as graphbook cql decides (query text, or a .cql file)");
   cmd->add_flag("--json", opt->json, "Print the summary as JSON");
   cmd->add_flag("--quiet", opt->quiet, "No progress line");
   cmd->footer(
       "Examples:\n  graphbook build games.book twic0920.pgn\n"
       "  zstd -dc big.pgn.zst | graphbook build games.book - --max-ply 30 --min-elo 2400 --memory 2G\n"
       "  graphbook build white.book mine.pgn --color white --since 2020\n"
+      "  graphbook build carlsen.book twic*.pgn --filter 'player black \"Carlsen\"'  (or --filter "
+      "najdorf.cql)\n"
       "  graphbook build games.book twic0920.pgn --index-games   (then: graphbook match games.book "
       "mygame.pgn)\n"
       "Adding games to a book: --max-ply, --min-games and --color are the book's (a build that gives another "
@@ -142,6 +150,27 @@ void add_build(CLI::App& app, int& exit_status) {
     o.memory = *mem;
     o.since = *since;
     o.until = *until;
+    std::optional<cql::LoadedQuery> filter;
+    if (!opt->filter.empty()) {
+      std::string filter_error;
+      std::error_code ignored;
+      bool is_file = std::filesystem::is_regular_file(opt->filter, ignored) ||
+                     std::filesystem::is_regular_file(opt->filter + ".cql", ignored);
+      filter = cql::load_query(is_file ? cql::QuerySource{{}, opt->filter, ""}
+                                       : cql::QuerySource{{opt->filter}, "", "", "--filter"},
+                               &filter_error);
+      if (!filter) {
+        if (filter_error.ends_with('\n')) std::fputs(filter_error.c_str(), stderr);
+        return bad(filter_error.ends_with('\n') ? "--filter: the query does not parse"
+                                                : "--filter: " + filter_error);
+      }
+      if (filter->program.has_persistent())
+        return bad(
+            "--filter: a query with persistent variables or dictionaries depends on the order the "
+            "threads read the games in: it cannot filter a build");
+      if (opt->index_games) return bad("--filter cannot be combined with --index-games yet");
+      o.filter = &filter->program;
+    }
     BuildError error;
     auto report = run_build(opt->book, opt->inputs, o, std::cerr, &error);
     if (!report) {
@@ -168,6 +197,7 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"duplicates", t.duplicates},
                           {"skipped", t.skipped},
                           {"filtered", t.filtered},
+                          {"filtered_by_query", t.filtered_by_query},
                           {"warnings", t.warnings},
                           {"nodes_written", report->commit.nodes_written},
                           {"edges_written", report->commit.edges_written},
@@ -183,6 +213,9 @@ void add_build(CLI::App& app, int& exit_status) {
           "games read %llu, added %llu, duplicates %llu, skipped (bad) %llu, filtered %llu, warnings %llu\n",
           (unsigned long long)t.games_read, (unsigned long long)t.added, (unsigned long long)t.duplicates,
           (unsigned long long)t.skipped, (unsigned long long)t.filtered, (unsigned long long)t.warnings);
+      if (o.filter)
+        std::printf("filtered out by --filter %llu of %llu games\n", (unsigned long long)t.filtered_by_query,
+                    (unsigned long long)(t.games_read - t.skipped));
       std::printf("nodes written %llu, edges written %llu, key collisions %llu, %.2f s\n",
                   (unsigned long long)report->commit.nodes_written,
                   (unsigned long long)report->commit.edges_written, (unsigned long long)report->collisions,

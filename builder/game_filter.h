@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "book/cql/parser.h"
 #include "builder/aggregator.h"
 
 namespace gb::builder {
@@ -28,6 +29,9 @@ struct BuildOptions {
   // Whether max_ply, min_games and side were given: a build into a book that
   // recorded them takes those not given from it (book_shape.h).
   bool max_ply_given = true, min_games_given = true, side_given = true;
+  // --filter: only the games this CQL query matches (query_filter.h); it
+  // must outlive the build. nullptr: every game.
+  const cql::Program* filter = nullptr;
 };
 
 // "2012.03.??" -> 20120300; nullopt when the year is unknown or malformed.

@@ -33,13 +33,16 @@ bool one_of(Op op, const std::array<Op, N>& ops) {
 struct Walk {
   QueryShape shape;
   int steps_down = 0;  // filters that move to a child position (child, move with a ':' body)
+  bool speculative = false, book_stats = false;
 
   void visit(const cql::Node& n) {
     if (one_of(n.op, kLineOps)) shape.line = true;
     if (one_of(n.op, kSearchOps)) shape.line = shape.children = shape.descendants = true;
     if (n.op == Op::Child || n.op == Op::Terminal) shape.children = true;
     if (n.op == Op::Child) ++steps_down;
+    if (n.op == Op::BookNodeStat || n.op == Op::BookMoveStat) book_stats = true;
     if (n.op == Op::Move) {
+      if (n.move.speculative >= 0) speculative = true;
       if (n.move.mode == cql::MoveSpec::Mode::Previous) shape.line = true;
       if (n.move.mode == cql::MoveSpec::Mode::Played) {
         shape.children = true;
@@ -57,6 +60,8 @@ QueryShape shape_of(const cql::Program& program) {
   if (program.root) w.visit(*program.root);
   // Two steps down may reach a grandchild (child: child, move ... : move ...).
   if (w.steps_down >= 2) w.shape.descendants = true;
+  // A speculative move that is a book move reads that child's counts.
+  if (w.speculative && w.book_stats) w.shape.children = true;
   return w.shape;
 }
 

@@ -16,7 +16,7 @@ bool read_query_file(const std::string& path, std::string& out) {
 }
 
 std::optional<LoadedQuery> load_query(const QuerySource& source, std::string* error) {
-  std::string text, name = "--cql";
+  std::string text, name = source.text_name;
   for (const auto& t : source.texts) text += t + "\n";
   if (!source.file.empty()) {
     std::string file_text;
@@ -24,7 +24,7 @@ std::optional<LoadedQuery> load_query(const QuerySource& source, std::string* er
       *error = "cannot read query file " + source.file;
       return std::nullopt;
     }
-    name = source.texts.empty() ? source.file : source.file + " (after --cql text)";
+    name = source.texts.empty() ? source.file : source.file + " (after " + source.text_name + " text)";
     text += file_text;
   }
   if (text.empty() && source.prefix.empty()) {

@@ -13,9 +13,10 @@
 namespace gb::cql {
 
 struct QuerySource {
-  std::vector<std::string> texts;  // --cql TEXT, in order
-  std::string file;                // a query file, empty for none
-  std::string prefix;              // text put before both (graphbook cql's injected filters)
+  std::vector<std::string> texts;   // --cql TEXT, in order
+  std::string file;                 // a query file, empty for none
+  std::string prefix;               // text put before both (graphbook cql's injected filters)
+  std::string text_name = "--cql";  // how errors name the texts (build says --filter)
 };
 
 struct LoadedQuery {

@@ -1,0 +1,84 @@
+// bench_query: graphbook query's traversal rate on one thread, nodes
+// evaluated per second, for a statistics query and a board-only query over
+// the TCEC book at --max-ply 40 (about half a million nodes).
+//
+//   bench_query [--graphbook BIN] [--pgn FILE] [--work DIR]
+//
+// Builds DIR/tcec.book from the TCEC games of ../shared/data with graphbook
+// build --max-ply 40 unless it exists (prints "SKIPPED: missing PATH" and
+// exits 0 when the games are absent), then runs each query once to warm the
+// page cache and once timed, in this process (run_graph_query, as the
+// command does). Prints per query `RATE query_nodes_per_s <n>` after a line
+// naming the query. Targets: >= 1 M nodes/s for `bookgames >= 10`, >= 200 k
+// for `move legal count > 30`.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <variant>
+
+#include "bench/data_dir.h"
+#include "book/cql/parser.h"
+#include "book/store/book.h"
+#include "query/graph_query.h"
+
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string graphbook = GRAPHBOOK_BINARY_FOR_BENCH;
+  std::string pgn = gb::bench::shared_data("pgn/medium/tcec-standard-nocomments.pgn.zst");
+  std::string work = "/tmp/graphbook-bench-query";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--graphbook") graphbook = argv[i + 1];
+    if (a == "--pgn") pgn = argv[i + 1];
+    if (a == "--work") work = argv[i + 1];
+  }
+  ::mkdir(work.c_str(), 0755);
+  const std::string book_path = work + "/tcec40.book";
+  if (gb::store::BookError stale;
+      exists(book_path) && !gb::store::Book::open(book_path, gb::store::OpenMode::ReadOnly, &stale))
+    std::remove(book_path.c_str());  // a book of another format: built again
+  if (!exists(book_path)) {
+    if (!exists(pgn)) {
+      std::printf("SKIPPED: missing %s\n", pgn.c_str());
+      return 0;
+    }
+    std::string command = "'" + graphbook + "' build '" + book_path + "' '" + pgn + "' --max-ply 40 --quiet";
+    std::fprintf(stderr, "$ %s\n", command.c_str());
+    if (std::system(command.c_str()) != 0) return 1;
+  }
+  gb::store::BookError error;
+  auto book = gb::store::Book::open(book_path, gb::store::OpenMode::ReadOnly, &error);
+  if (!book) return std::fprintf(stderr, "%s\n", error.message.c_str()), 1;
+
+  for (const char* text : {"bookgames >= 10", "move legal count > 30", "check"}) {
+    auto parsed = gb::cql::parse(text);
+    if (auto* e = std::get_if<gb::cql::ParseError>(&parsed)) {
+      std::fputs(e->render(text, "query").c_str(), stderr);
+      continue;  // a filter this engine does not have yet
+    }
+    const gb::cql::Program& program = std::get<gb::cql::Program>(parsed);
+    gb::query::QueryOptions options;
+    options.max_ply = 40;
+    std::string run_error;
+    (void)gb::query::run_graph_query(*book, program, gb::Position(), options, stderr, &run_error);  // warm-up
+    auto start = std::chrono::steady_clock::now();
+    auto run = gb::query::run_graph_query(*book, program, gb::Position(), options, stderr, &run_error);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!run) return std::fprintf(stderr, "%s\n", run_error.c_str()), 1;
+    std::printf("query '%s': %llu nodes, %zu matched, %.3f s\n", text, (unsigned long long)run->nodes_visited,
+                run->matches.size(), seconds);
+    std::printf("RATE query_nodes_per_s %.0f\n", double(run->nodes_visited) / seconds);
+  }
+  return 0;
+}
