@@ -235,3 +235,31 @@ TEST_CASE("query names a book that does not exist and exits 2", "[query]") {
   CHECK(r.err.find("absent.book") != std::string::npos);
   CHECK(r.err.find("no such book") != std::string::npos);
 }
+
+TEST_CASE("query bookgames counts the games through a position, each game once", "[query]") {
+  Book book;
+  auto expected = model().keys_where([](const ModelNode& n) { return n.games >= 10; });
+  REQUIRE(expected.size() > 50);
+  CHECK(matched_keys(book, "bookgames >= 10") == expected);
+}
+
+TEST_CASE("query bookscore is the side to move's score over the node's games", "[query]") {
+  Book book;
+  auto expected = model().keys_where([](const ModelNode& n) {
+    if (n.games < 20) return false;
+    int wins = n.position.side_to_move() == Color::White ? n.white : n.black;
+    return (2 * wins + n.draws) * 1000 / (2 * n.games) > 600;  // per mille, rounded down
+  });
+  REQUIRE(expected.size() > 5);
+  CHECK(matched_keys(book, "bookgames >= 20 bookscore > 600") == expected);
+}
+
+TEST_CASE("query finds the positions reached by two move orders: their shortest line's move has fewer games",
+          "[query]") {
+  Book book;
+  // Every game through a node came by one of its incoming book moves; the
+  // move of the shortest line has them all only when it is the only one.
+  auto expected = model().keys_where([](const ModelNode& n) { return n.parents.size() >= 2; });
+  REQUIRE(expected.size() > 20);
+  CHECK(matched_keys(book, "bookmovegames < bookgames") == expected);
+}
