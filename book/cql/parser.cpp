@@ -28,7 +28,34 @@ std::string ParseError::render(std::string_view source, std::string_view source_
 
 namespace {
 
-constexpr int kFull = 20;  // parse_expr level that takes every infix filter
+// The precedence levels of section 28 of the reference; a lower level binds
+// tighter. parse_expr(level) takes the infix filters of that level and of
+// tighter ones; a prefix filter of level L parses its operand at below(L).
+enum class Prec : int {
+  Prefix = 1,          // unary '-', '`'
+  WithPosition = 2,    // ':'
+  Subscript = 3,       // '[]'
+  Regex = 4,           // '~~'
+  LightDark = 5,       // light, dark, the direction filters
+  MoveParameter = 6,   // the Set parameters of move and pin, move's ':'
+  Attacks = 7,         // attacks, attackedby
+  Complement = 8,      // '~'
+  Intersect = 9,       // '&'
+  Union = 10,          // '|'
+  PieceFunction = 11,  // power colortype type file rank lowercase uppercase pieceid
+  Product = 12,        // '*' '/' '%'
+  Sum = 13,            // '+' '-'
+  Count = 14,          // '#', int
+  Function = 15,       // abs sqrt ascii position, compound assignment
+  Comparison = 16,     // == != < <= > >=
+  Membership = 17,     // in
+  Not = 18,
+  And = 19,
+  Or = 20,
+};
+constexpr int level(Prec p) { return int(p); }
+constexpr int below(Prec p) { return int(p) - 1; }
+constexpr int kFull = level(Prec::Or);  // parse_expr level that takes every infix filter
 
 struct Failure {
   ParseError error;
@@ -154,9 +181,9 @@ class Parser {
               "a " + std::string(to_string(t)) + " filter");
     return n;
   }
-  NodePtr parse_typed(int level, Type t, const char* what) {
+  NodePtr parse_typed(int max_level, Type t, const char* what) {
     const Token& start = tok();
-    return require(parse_expr(level), t, start, what);
+    return require(parse_expr(max_level), t, start, what);
   }
 
   // ---- expressions
@@ -168,23 +195,24 @@ class Parser {
   std::optional<InfixInfo> infix_info() const {
     const Token& t = tok();
     if (t.kind == TokenKind::Word) {
-      if (t.text == "attacks" || t.text == "attackedby") return InfixInfo{7, false};
-      if (t.text == "attacked" && is_word("by", 1)) return InfixInfo{7, false};
-      if (t.text == "in") return InfixInfo{17, false};
-      if (t.text == "and") return InfixInfo{19, false};
-      if (t.text == "or") return InfixInfo{20, false};
+      if (t.text == "attacks" || t.text == "attackedby") return InfixInfo{level(Prec::Attacks), false};
+      if (t.text == "attacked" && is_word("by", 1)) return InfixInfo{level(Prec::Attacks), false};
+      if (t.text == "in") return InfixInfo{level(Prec::Membership), false};
+      if (t.text == "and") return InfixInfo{level(Prec::And), false};
+      if (t.text == "or") return InfixInfo{level(Prec::Or), false};
       return std::nullopt;
     }
     if (t.kind != TokenKind::Punct) return std::nullopt;
     const std::string& p = t.text;
-    if (p == ":") return InfixInfo{2, true};
-    if (p == "[") return InfixInfo{3, false};
-    if (p == "~~") return InfixInfo{4, false};
-    if (p == "&") return InfixInfo{9, false};
-    if (p == "|") return InfixInfo{10, false};
-    if (p == "*" || p == "/" || p == "%") return InfixInfo{12, false};
-    if (p == "+" || p == "-") return InfixInfo{13, false};
-    if (p == "==" || p == "!=" || p == "<" || p == "<=" || p == ">" || p == ">=") return InfixInfo{16, true};
+    if (p == ":") return InfixInfo{level(Prec::WithPosition), true};
+    if (p == "[") return InfixInfo{level(Prec::Subscript), false};
+    if (p == "~~") return InfixInfo{level(Prec::Regex), false};
+    if (p == "&") return InfixInfo{level(Prec::Intersect), false};
+    if (p == "|") return InfixInfo{level(Prec::Union), false};
+    if (p == "*" || p == "/" || p == "%") return InfixInfo{level(Prec::Product), false};
+    if (p == "+" || p == "-") return InfixInfo{level(Prec::Sum), false};
+    if (p == "==" || p == "!=" || p == "<" || p == "<=" || p == ">" || p == ">=")
+      return InfixInfo{level(Prec::Comparison), true};
     return std::nullopt;
   }
 
@@ -233,7 +261,7 @@ class Parser {
     Type t = Type::None;
     ++pos_;
     try {
-      t = parse_expr(12)->type;
+      t = parse_expr(below(Prec::Sum))->type;
     } catch (const Failure&) {
     }
     pos_ = saved_pos;
@@ -504,7 +532,8 @@ class Parser {
     if (auto assign = assign_op(tok())) {
       const Token op = toks_[pos_++];
       AssignOp aop = *assign;
-      NodePtr rhs = parse_typed(aop == AssignOp::Set ? kFull : 14, info.value_type, "a dictionary value");
+      NodePtr rhs = parse_typed(aop == AssignOp::Set ? kFull : below(Prec::Function), info.value_type,
+                                "a dictionary value");
       if (aop == AssignOp::SetIfNonEmpty && info.value_type != Type::Set)
         fail_at(op, "'=?' needs a Set dictionary");
       auto n = node(Op::DictAssign, Type::Boolean, op);
@@ -530,7 +559,7 @@ class Parser {
     if (auto assign = assign_op(tok())) {
       const Token op = toks_[pos_++];
       AssignOp aop = *assign;
-      NodePtr rhs = aop == AssignOp::Set ? parse_expr(kFull, true) : parse_expr(14, true);
+      NodePtr rhs = aop == AssignOp::Set ? parse_expr(kFull, true) : parse_expr(below(Prec::Function), true);
       if (rhs->type == Type::Boolean) fail_at(op, "a variable cannot hold a Boolean", "a non-Boolean filter");
       if (aop == AssignOp::SetIfNonEmpty || aop == AssignOp::Or || aop == AssignOp::And)
         rhs = require(std::move(rhs), Type::Set, op, op.text.c_str());
@@ -750,7 +779,7 @@ class Parser {
       n->number = r->lo;
       n->number2 = r->hi;
     }
-    n->args.push_back(parse_typed(4, Type::Set, t.text.c_str()));
+    n->args.push_back(parse_typed(below(Prec::LightDark), Type::Set, t.text.c_str()));
     return n;
   }
 
@@ -793,7 +822,7 @@ class Parser {
           fail_at(p, "'move previous' cannot be speculative; use 'parent :'");
         ++pos_;
         m.speculative = int(n->args.size());
-        n->args.push_back(parse_expr(5));
+        n->args.push_back(parse_expr(below(Prec::MoveParameter)));
         break;
       }
       if (p.kind != TokenKind::Word) break;
@@ -817,7 +846,7 @@ class Parser {
                      : w == "to" ? MoveSpec::Result::To
                                  : MoveSpec::Result::Capture;
         int idx = int(n->args.size());
-        n->args.push_back(parse_typed(5, Type::Set, w.c_str()));
+        n->args.push_back(parse_typed(below(Prec::MoveParameter), Type::Set, w.c_str()));
         (w == "from" ? m.from : w == "to" ? m.to : m.capture) = idx;
       } else if (w == "promote") {
         once(p, w);
@@ -894,7 +923,7 @@ class Parser {
       if (first) result = p.text == "from" ? 1 : p.text == "to" ? 2 : 0;
       first = false;
       *slot = std::int64_t(n->args.size());
-      n->args.push_back(parse_typed(5, Type::Set, p.text.c_str()));
+      n->args.push_back(parse_typed(below(Prec::MoveParameter), Type::Set, p.text.c_str()));
     }
     n->directions = std::uint8_t(result);
     return n;
@@ -983,7 +1012,7 @@ class Parser {
     if (piece && !all && is_punct("=")) {
       // piece $x = Set: a piece variable.
       ++pos_;
-      NodePtr set = parse_typed(10, Type::Set, "piece");
+      NodePtr set = parse_typed(below(Prec::PieceFunction), Type::Set, "piece");
       int slot = lookup(var.text);
       if (slot < 0)
         slot = declare(var.text, Type::Piece);
@@ -995,7 +1024,7 @@ class Parser {
       return n;
     }
     if (!accept_word("in")) fail("unexpected " + describe(tok()), "'in'");
-    NodePtr set = parse_typed(10, Type::Set, piece ? "piece" : "square");
+    NodePtr set = parse_typed(below(Prec::PieceFunction), Type::Set, piece ? "piece" : "square");
     scopes_.emplace_back();
     int slot = declare(var.text, piece ? Type::Piece : Type::Set);
     NodePtr body = parse_expr(kFull);
@@ -1319,8 +1348,8 @@ class Parser {
         n->args.push_back(parse_typed(kFull, Type::Set, "imagine piece"));
       } else if (accept_word("swap")) {
         n->nfa.insert(n->nfa.end(), {1, std::int32_t(n->args.size()), std::int32_t(n->args.size() + 1)});
-        n->args.push_back(parse_typed(10, Type::Set, "swap"));
-        n->args.push_back(parse_typed(10, Type::Set, "swap"));
+        n->args.push_back(parse_typed(below(Prec::PieceFunction), Type::Set, "swap"));
+        n->args.push_back(parse_typed(below(Prec::PieceFunction), Type::Set, "swap"));
       } else if (accept_word("sidetomove")) {
         int side = accept_word("black") ? 0 : accept_word("white") ? 1 : accept_word("reverse") ? 2 : -1;
         if (side < 0) fail("unexpected " + describe(tok()), "black, white or reverse");
@@ -1505,27 +1534,41 @@ class Parser {
       n->flag2 = true;
       return n;
     }
-    if (w == "not") return unary(Op::Not, Type::Boolean, t, parse_expr(17));
-    if (w == "power") return unary(Op::Power, Type::Numeric, t, parse_typed(10, Type::Set, "power"));
+    if (w == "not") return unary(Op::Not, Type::Boolean, t, parse_expr(below(Prec::Not)));
+    if (w == "power")
+      return unary(Op::Power, Type::Numeric, t, parse_typed(below(Prec::PieceFunction), Type::Set, "power"));
     if (w == "colortype")
-      return unary(Op::ColorType, Type::Numeric, t, parse_typed(10, Type::Set, "colortype"));
-    if (w == "type") return unary(Op::PieceType, Type::Numeric, t, parse_typed(10, Type::Set, "type"));
-    if (w == "file") return unary(Op::File, Type::Numeric, t, parse_typed(10, Type::Set, "file"));
-    if (w == "rank") return unary(Op::Rank, Type::Numeric, t, parse_typed(10, Type::Set, "rank"));
-    if (w == "light") return unary(Op::Light, Type::Set, t, parse_typed(4, Type::Set, "light"));
-    if (w == "dark") return unary(Op::Dark, Type::Set, t, parse_typed(4, Type::Set, "dark"));
-    if (w == "abs") return unary(Op::Abs, Type::Numeric, t, parse_typed(14, Type::Numeric, "abs"));
-    if (w == "sqrt") return unary(Op::Sqrt, Type::Numeric, t, parse_typed(14, Type::Numeric, "sqrt"));
-    if (w == "int") return unary(Op::Int, Type::Numeric, t, parse_typed(13, Type::String, "int"));
+      return unary(Op::ColorType, Type::Numeric, t,
+                   parse_typed(below(Prec::PieceFunction), Type::Set, "colortype"));
+    if (w == "type")
+      return unary(Op::PieceType, Type::Numeric, t,
+                   parse_typed(below(Prec::PieceFunction), Type::Set, "type"));
+    if (w == "file")
+      return unary(Op::File, Type::Numeric, t, parse_typed(below(Prec::PieceFunction), Type::Set, "file"));
+    if (w == "rank")
+      return unary(Op::Rank, Type::Numeric, t, parse_typed(below(Prec::PieceFunction), Type::Set, "rank"));
+    if (w == "light")
+      return unary(Op::Light, Type::Set, t, parse_typed(below(Prec::LightDark), Type::Set, "light"));
+    if (w == "dark")
+      return unary(Op::Dark, Type::Set, t, parse_typed(below(Prec::LightDark), Type::Set, "dark"));
+    if (w == "abs")
+      return unary(Op::Abs, Type::Numeric, t, parse_typed(below(Prec::Function), Type::Numeric, "abs"));
+    if (w == "sqrt")
+      return unary(Op::Sqrt, Type::Numeric, t, parse_typed(below(Prec::Function), Type::Numeric, "sqrt"));
+    if (w == "int")
+      return unary(Op::Int, Type::Numeric, t, parse_typed(below(Prec::Count), Type::String, "int"));
     if (w == "lowercase")
-      return unary(Op::Lowercase, Type::String, t, parse_typed(10, Type::String, "lowercase"));
+      return unary(Op::Lowercase, Type::String, t,
+                   parse_typed(below(Prec::PieceFunction), Type::String, "lowercase"));
     if (w == "uppercase")
-      return unary(Op::Uppercase, Type::String, t, parse_typed(10, Type::String, "uppercase"));
+      return unary(Op::Uppercase, Type::String, t,
+                   parse_typed(below(Prec::PieceFunction), Type::String, "uppercase"));
     if (w == "position")
-      return unary(Op::PositionById, Type::Position, t, parse_typed(14, Type::Numeric, "position"));
+      return unary(Op::PositionById, Type::Position, t,
+                   parse_typed(below(Prec::Function), Type::Numeric, "position"));
     if (w == "pieceid") {
       const Token& s = tok();
-      NodePtr a = parse_expr(10, true);
+      NodePtr a = parse_expr(below(Prec::PieceFunction), true);
       if (a->type != Type::Piece) a = require(std::move(a), Type::Set, s, "pieceid");
       return unary(Op::PieceId, Type::Numeric, t, std::move(a));
     }
@@ -1625,7 +1668,7 @@ class Parser {
     if (w == "message") return parse_message(t);
     if (w == "ascii") {
       const Token& s = tok();
-      NodePtr a = parse_expr(14);
+      NodePtr a = parse_expr(below(Prec::Function));
       if (a->type != Type::String && a->type != Type::Numeric)
         fail_at(s, "ascii needs a String or a Numeric, this is a " + std::string(to_string(a->type)));
       Type result = a->type == Type::String ? Type::Numeric : Type::String;
@@ -1757,12 +1800,13 @@ class Parser {
         n->number = -toks_[pos_++].number;
         return n;
       }
-      return unary(Op::Negate, Type::Numeric, t, parse_typed(0, Type::Numeric, "unary '-'"));
+      return unary(Op::Negate, Type::Numeric, t,
+                   parse_typed(below(Prec::Prefix), Type::Numeric, "unary '-'"));
     }
     if (p == "#") {
       ++pos_;
       const Token& s = tok();
-      NodePtr a = parse_expr(13);
+      NodePtr a = parse_expr(below(Prec::Count));
       if (a->type == Type::Dictionary) {
         auto n = node(Op::DictSize, Type::Numeric, t);
         n->number = a->number;
@@ -1774,11 +1818,11 @@ class Parser {
     }
     if (p == "~") {
       ++pos_;
-      return unary(Op::Complement, Type::Set, t, parse_typed(7, Type::Set, "'~'"));
+      return unary(Op::Complement, Type::Set, t, parse_typed(below(Prec::Complement), Type::Set, "'~'"));
     }
     if (p == "`") {
       ++pos_;
-      NodePtr n = parse_expr(0, true);
+      NodePtr n = parse_expr(below(Prec::Prefix), true);
       n->parenthesized = true;
       return n;
     }
