@@ -11,7 +11,46 @@ std::optional<BookSections> BookSections::open(store::Book& book, store::Error* 
   return s;
 }
 
+store::Status BookSections::index_all() {
+  store::Error e;
+  MDB_stat st;
+  if (auto s = txn_.stat(book_->dbs().positions, st)) return s;
+  auto cursor = store::Cursor::open(txn_, book_->dbs().positions, &e);
+  if (!cursor) return e;
+  KeyTable<Entry> table(st.ms_entries);
+  for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
+    if (item->key.size() != 8) continue;
+    bool inserted;
+    Entry& entry = table.find_or_insert(store::get_be64(item->key.data()), inserted);
+    entry.section = item->value;
+    entry.present = true;
+  }
+  if (e.code) return e;
+  table_ = std::move(table);
+  indexed_ = true;
+  return std::nullopt;
+}
+
+bool BookSections::first_visit(Key key, std::optional<std::string_view>& section) {
+  bool inserted;
+  Entry& entry = table_.find_or_insert(key, inserted);
+  if (entry.visited) return false;
+  entry.visited = true;
+  if (!indexed_)
+    if (auto v = section_from_book(key)) entry.section = *v, entry.present = true;
+  section = entry.present ? std::optional<std::string_view>(entry.section) : std::nullopt;
+  return true;
+}
+
 std::optional<std::string_view> BookSections::section(Key key) {
+  if (indexed_) {
+    const Entry* entry = table_.find(key);
+    return entry && entry->present ? std::optional<std::string_view>(entry->section) : std::nullopt;
+  }
+  return section_from_book(key);
+}
+
+std::optional<std::string_view> BookSections::section_from_book(Key key) {
   store::Error e;
   auto v = txn_.get(book_->dbs().positions, store::NodeKey(key).view(), &e);
   if (e.code && !error_.code) error_ = e;

@@ -8,6 +8,7 @@
 
 #include "book/cql/book_view.h"
 #include "book/store/book.h"
+#include "query/key_table.h"
 
 namespace gb::query {
 
@@ -15,10 +16,17 @@ class BookSections {
  public:
   [[nodiscard]] static std::optional<BookSections> open(store::Book& book, store::Error* error);
 
+  // Reads the key of every section once, in key order (a cursor's
+  // sequential pass), so that section() is a lookup in memory rather than a
+  // B-tree descent: worth it for a traversal of most of the book.
+  [[nodiscard]] store::Status index_all();
   // The section of key (valid until the transaction ends with this object);
   // nullopt when the position is not in the book. A storage error is kept
   // for error().
   std::optional<std::string_view> section(Key key);
+  // The traversal's visit of key: false when key was visited before, else
+  // true and its section in section (one lookup for both).
+  bool first_visit(Key key, std::optional<std::string_view>& section);
   // The learning counters of the edge key + move (Move() for the node
   // itself), nullopt when the book learned nothing there.
   std::optional<cql::BookCounts::Learned> learned(Key key, Move move);
@@ -27,9 +35,17 @@ class BookSections {
 
  private:
   BookSections(store::Book& book, store::ReadTxn txn) : book_(&book), txn_(std::move(txn)) {}
+  std::optional<std::string_view> section_from_book(Key key);  // a get in the transaction
   store::Book* book_;
   store::ReadTxn txn_;
   bool has_learning_ = false;  // the learn database is not empty: worth a lookup
+  struct Entry {
+    std::string_view section;
+    bool present = false;  // the book has a section under the key
+    bool visited = false;
+  };
+  KeyTable<Entry> table_;  // visited keys, and every section after index_all()
+  bool indexed_ = false;
   store::Error error_;
 };
 

@@ -57,8 +57,7 @@ const cql::Game& BookWindow::build(const NodeVisit& visit) {
       cql::add_child(game_.nodes, int(i), visit.line[i], false);
   } else {
     game_.nodes.emplace_back(*visit.position);
-    number_pieces(game_.nodes[0]);
-    game_.nodes[0].ply = visit.ply;
+    game_.nodes[0].ply = visit.ply;  // no piece identity: only the line's filters read it
   }
   current_ = int(game_.nodes.size()) - 1;
   assert(game_.nodes[std::size_t(current_)].position.key() == visit.key);

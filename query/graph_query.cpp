@@ -1,7 +1,6 @@
 #include "query/graph_query.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "query/book_window.h"
 #include "query/query_shape.h"
@@ -17,6 +16,7 @@ struct Pending {
   Key key;
   Key parent_key;
   store::Counters arrival;
+  std::string_view section;  // the node's, in the book's map
 };
 
 }  // namespace
@@ -34,6 +34,10 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
   store::Error e;
   auto sections = BookSections::open(book, &e);
   if (!sections) return *error = e.message(), std::nullopt;
+  // A traversal of the whole graph below the start reads most sections:
+  // one sequential pass first makes each read a lookup in memory.
+  if (options.depth < 0)
+    if (auto s = sections->index_all()) return *error = s->message(), std::nullopt;
   QueryRun run;
   const QueryShape shape = shape_of(program);
   BookWindow window(*sections, shape, std::max(options.window, 1));
@@ -42,10 +46,10 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
   eval.variations = true;  // the node's book moves are its children, all of them
   eval.book = &window;
 
-  std::unordered_set<Key> seen;
   std::vector<Pending> level, next;
-  level.push_back({start, 0, start.key(), 0, {}});
-  seen.insert(start.key());
+  std::optional<std::string_view> section;
+  if (sections->first_visit(start.key(), section) && section)
+    level.push_back({start, 0, start.key(), 0, {}, *section});
   run.steps.push_back({0, Move()});
   std::vector<Move> line;
   std::uint16_t move;
@@ -55,14 +59,15 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
     const bool expand =
         (options.max_ply <= 0 || ply < options.max_ply) && (options.depth < 0 || depth < options.depth);
     next.clear();
+    // In key order, the order of the sections in the book's file: the reads
+    // of a level walk the map forward instead of jumping about it.
+    std::sort(level.begin(), level.end(), [](const Pending& a, const Pending& b) { return a.key < b.key; });
     for (const Pending& p : level) {
-      auto section = sections->section(p.key);
-      if (!section) continue;  // a key only an imported .bin names: no node to evaluate
-      store::SectionReader reader(*section);
+      store::SectionReader reader(p.section);
       std::optional<store::NodeRecord> record = reader.node();
       ++run.nodes_visited;
       if (shape.line) line = run.line(p.visit);
-      NodeVisit visit{&p.position, p.key, ply, line, &start, record ? &*record : nullptr, *section};
+      NodeVisit visit{&p.position, p.key, ply, line, &start, record ? &*record : nullptr, p.section};
       if (p.visit != 0) {
         visit.arrival = &p.arrival;
         visit.parent_key = p.parent_key;
@@ -80,9 +85,12 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
             {p.key, p.visit, ply, record.value_or(store::NodeRecord{}), std::move(result.sort_values)});
       if (!expand) continue;
       while (reader.next(move, edge)) {
-        if (edge.flags & store::kEdgeKeyOnly || !seen.insert(edge.child_key).second) continue;
-        Pending& child = next.emplace_back(
-            Pending{p.position, std::uint32_t(run.steps.size()), edge.child_key, p.key, edge.counters});
+        // A child the book has no section for (only an imported .bin's key)
+        // is no node to evaluate.
+        if (edge.flags & store::kEdgeKeyOnly || !sections->first_visit(edge.child_key, section) || !section)
+          continue;
+        Pending& child = next.emplace_back(Pending{p.position, std::uint32_t(run.steps.size()),
+                                                   edge.child_key, p.key, edge.counters, *section});
         UndoInfo undo;
         child.position.do_move(Move(move), undo);
         run.steps.push_back({p.visit, Move(move)});

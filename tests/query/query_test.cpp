@@ -263,3 +263,32 @@ TEST_CASE("query finds the positions reached by two move orders: their shortest 
   REQUIRE(expected.size() > 20);
   CHECK(matched_keys(book, "bookmovegames < bookgames") == expected);
 }
+
+TEST_CASE("query --moves --depth visits the positions within the depth below that position", "[query]") {
+  Book book;
+  Position after_e4;
+  UndoInfo undo;
+  after_e4.do_move(Move(SQ_E2, SQ_E4), undo);
+  // Breadth-first from 1. e4 in the model, two plies deep.
+  std::set<std::string> expected = {key_hex(after_e4.key())};
+  std::vector<Key> level = {after_e4.key()};
+  for (int d = 0; d < 2; ++d) {
+    std::vector<Key> next;
+    for (Key k : level)
+      for (Key c : model().nodes.at(k).children)
+        if (expected.insert(key_hex(c)).second) next.push_back(c);
+    level = std::move(next);
+  }
+  REQUIRE(expected.size() > 20);
+  auto r = graphbook("query " + quote(book.path) + " --moves e4 --depth 2 --json --cql true");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  std::set<std::string> keys;
+  for (const auto& p : j["positions"]) {
+    keys.insert(p["key"].get<std::string>());
+    CHECK(p["line"].get<std::string>().starts_with("1. e4"));
+  }
+  CHECK(keys == expected);
+  CHECK(j["nodes_visited"].get<std::size_t>() == expected.size());
+}
