@@ -27,6 +27,7 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
         stats.builds = 1;
         std::string value;
         std::vector<std::pair<std::string, std::string>> learned;  // keys in order, after the positions
+        std::vector<std::uint16_t> kept;  // the moves of the node being copied, and 0
         for (Key k : keys) {
           auto section = txn->get(book.dbs().positions, store::NodeKey(k).view(), &e);
           if (e.code) return store::Status(e);
@@ -41,16 +42,20 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
           }
           std::uint16_t move;
           store::EdgeRecord r;
+          kept.assign(1, 0);  // the node's own learning (move 0), then the moves kept
           while (reader.next(move, r))
             if (!(r.flags & store::kEdgeKeyOnly) && nodes.contains(r.child_key)) {
               store::append_section_edge(value, move, r);
+              kept.push_back(move);
               ++report.edges;
             }
           if (auto s = appender.add(to.dbs().positions, store::NodeKey(k).view(), value)) return s;
           store::NodeKey prefix(k);
           for (auto item = learn->seek(prefix.view(), &e); item && item->key.substr(0, 8) == prefix.view();
                item = learn->next(&e))
-            learned.emplace_back(std::string(item->key), std::string(item->value));
+            if (item->key.size() == 10 &&
+                std::find(kept.begin(), kept.end(), store::get_be16(item->key.data() + 8)) != kept.end())
+              learned.emplace_back(std::string(item->key), std::string(item->value));
           if (e.code) return store::Status(e);
         }
         for (const auto& [key, v] : learned)
