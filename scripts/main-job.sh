@@ -15,3 +15,5 @@ echo
 $gb probe "$book"
 echo
 $gb probe "$book" --moves "e4"
+echo
+echo "Explore it in a browser: $gb serve $book   (then open http://127.0.0.1:8642/)"

@@ -11,7 +11,12 @@ packages=(
   stockfish polyglot pgn-extract              # the peers: tests and benchmarks run them
   graphviz time bc                            # tree pictures; benchmark timing
   e2fsprogs util-linux                        # chattr and setpriv: the read-only book tests
+  libcpp-httplib-dev curl wrk chromium        # graphbook serve: HTTP library; its tests, load and page tests
 )
+# graphbook serve's page (serve/web): node and npm, unless a node with its own
+# npm is installed already (nodesource's nodejs ships npm and conflicts with
+# Debian's npm package).
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -21,6 +26,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The page's packages (chessground, chessops, and puppeteer-core for its
+# browser test) from the npm registry, exactly as serve/web/package-lock.json
+# pins them; again only when the lock file changed since the last install.
+stamp=serve/web/node_modules/.graphbook-package-lock.json
+if ! cmp -s serve/web/package-lock.json "$stamp" 2>/dev/null; then
+  echo "setup: npm ci in serve/web"
+  if (cd serve/web && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    cp serve/web/package-lock.json "$stamp"
+  else
+    echo "setup: npm ci failed: graphbook serve answers its API, but its page and the page's test need serve/web/node_modules" >&2
+  fi
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
