@@ -80,7 +80,7 @@ void explore(ApiContext& ctx, const httplib::Request& req, httplib::Response& re
   auto report = probe::make_report(readers->reader(), *where, ctx.names, &e);
   if (!report) return send_error(res, 503, ctx.source->path() + ": " + e.message());
   ExplorerQuery query{int(*moves), int(*top), *since, *until};
-  std::optional<PositionGames> games;
+  std::shared_ptr<const PositionGames> games;
   if (readers->book().has_games() && report->in_book()) {
     std::uint64_t generation = readers->book().generation();
     Key key = where->position.key();
@@ -88,15 +88,19 @@ void explore(ApiContext& ctx, const httplib::Request& req, httplib::Response& re
     if (!games) {
       auto index = readers->games(&e);
       std::vector<store::IndexRow> rows;
+      std::optional<PositionGames> found;
       if (index) {
         if (auto s = index->rows(key, rows)) e = *s;
-        if (!e.code) games = position_games(*index, where->position, rows, *since, *until, &e);
+        if (!e.code) found = position_games(*index, where->position, rows, *since, *until, &e);
       }
       if (e.code) return send_error(res, 503, ctx.source->path() + ": " + e.message());
-      if (games) ctx.games_cache.put(generation, key, *since, *until, *games);
+      if (found) {
+        games = std::make_shared<const PositionGames>(std::move(*found));
+        ctx.games_cache.put(generation, key, *since, *until, games);
+      }
     }
   }
-  send_json(res, explorer_json(*report, query, games ? &*games : nullptr));
+  send_json(res, explorer_json(*report, query, games.get()));
 }
 
 void stored_pgn(ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {

@@ -97,19 +97,22 @@ std::string GamesCache::cache_key(std::uint64_t generation, Key key, int since, 
          std::to_string(until);
 }
 
-std::optional<PositionGames> GamesCache::find(std::uint64_t generation, Key key, int since, int until) {
+std::shared_ptr<const PositionGames> GamesCache::find(std::uint64_t generation, Key key, int since,
+                                                      int until) {
+  std::string k = cache_key(generation, key, since, until);
   Shard& s = shard(key);
   std::lock_guard lock(s.mutex);
-  auto it = s.map.find(cache_key(generation, key, since, until));
-  if (it == s.map.end()) return std::nullopt;
-  return it->second;
+  auto it = s.map.find(k);
+  return it == s.map.end() ? nullptr : it->second;
 }
 
-void GamesCache::put(std::uint64_t generation, Key key, int since, int until, PositionGames games) {
+void GamesCache::put(std::uint64_t generation, Key key, int since, int until,
+                     std::shared_ptr<const PositionGames> games) {
+  std::string k = cache_key(generation, key, since, until);
   Shard& s = shard(key);
   std::lock_guard lock(s.mutex);
   if (s.map.size() >= kShardEntries) s.map.clear();  // simple bound; a book's hot positions come back
-  s.map.insert_or_assign(cache_key(generation, key, since, until), std::move(games));
+  s.map.insert_or_assign(std::move(k), std::move(games));
 }
 
 nlohmann::json game_summary_json(const GameSummary& g) {

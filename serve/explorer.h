@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -61,14 +62,16 @@ inline constexpr int kMaxTopGames = 15;
 // kept per (book generation, key, since, until), in shards with a lock each.
 class GamesCache {
  public:
-  std::optional<PositionGames> find(std::uint64_t generation, Key key, int since, int until);
-  void put(std::uint64_t generation, Key key, int since, int until, PositionGames games);
+  // Shared, not copied: an answer only reads them.
+  std::shared_ptr<const PositionGames> find(std::uint64_t generation, Key key, int since, int until);
+  void put(std::uint64_t generation, Key key, int since, int until,
+           std::shared_ptr<const PositionGames> games);
 
  private:
   static constexpr std::size_t kShards = 16, kShardEntries = 4096;
   struct Shard {
     std::mutex mutex;
-    std::unordered_map<std::string, PositionGames> map;
+    std::unordered_map<std::string, std::shared_ptr<const PositionGames>> map;
   };
   static std::string cache_key(std::uint64_t generation, Key key, int since, int until);
   Shard& shard(Key key) { return shards_[key % kShards]; }

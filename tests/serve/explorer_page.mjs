@@ -18,14 +18,15 @@ const rows = (page) => page.$$eval(
     (trs) => trs.map(
         (tr) =>
             ({uci: tr.dataset.uci, san: tr.cells[0].textContent, games: Number(tr.cells[1].textContent)})));
+let shots = 0;
+const shot = (name) => path.join(outDir, `${String(++shots).padStart(2, '0')}-${name}.png`);
 const fen = (page) => page.$eval('#fen', (el) => el.value);
 const deadline = {
   timeout: 30000
 };
 
 async function step(page, name) {
-  await page.screenshot(
-      {path: path.join(outDir, `${String(seen.steps.length + 1).padStart(2, '0')}-${name}.png`)});
+  await page.screenshot({path: shot(name)});
   seen.steps.push({
     name,
     fen: await fen(page),
@@ -88,7 +89,7 @@ try {
 
   // A phone's width: the page still shows the board and the table.
   await page.setViewport({width: 390, height: 844});
-  await page.screenshot({path: path.join(outDir, '05-phone-width.png'), fullPage: true});
+  await page.screenshot({path: shot('phone-width'), fullPage: true});
   seen.phone = await page.evaluate(() => ({
                                      board: document.querySelector('#board').getBoundingClientRect().width,
                                      table: document.querySelector('#moves').getBoundingClientRect().width,
@@ -111,7 +112,7 @@ try {
                        hits: [...out.querySelectorAll('.cql-hit')].map((a) => a.textContent),
                        error: out.querySelector('.error') ? out.querySelector('.error').textContent : null,
                      }));
-  await page.screenshot({path: path.join(outDir, '06-cql.png')});
+  await page.screenshot({path: shot('cql')});
   if (seen.cql.hits.length) {
     const before = await fen(page);
     await page.click('.cql-hit');

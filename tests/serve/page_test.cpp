@@ -33,6 +33,7 @@ std::string output_dir() {
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   std::string exe = n > 0 ? std::string(buf, std::size_t(n)) : "/tmp/x";
   std::string dir = exe.substr(0, exe.rfind('/')) + "/serve-page";
+  std::filesystem::remove_all(dir);  // this run's screenshots only
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -98,8 +99,8 @@ TEST_CASE("the explorer page in chromium walks the book as a user clicks, drags 
     // Without CQL over the book, the page says so (the server's 501).
     CHECK(seen["cql"]["error"].get<std::string>().find("not in this build") != std::string::npos);
   }
-  for (const char* shot :
-       {"01-start.png", "02-after-e4.png", "03-dragged-nf6.png", "04-back.png", "06-cql.png"})
+  for (const char* shot : {"01-start.png", "02-after-e4.png", "03-dragged-nf6.png", "04-back.png",
+                           "05-phone-width.png", "06-cql.png"})
     CHECK(std::filesystem::file_size(out + "/" + shot) > 1000);
   CHECK(seen["console_errors"].size() <= (query ? 0u : 1u));  // the 501 of /api/query is logged
 }
