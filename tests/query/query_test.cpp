@@ -292,3 +292,28 @@ TEST_CASE("query --moves --depth visits the positions within the depth below tha
   CHECK(keys == expected);
   CHECK(j["nodes_visited"].get<std::size_t>() == expected.size());
 }
+
+TEST_CASE("query sorts by the query's sort filters and --limit shows the first", "[query]") {
+  Book book;
+  std::vector<int> games;
+  for (const auto& [key, n] : model().nodes)
+    if (n.distance >= 0 && n.games >= 10) games.push_back(n.games);
+  REQUIRE(games.size() > 10);
+  std::sort(games.begin(), games.end());
+  auto run = [&](const std::string& query) {
+    auto r = graphbook("query " + quote(book.path) + " --json --limit 3 --cql " + quote(query));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  auto fewest = run("sort min \"games\" bookgames  bookgames >= 10");
+  CHECK(fewest["matched"].get<std::size_t>() == games.size());
+  REQUIRE(fewest["positions"].size() == 3);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(fewest["positions"][i]["games"].get<int>() == games[std::size_t(i)]);
+    CHECK(fewest["positions"][i]["sort"][0].get<int>() == games[std::size_t(i)]);
+  }
+  auto most = run("bookgames >= 10");  // no sort filter: games, most first
+  for (int i = 0; i < 3; ++i)
+    CHECK(most["positions"][i]["games"].get<int>() == games[games.size() - 1 - std::size_t(i)]);
+}
