@@ -22,6 +22,17 @@ double white_score(const store::Counters& c) {
   return c.games ? (c.white_wins + 0.5 * (c.draws + c.unknown)) / c.games : 0.5;
 }
 
+// "  eval +0.35" / "  eval #-3" (side to move), "" when not analysed.
+std::string eval_note(const TreeNode& n) {
+  if (!n.eval) return "";
+  char buf[32];
+  if (n.eval->kind == store::Evaluation::Kind::Mate)
+    std::snprintf(buf, sizeof buf, "  eval #%d", n.eval->score);
+  else
+    std::snprintf(buf, sizeof buf, "  eval %+.2f", n.eval->score / 100.0);
+  return buf;
+}
+
 }  // namespace
 
 std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& root,
@@ -32,6 +43,7 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
   auto add_node = [&](const Position& pos, int depth, std::string label, const OpeningName* inherited) {
     TreeNode n{pos.key(), pos, depth, std::move(label), {}, nullptr, inherited};
     if (auto rec = reader.node(n.key)) n.counters = rec->counters;
+    n.eval = reader.evaluation(n.key);
     if (table) n.opening = table->find(n.key);
     if (n.opening) n.inherited = n.opening;
     index.emplace(n.key, tree.nodes.size());
@@ -91,7 +103,7 @@ std::string tree_text(const BookTree& tree) {
   const TreeNode& root = tree.nodes[0];
   os << root.label << "  " << root.counters.games << " games";
   if (root.inherited) os << "  " << root.inherited->eco << " " << root.inherited->name;
-  os << "\n";
+  os << eval_note(root) << "\n";
   auto walk = [&](auto&& self, std::size_t node, const std::string& indent) -> void {
     for (std::size_t e : out_edges[node]) {
       const TreeEdge& edge = tree.edges[e];
@@ -109,7 +121,7 @@ std::string tree_text(const BookTree& tree) {
       if (child.counters.games != edge.counters.games)
         os << "  (position: " << child.counters.games << " games)";
       if (child.opening) os << "  " << child.opening->eco << " " << child.opening->name;
-      os << "\n";
+      os << eval_note(child) << "\n";
       self(self, edge.to, indent + "  ");
     }
   };
@@ -128,6 +140,11 @@ nlohmann::json tree_json(const BookTree& tree) {
     const OpeningName* name = n.inherited;
     j["opening"] = name ? nlohmann::json{{"eco", name->eco}, {"name", name->name}} : nlohmann::json(nullptr);
     j["opening_inherited"] = name && !n.opening;
+    if (n.eval)
+      j["eval"] = {{n.eval->kind == store::Evaluation::Kind::Mate ? "mate" : "cp", n.eval->score},
+                   {"depth", n.eval->depth}};
+    else
+      j["eval"] = nullptr;
     nodes.push_back(std::move(j));
   }
   for (const TreeEdge& e : tree.edges)

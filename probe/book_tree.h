@@ -31,6 +31,7 @@ struct TreeNode {
   store::Counters counters;                // the node's totals (zero if the book has no node record)
   const OpeningName* opening = nullptr;    // exact name of this position
   const OpeningName* inherited = nullptr;  // nearest named ancestor along the first line found
+  std::optional<store::Evaluation> eval;   // `graphbook analyse`'s, of the side to move
 };
 
 struct TreeEdge {

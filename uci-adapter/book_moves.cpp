@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
+#include "book/store/evaluation.h"
+#include "book/store/records.h"
 #include "probe/position_report.h"
 
 namespace gb::uci_adapter {
@@ -21,7 +24,73 @@ std::string percent(std::uint32_t part, std::uint32_t whole) {
 // evaluation.
 std::string weight_text(const probe::Candidate& c) { return "weight " + std::to_string(*c.imported_weight); }
 
+std::string pawns(double cp) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.2f", cp / 100.0);
+  return buf;
+}
+
+double evaluation_cp(const store::Evaluation& e) {
+  if (e.kind == store::Evaluation::Kind::Mate) return e.score > 0 ? 10000 : -10000;
+  return e.score;
+}
+
+// True when a line of plies book moves, each of at least min_games games,
+// starts at key. failed remembers (key, plies) that have none.
+bool has_line(const store::Txn& txn, MDB_dbi positions, Key key, int plies, std::uint32_t min_games,
+              std::set<std::pair<Key, int>>& failed) {
+  if (plies <= 0) return true;
+  if (failed.count({key, plies})) return false;
+  auto section = txn.get(positions, store::NodeKey(key).view());
+  std::vector<store::BookEdge> edges;
+  if (section) store::append_edges(*section, edges);
+  std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) {
+    return a.record.counters.games > b.record.counters.games;  // the likeliest line first
+  });
+  for (const store::BookEdge& e : edges) {
+    if (e.record.counters.games < min_games || (e.record.flags & store::kEdgeKeyOnly)) continue;
+    if (has_line(txn, positions, e.record.child_key, plies - 1, min_games, failed)) return true;
+  }
+  failed.insert({key, plies});
+  return false;
+}
+
 }  // namespace
+
+std::optional<std::string> exit_guard_reason(store::Book& book, const Position& pos, Move move,
+                                             const ExitGuard& guard, bool chess960) {
+  Position next = pos;
+  UndoInfo undo;
+  next.do_move(move, undo);
+  auto txn = store::ReadTxn::begin(book.env(), nullptr);
+  if (!txn) return std::nullopt;
+  const std::string name = to_uci(move, chess960);
+  if (guard.margin_cp > 0) {
+    auto evals = store::open_evals(*txn, false, nullptr);
+    auto values = store::open_values(*txn, false, nullptr);
+    auto here = evals ? store::get_evaluation(*txn, *evals, pos.key()) : std::nullopt;
+    std::optional<double> move_cp;
+    if (auto v = values ? store::get_value(*txn, *values, next.key()) : std::nullopt)
+      move_cp = store::centipawns_of_expected_score(1 - v->score);
+    else if (auto e = evals ? store::get_evaluation(*txn, *evals, next.key()) : std::nullopt)
+      move_cp = -evaluation_cp(*e);
+    if (here && move_cp) {
+      double below = evaluation_cp(*here) - *move_cp;
+      if (below > guard.margin_cp)
+        return name + " backs up to " + pawns(*move_cp) + ", " + pawns(below).substr(1) +
+               " below the position's evaluation " + pawns(evaluation_cp(*here)) + " (BookExitMargin " +
+               std::to_string(guard.margin_cp) + ")";
+    }
+  }
+  if (guard.lookahead > 1) {
+    std::set<std::pair<Key, int>> failed;
+    if (!has_line(*txn, book.dbs().positions, next.key(), guard.lookahead - 1, guard.min_games, failed))
+      return name + " has no line of " + std::to_string(guard.lookahead) + " plies with " +
+             std::to_string(guard.min_games) + " games each (BookLookahead " +
+             std::to_string(guard.lookahead) + ")";
+  }
+  return std::nullopt;
+}
 
 std::vector<probe::Candidate> book_candidates(store::Book& book, const Position& pos) {
   std::vector<probe::Candidate> out;
@@ -37,11 +106,37 @@ std::vector<probe::Candidate> book_candidates(store::Book& book, const Position&
 
 std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
                                       const probe::PickOptions& options, probe::Rng& rng,
-                                      const BookFilter& filter) {
+                                      const BookFilter& filter, const ExitGuard& guard,
+                                      std::string* left_because, bool chess960) {
   auto candidates = book_candidates(book, pos);
   if (filter.active())
     std::erase_if(candidates, [&](const probe::Candidate& c) { return !filter.allows(pos, c.move); });
   if (candidates.empty()) return std::nullopt;
+  if (guard.active()) {
+    // Only moves the policy could play are judged, so that the reasons name what was given up; best
+    // and lcb keep one move in their weighing, so every move they may choose from is judged.
+    probe::PickOptions playable = options;
+    playable.temperature = 1.0;
+    if (options.policy == probe::Policy::Best) playable.policy = probe::Policy::Weighted;
+    if (options.policy == probe::Policy::Lcb) playable.policy = probe::Policy::Uniform;
+    auto weighing = probe::weigh(candidates, playable);
+    std::vector<std::string> reasons;
+    std::vector<probe::Candidate> kept;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (weighing[i].weight <= 0) continue;
+      auto reason = exit_guard_reason(book, pos, candidates[i].move, guard, chess960);
+      if (reason)
+        reasons.push_back(*reason);
+      else
+        kept.push_back(candidates[i]);
+    }
+    if (kept.empty() && !reasons.empty() && left_because) {
+      *left_because = "out of book:";
+      for (std::size_t i = 0; i < reasons.size(); ++i) *left_because += (i ? "; " : " ") + reasons[i];
+    }
+    candidates = std::move(kept);
+    if (candidates.empty()) return std::nullopt;
+  }
   auto weighing = probe::weigh(candidates, options);
   auto choice = probe::choose(candidates, weighing, rng);
   if (!choice) return std::nullopt;

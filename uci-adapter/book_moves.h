@@ -28,11 +28,29 @@ struct BookAnswer {
   std::uint32_t position_games = 0;
 };
 
-// The policy's move for pos among the book moves the filter allows, nullopt
-// when the book has none that may play.
+// The book-exit guard (docs/UCI.md): moves left out before the policy chooses.
+struct ExitGuard {
+  int margin_cp = 0;            // BookExitMargin: 0 off
+  int lookahead = 0;            // BookLookahead: 0 off
+  std::uint32_t min_games = 1;  // BookMinGames, which each move of the lookahead's line needs
+  bool active() const { return margin_cp > 0 || lookahead > 0; }
+};
+
+// Why the guard leaves move out at pos ("e2e4 backs up to -1.20, 1.55 below
+// the position's evaluation +0.35 (BookExitMargin 100)"), nullopt when it
+// does not. The margin needs the position's stored evaluation (`graphbook
+// analyse`) and the move's backed-up value (`graphbook values`; else the
+// resulting position's own evaluation): without them it leaves nothing out.
+std::optional<std::string> exit_guard_reason(store::Book& book, const Position& pos, Move move,
+                                             const ExitGuard& guard, bool chess960);
+
+// The policy's move for pos among the book moves the filter and the guard
+// allow, nullopt when the book has none that may play; then, when the guard
+// left out every move that would have played, *left_because says why.
 std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
                                       const probe::PickOptions& options, probe::Rng& rng,
-                                      const BookFilter& filter = {});
+                                      const BookFilter& filter = {}, const ExitGuard& guard = {},
+                                      std::string* left_because = nullptr, bool chess960 = false);
 
 // "book e2e4: 1234 games, +40% =30% -30% for the mover; learned +1 =0 -0; 20 book moves, 5000 games
 // here; policy best, probability 0.45"; a move of an imported .bin without games: "book e2e4: weight

@@ -166,7 +166,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   struct Args {
     std::string config;
     std::optional<std::string> book, policy, filter;
-    std::optional<int> depth, min_games;
+    std::optional<int> depth, min_games, exit_margin, lookahead;
     std::optional<std::uint64_t> seed;
     bool learning = false, no_own_book = false;
     std::vector<std::string> engine;
@@ -186,6 +186,14 @@ void add_commands(CLI::App& app, int& exit_status) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--policy", args->policy,
                   "best, weighted, uniform, learned or lcb (BookPolicy, default best)");
+  cmd->add_option("--exit-margin", args->exit_margin,
+                  "Leave the book when a move backs up this many cp below the position's evaluation "
+                  "(BookExitMargin, default 0: off)")
+      ->check(CLI::Range(0, 10000));
+  cmd->add_option("--lookahead", args->lookahead,
+                  "A book move needs a line of this many plies of BookMinGames games (BookLookahead, "
+                  "default 0: off)")
+      ->check(CLI::Range(0, 64));
   cmd->add_flag("--learning", args->learning, "Learn game results into the book (BookLearning)");
   cmd->add_flag("--no-own-book", args->no_own_book, "Start with OwnBook off");
   cmd->add_option("--filter", args->filter, "A CQL filter for book moves (BookFilter; see docs/UCI.md)");
@@ -218,6 +226,8 @@ void add_commands(CLI::App& app, int& exit_status) {
     if (args->depth) set("BookDepth", std::to_string(*args->depth));
     if (args->min_games) set("BookMinGames", std::to_string(*args->min_games));
     if (args->policy) set("BookPolicy", *args->policy);
+    if (args->exit_margin) set("BookExitMargin", std::to_string(*args->exit_margin));
+    if (args->lookahead) set("BookLookahead", std::to_string(*args->lookahead));
     if (args->filter) set("BookFilter", *args->filter);
     if (args->learning) config.book.learning = true;
     if (args->no_own_book) config.book.own_book = false;

@@ -32,6 +32,8 @@ std::string trim(std::string_view s) {
 
 constexpr int kMaxDepth = 1024;
 constexpr int kMaxMinGames = 1000000;
+constexpr int kMaxExitMargin = 10000;  // centipawns: the value scale's clamp (docs/VALUES.md)
+constexpr int kMaxLookahead = 64;
 
 }  // namespace
 
@@ -49,12 +51,14 @@ std::vector<std::string> option_lines(const BookOptions& o) {
           combo_option("BookPolicy", probe::to_string(o.policy),
                        {"best", "weighted", "uniform", "learned", "lcb"}),
           check_option("BookLearning", o.learning),
-          string_option("BookFilter", o.filter)};
+          string_option("BookFilter", o.filter),
+          spin_option("BookExitMargin", o.exit_margin, 0, kMaxExitMargin),
+          spin_option("BookLookahead", o.lookahead, 0, kMaxLookahead)};
 }
 
 bool is_our_option(std::string_view name) {
-  for (std::string_view n :
-       {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning", "BookFilter"})
+  for (std::string_view n : {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning",
+                             "BookFilter", "BookExitMargin", "BookLookahead"})
     if (same_name(name, n)) return true;
   return false;
 }
@@ -74,6 +78,11 @@ std::optional<std::string> apply_option(BookOptions& o, std::string_view name, s
     auto n = parse_int(value);
     if (!n || *n < (depth ? 0 : 1) || *n > (depth ? kMaxDepth : kMaxMinGames)) return bad("out of range:");
     (depth ? o.depth : o.min_games) = int(*n);
+  } else if (same_name(name, "BookExitMargin") || same_name(name, "BookLookahead")) {
+    bool margin = same_name(name, "BookExitMargin");
+    auto n = parse_int(value);
+    if (!n || *n < 0 || *n > (margin ? kMaxExitMargin : kMaxLookahead)) return bad("out of range:");
+    (margin ? o.exit_margin : o.lookahead) = int(*n);
   } else if (same_name(name, "BookPolicy")) {
     auto p = probe::parse_policy(value);
     if (!p) return bad("not best, weighted, uniform, learned or lcb:");
@@ -111,6 +120,10 @@ std::optional<std::string> read_config_file(const std::string& path, AdapterConf
       error = apply_option(config.book, "BookLearning", value);
     else if (key == "filter")
       error = apply_option(config.book, "BookFilter", value);
+    else if (key == "exit-margin")
+      error = apply_option(config.book, "BookExitMargin", value);
+    else if (key == "lookahead")
+      error = apply_option(config.book, "BookLookahead", value);
     else if (key == "own-book")
       error = apply_option(config.book, "OwnBook", value);
     else if (key == "seed") {

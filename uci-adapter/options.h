@@ -1,5 +1,6 @@
 // The adapter's own configuration: its UCI options (OwnBook, BookFile,
-// BookDepth, BookMinGames, BookPolicy, BookLearning, BookFilter), how they are
+// BookDepth, BookMinGames, BookPolicy, BookLearning, BookFilter,
+// BookExitMargin, BookLookahead), how they are
 // declared to the GUI, how setoption changes them, and the configuration
 // file that GUIs which cannot pass arguments use.
 #pragma once
@@ -22,6 +23,10 @@ struct BookOptions {
   probe::Policy policy = probe::Policy::Best;
   bool learning = false;   // write game results into the book
   std::string filter;      // a CQL filter for the resulting position (stored; see docs/UCI.md)
+  int exit_margin = 0;     // BookExitMargin, cp: leave a move whose backed-up value is this far below
+                           // the stored evaluation of the position (0: off; docs/UCI.md)
+  int lookahead = 0;       // BookLookahead, plies: leave a move without a line of this many plies of
+                           // BookMinGames games each (0: off)
   std::uint64_t seed = 0;  // 0: seeded from the clock
 };
 

@@ -1,5 +1,6 @@
 #include "uci-adapter/session.h"
 
+#include <cassert>
 #include <chrono>
 
 #include "book/chess/notation.h"
@@ -117,6 +118,7 @@ void Session::on_setoption(std::string_view line, Outbox& out) {
 
 void Session::end_book_ponder(Outbox& out) {
   if (search_ != Search::BookPonder) return;
+  assert(ponder_answer_);  // BookPonder holds the book's answer
   write_book_answer(*ponder_answer_, out);
   search_ = Search::Idle;
 }
@@ -181,7 +183,10 @@ void Session::on_go(std::string_view line, Outbox& out) {
   std::optional<BookAnswer> answer;
   if (b && limited && game_.position.game_ply() < options_.depth) {
     probe::PickOptions pick{options_.policy, std::uint32_t(options_.min_games), 1.0};
-    answer = book_answer(*b, game_.position, pick, rng_, filter_);
+    ExitGuard guard{options_.exit_margin, options_.lookahead, std::uint32_t(options_.min_games)};
+    std::string left_because;
+    answer = book_answer(*b, game_.position, pick, rng_, filter_, guard, &left_because, chess960_);
+    if (!left_because.empty()) say(out, "graphbook: " + left_because);
     if (answer && !go.searchmoves.empty()) {
       bool allowed = false;
       for (const auto& s : go.searchmoves) {
@@ -209,6 +214,7 @@ void Session::on_stop(std::string_view line, Outbox& out) {
   switch (search_) {
     case Search::Idle: return;  // nothing searches: a stop after a book answer has no bestmove to give
     case Search::BookPonder:
+      assert(ponder_answer_);
       // The GUI stops a ponder search; it wants one bestmove and will not play it.
       write_book_answer(*ponder_answer_, out);
       search_ = Search::Idle;
@@ -222,6 +228,7 @@ void Session::on_ponderhit(std::string_view line, Outbox& out) {
   switch (search_) {
     case Search::Idle: return;
     case Search::BookPonder:
+      assert(ponder_answer_);
       write_book_answer(*ponder_answer_, out);
       search_ = Search::Idle;
       our_move_played(to_uci(ponder_answer_->move, chess960_), out);
@@ -273,6 +280,7 @@ void Session::on_engine_line(std::string_view line, Outbox& out) {
 }
 
 void Session::emit(Outbox& out, std::string line) {
+  assert(replies_owed_ >= 0 && (replies_owed_ > 0 || held_.empty()));  // lines wait only behind a reply
   if (replies_owed_ > 0)
     held_.push_back(std::move(line));
   else

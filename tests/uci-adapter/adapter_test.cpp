@@ -68,7 +68,8 @@ TEST_CASE("The handshake lists Stockfish's id and options, then the book options
     CHECK(has("option name " + name));
   CHECK(has("option name BookPolicy type combo default best var best var weighted var uniform var learned"));
   // The book options come after the engine's, right before uciok.
-  CHECK((*lines)[lines->size() - 2] == "option name BookFilter type string default <empty>");
+  CHECK(has("option name BookExitMargin type spin default 0 min 0 max 10000"));
+  CHECK((*lines)[lines->size() - 2] == "option name BookLookahead type spin default 0 min 0 max 64");
   gui.send("quit");
   CHECK(gui.wait_exit());
 }

@@ -66,9 +66,9 @@ TEST_CASE("A renamed link to graphbook reads the .conf file beside it", "[uci-ad
   REQUIRE(std::system(("ln -s '" + graphbook_binary() + "' '" + dir + "/sf-book'").c_str()) == 0);
   ScriptedGui gui({dir + "/sf-book"});
   auto lines = handshake_lines(gui);
-  CHECK(contains(
-      lines,
-      "option name BookPolicy type combo default weighted var best var weighted var uniform var learned"));
+  CHECK(contains(lines,
+                 "option name BookPolicy type combo default weighted var best var weighted var uniform var "
+                 "learned var lcb"));
   CHECK(contains(lines, "id name Stockfish 15.1"));
 }
 
