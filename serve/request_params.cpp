@@ -31,6 +31,27 @@ bool looks_like_uci(std::string_view m) {
   return m.size() == 4 || m[4] == 'q' || m[4] == 'r' || m[4] == 'b' || m[4] == 'n';
 }
 
+// The FEN's halfmove clock or fullmove number when one is a number past
+// kMaxFenCounter: the chess core keeps plies in an int (2 * fullmove; found
+// by fuzz/serve_params_fuzz), and no game comes near.
+constexpr std::uint64_t kMaxFenCounter = 1000000;
+std::optional<std::string_view> oversized_counter(std::string_view fen) {
+  std::size_t field = 0;
+  for (std::size_t i = 0; i < fen.size();) {
+    while (i < fen.size() && fen[i] == ' ') ++i;
+    std::size_t end = fen.find(' ', i);
+    if (end == std::string_view::npos) end = fen.size();
+    std::string_view word = fen.substr(i, end - i);
+    if (!word.empty() && ++field >= 5) {
+      std::uint64_t n = 0;
+      auto [last, ec] = std::from_chars(word.data(), word.data() + word.size(), n);
+      if (ec == std::errc::result_out_of_range || (ec == std::errc() && n > kMaxFenCounter)) return word;
+    }
+    i = end;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<probe::ResolvedPosition> parse_position(std::string_view fen, std::string_view play,
@@ -44,6 +65,11 @@ std::optional<probe::ResolvedPosition> parse_position(std::string_view fen, std:
     std::string text(fen);
     for (char& c : text)
       if (c == '_') c = ' ';
+    if (auto counter = oversized_counter(text)) {
+      fail(error,
+           "fen: the move counter " + quoted(*counter) + " is larger than " + std::to_string(kMaxFenCounter));
+      return std::nullopt;
+    }
     FenError fen_error;
     auto pos = Position::from_fen(text, &fen_error);
     if (!pos) {

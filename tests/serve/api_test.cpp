@@ -142,6 +142,7 @@ TEST_CASE("serve answers every bad request with 400 and a JSON error that names 
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"/masters?fen=xyz", "fen"},
       {"/masters?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_x_KQkq_-_0_1", "fen"},
+      {"/masters?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkq_-_5_1114910298", "move counter"},
       {"/masters?play=e2e5", "not legal"},
       {"/masters?play=e2e4,zz", "not UCI"},
       {"/masters?play=e2e4,,e7e5", "not UCI"},
