@@ -44,15 +44,21 @@ std::shared_ptr<OpenBook> BookSource::open_book(const std::string& path, std::ui
       return nullptr;
     }
   }
-  // Open the stored games' databases once, here, before any thread reads:
-  // LMDB allows mdb_dbi_open in one transaction of a process at a time, and
-  // a handle opened in a transaction that aborts is closed again. Committed
-  // here, later opens by the threads only find the handles.
+  // Open every named database of the book once, here, before any thread
+  // reads: LMDB allows mdb_dbi_open in one transaction of a process at a
+  // time, and a handle opened in a transaction that aborts is closed again.
+  // Committed here, the opens the readers make later (the stored games, and
+  // whatever a reader of another component opens) only find the handles.
   store::Error e;
   bool has_games = false;
   if (auto txn = store::ReadTxn::begin(book->env(), &e)) {
-    has_games = txn->open_db(store::kStoredGamesDb, 0, &e) && txn->open_db(store::kGameIndexDb, 0, &e);
-    if (auto s = txn->commit()) e = *s;
+    if (auto names = txn->database_names(&e))
+      for (const std::string& name : *names)
+        if (!txn->open_db(name.c_str(), 0, &e)) break;
+    store::Error absent;
+    has_games = !e.code && txn->open_db(store::kStoredGamesDb, 0, &absent) &&
+                txn->open_db(store::kGameIndexDb, 0, &absent);
+    if (auto s = txn->commit(); s && !e.code) e = *s;
   }
   if (e.code && e.code != MDB_NOTFOUND) {
     *error = {store::BookError::Code::Storage, path + ": " + e.message()};
