@@ -31,9 +31,10 @@ store::Status BookSections::index_all() {
   return std::nullopt;
 }
 
-bool BookSections::first_visit(Key key, std::optional<std::string_view>& section) {
+bool BookSections::first_visit(Key key, std::optional<std::string_view>& section, std::uint32_t*& visit) {
   bool inserted;
   Entry& entry = table_.find_or_insert(key, inserted);
+  visit = &entry.visit;
   if (entry.visited) return false;
   entry.visited = true;
   if (!indexed_)

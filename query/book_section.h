@@ -25,8 +25,10 @@ class BookSections {
   // for error().
   std::optional<std::string_view> section(Key key);
   // The traversal's visit of key: false when key was visited before, else
-  // true and its section in section (one lookup for both).
-  bool first_visit(Key key, std::optional<std::string_view>& section);
+  // true and its section in section (one lookup for both). Either way visit
+  // is the traversal's number for the key (the caller sets it on the first
+  // visit); valid until the next call.
+  bool first_visit(Key key, std::optional<std::string_view>& section, std::uint32_t*& visit);
   // The learning counters of the edge key + move (Move() for the node
   // itself), nullopt when the book learned nothing there.
   std::optional<cql::BookCounts::Learned> learned(Key key, Move move);
@@ -43,6 +45,7 @@ class BookSections {
     std::string_view section;
     bool present = false;  // the book has a section under the key
     bool visited = false;
+    std::uint32_t visit = 0;
   };
   KeyTable<Entry> table_;  // visited keys, and every section after index_all()
   bool indexed_ = false;

@@ -89,8 +89,8 @@ void print_text(const std::vector<Shown>& shown) {
     std::printf("%7u %6u %6u %6u %5s  %-16s %s\n", c.games, c.white_wins, c.draws, c.black_wins,
                 c.average_elo() ? std::to_string(c.average_elo()).c_str() : "-",
                 key_hex(s.match->key).c_str(), s.line.empty() ? "(start)" : s.line.c_str());
-    std::printf("%44s fen %s\n", "", s.position.fen().c_str());
-    if (s.opening) std::printf("%44s %s %s\n", "", s.opening->eco.c_str(), s.opening->name.c_str());
+    std::printf("%53sfen %s\n", "", s.position.fen().c_str());
+    if (s.opening) std::printf("%53s%s %s\n", "", s.opening->eco.c_str(), s.opening->name.c_str());
   }
 }
 

@@ -48,7 +48,8 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
 
   std::vector<Pending> level, next;
   std::optional<std::string_view> section;
-  if (sections->first_visit(start.key(), section) && section)
+  std::uint32_t* visit_number;
+  if (sections->first_visit(start.key(), section, visit_number) && section)
     level.push_back({start, 0, start.key(), 0, {}, *section});
   run.steps.push_back({0, Move()});
   std::vector<Move> line;
@@ -59,6 +60,7 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
     const bool expand =
         (options.max_ply <= 0 || ply < options.max_ply) && (options.depth < 0 || depth < options.depth);
     next.clear();
+    const auto next_first = std::uint32_t(run.steps.size());  // the visit number of next[0]
     // In key order, the order of the sections in the book's file: the reads
     // of a level walk the map forward instead of jumping about it.
     std::sort(level.begin(), level.end(), [](const Pending& a, const Pending& b) { return a.key < b.key; });
@@ -87,8 +89,25 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
       while (reader.next(move, edge)) {
         // A child the book has no section for (only an imported .bin's key)
         // is no node to evaluate.
-        if (edge.flags & store::kEdgeKeyOnly || !sections->first_visit(edge.child_key, section) || !section)
+        if (edge.flags & store::kEdgeKeyOnly) continue;
+        if (!sections->first_visit(edge.child_key, section, visit_number)) {
+          // Reached again at the same depth: of the shortest lines, keep the
+          // one whose last move was played most.
+          if (*visit_number >= next_first && *visit_number > 0) {
+            Pending& other = next[*visit_number - next_first];
+            if (edge.counters.games > other.arrival.games) {
+              other.arrival = edge.counters;
+              other.parent_key = p.key;
+              other.position = p.position;  // the same position, its clocks as this line has them
+              UndoInfo undo;
+              other.position.do_move(Move(move), undo);
+              run.steps[*visit_number] = {p.visit, Move(move)};
+            }
+          }
           continue;
+        }
+        if (!section) continue;
+        *visit_number = std::uint32_t(run.steps.size());
         Pending& child = next.emplace_back(Pending{p.position, std::uint32_t(run.steps.size()),
                                                    edge.child_key, p.key, edge.counters, *section});
         UndoInfo undo;

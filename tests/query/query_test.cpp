@@ -5,6 +5,7 @@
 // the positions reachable from the start found breadth-first.
 #include <catch2/catch.hpp>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
@@ -32,6 +33,7 @@ struct ModelNode {
   int distance = -1;                                // plies from the start, breadth-first
   std::set<std::pair<Key, std::uint16_t>> parents;  // (position, move) pairs that reach it
   std::set<Key> children;
+  std::map<std::pair<Key, std::uint16_t>, int> incoming_games;  // games per incoming move, each once
 };
 
 // The book the test builds, as the PGN reader and the chess core see it.
@@ -42,6 +44,7 @@ struct Model {
     auto summary = pgn::read_games(pgn, [&](const pgn::GameRecord& g) {
       Position pos = g.start;
       std::unordered_set<Key> in_game;
+      std::set<std::pair<Key, std::uint16_t>> edges_in_game;
       auto count = [&](const Position& p) {
         ModelNode& n = nodes.try_emplace(p.key(), p).first->second;
         if (!in_game.insert(p.key()).second) return;
@@ -58,6 +61,8 @@ struct Model {
         count(pos);
         nodes.at(before).children.insert(pos.key());
         nodes.at(pos.key()).parents.insert({before, g.mainline[i].move.raw()});
+        if (edges_in_game.insert({before, g.mainline[i].move.raw()}).second)
+          ++nodes.at(pos.key()).incoming_games[{before, g.mainline[i].move.raw()}];
       }
     });
     REQUIRE(summary.games_read > 2000);
@@ -316,4 +321,44 @@ TEST_CASE("query sorts by the query's sort filters and --limit shows the first",
   auto most = run("bookgames >= 10");  // no sort filter: games, most first
   for (int i = 0; i < 3; ++i)
     CHECK(most["positions"][i]["games"].get<int>() == games[games.size() - 1 - std::size_t(i)]);
+}
+
+TEST_CASE("query shows a shortest line whose last move is the most played of those into the position",
+          "[query]") {
+  Book book;
+  auto r = graphbook("query " + quote(book.path) + " --json --no-names --cql 'bookgames >= 3'");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["positions"].size() > 100);
+  for (const auto& p : j["positions"]) {
+    // Replay the line with the chess core.
+    Position pos;
+    Key before = 0;
+    std::uint16_t last = 0;
+    int plies = 0;
+    std::string line = p["line"].get<std::string>();
+    for (std::size_t at = 0; at < line.size();) {
+      std::size_t end = line.find(' ', at);
+      std::string token = line.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      at = end == std::string::npos ? line.size() : end + 1;
+      if (token.empty() || std::isdigit(static_cast<unsigned char>(token[0]))) continue;
+      MoveParse m = parse_san(pos, token);
+      REQUIRE(m.ok());
+      before = pos.key();
+      last = m.move.raw();
+      UndoInfo undo;
+      pos.do_move(m.move, undo);
+      ++plies;
+    }
+    INFO(line);
+    REQUIRE(key_hex(pos.key()) == p["key"].get<std::string>());
+    const ModelNode& n = model().nodes.at(pos.key());
+    CHECK(plies == n.distance);
+    if (plies == 0) continue;
+    int best = 0;
+    for (const auto& [edge, games] : n.incoming_games)
+      if (model().nodes.at(edge.first).distance == n.distance - 1) best = std::max(best, games);
+    CHECK(n.incoming_games.at({before, last}) == best);
+  }
 }
