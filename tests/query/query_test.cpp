@@ -362,3 +362,27 @@ TEST_CASE("query shows a shortest line whose last move is the most played of tho
     CHECK(n.incoming_games.at({before, last}) == best);
   }
 }
+
+TEST_CASE("query find follows the book moves below a position to --window plies", "[query]") {
+  Book book;
+  // A position in check within two plies below, the position itself included.
+  std::function<bool(Key, int)> check_within = [&](Key k, int plies) {
+    const ModelNode& n = model().nodes.at(k);
+    if (n.position.in_check()) return true;
+    if (plies == 0) return false;
+    for (Key c : n.children)
+      if (check_within(c, plies - 1)) return true;
+    return false;
+  };
+  std::set<std::string> expected;
+  for (const auto& [key, n] : model().nodes)
+    if (n.distance >= 0 && check_within(key, 2)) expected.insert(key_hex(key));
+  REQUIRE(expected.size() > 100);
+  auto r = graphbook("query " + quote(book.path) + " --window 2 --json --no-names --cql 'find check'");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::set<std::string> keys;
+  auto j = nlohmann::json::parse(r.out);
+  for (const auto& p : j["positions"]) keys.insert(p["key"].get<std::string>());
+  CHECK(keys == expected);
+}
