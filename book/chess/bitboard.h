@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bit>
+#include <cassert>
 
 #include "book/chess/types.h"
 
@@ -18,11 +19,21 @@ constexpr Bitboard FileABB = 0x0101010101010101ULL;
 constexpr Bitboard Rank1BB = 0xFFULL;
 constexpr Bitboard file_bb(File f) { return FileABB << f; }
 constexpr Bitboard rank_bb(Rank r) { return Rank1BB << (8 * r); }
-constexpr Bitboard square_bb(Square s) { return 1ULL << s; }
+constexpr Bitboard square_bb(Square s) {
+  assert(is_ok(s));
+  return 1ULL << s;
+}
 
 inline int popcount(Bitboard b) { return std::popcount(b); }
-inline Square lsb(Bitboard b) { return Square(std::countr_zero(b)); }
-inline Square msb(Bitboard b) { return Square(63 - std::countl_zero(b)); }
+// The lowest and highest square of a non-empty bitboard.
+inline Square lsb(Bitboard b) {
+  assert(b);
+  return Square(std::countr_zero(b));
+}
+inline Square msb(Bitboard b) {
+  assert(b);
+  return Square(63 - std::countl_zero(b));
+}
 inline Square pop_lsb(Bitboard& b) {
   Square s = lsb(b);
   b &= b - 1;
@@ -53,8 +64,8 @@ constexpr Bitboard shift(Bitboard b) {
 
 // Slider attacks are looked up by an index of the occupied squares on the
 // slider's rays: with BMI2, PEXT gathers those bits directly (no magic
-// numbers, none to search for at start-up: that search was 15 ms of every
-// command); otherwise the magic multiplication does. On AMD CPUs before Zen 3
+// numbers, none to search for at start-up, a search every command would pay
+// before its first move); otherwise the magic multiplication does. On AMD CPUs before Zen 3
 // PEXT is microcoded and slow: build with -DGRAPHBOOK_NO_PEXT there.
 
 struct Magic {

@@ -1,5 +1,7 @@
 #include "book/chess/notation.h"
 
+#include <cassert>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 
@@ -9,32 +11,14 @@ namespace gb {
 
 namespace {
 
-constexpr std::string_view kPieceLetters = "  NBRQK";
+// SAN writes a piece as its White FEN letter.
+constexpr char san_letter(PieceType t) { return piece_char(make_piece(Color::White, t)); }
 
-std::optional<PieceType> piece_from_letter(char c) {
-  switch (c) {
-    case 'N': return PieceType::Knight;
-    case 'B': return PieceType::Bishop;
-    case 'R': return PieceType::Rook;
-    case 'Q': return PieceType::Queen;
-    case 'K': return PieceType::King;
-    case 'P': return PieceType::Pawn;
-    default: return std::nullopt;
-  }
-}
-
+// The promotion piece of a letter in either case (UCI writes "e7e8q").
 std::optional<PieceType> promotion_from_letter(char c) {
-  switch (c) {
-    case 'N':
-    case 'n': return PieceType::Knight;
-    case 'B':
-    case 'b': return PieceType::Bishop;
-    case 'R':
-    case 'r': return PieceType::Rook;
-    case 'Q':
-    case 'q': return PieceType::Queen;
-    default: return std::nullopt;
-  }
+  PieceType t = piece_type_of_letter(char(std::toupper(static_cast<unsigned char>(c))));
+  if (t >= PieceType::Knight && t <= PieceType::Queen) return t;
+  return std::nullopt;
 }
 
 MoveParse parse_castling(const Position& pos, bool king_side) {
@@ -68,8 +52,8 @@ MoveParse parse_san(const Position& pos, std::string_view text) {
 
   PieceType piece = PieceType::Pawn;
   std::size_t i = 0;
-  if (auto p = piece_from_letter(text[0])) {
-    piece = *p;
+  if (PieceType p = piece_type_of_letter(text[0]); p != PieceType::None) {
+    piece = p;
     i = 1;
   }
   // What remains: [from file][from rank][x|-|:]to-file to-rank [=promo]
@@ -148,6 +132,7 @@ std::string to_san(const Position& pos, Move m) {
     san = m.to() > m.from() ? "O-O" : "O-O-O";
   } else {
     PieceType piece = type_of(pos.piece_on(m.from()));
+    assert(piece != PieceType::None && color_of(pos.piece_on(m.from())) == pos.side_to_move());
     bool capture = !pos.empty(m.to()) || m.kind() == Move::Kind::EnPassant;
     if (piece == PieceType::Pawn) {
       if (capture) {
@@ -157,10 +142,10 @@ std::string to_san(const Position& pos, Move m) {
       san += square_name(m.to());
       if (m.kind() == Move::Kind::Promotion) {
         san += '=';
-        san += kPieceLetters[int(m.promotion())];
+        san += san_letter(m.promotion());
       }
     } else {
-      san += kPieceLetters[int(piece)];
+      san += san_letter(piece);
       MoveList moves;
       generate_legal(pos, moves);
       bool ambiguous = false, same_file = false, same_rank = false;

@@ -1,5 +1,6 @@
 #include "book/chess/position.h"
 
+#include <cassert>
 #include <cctype>
 #include <charconv>
 
@@ -56,6 +57,8 @@ std::string FenError::message() const { return std::string(field_name(field)) + 
 Position::Position() { *this = *from_fen(kStartFen); }
 
 void Position::put_piece(Piece p, Square s) {
+  assert(is_ok(s) && board_[s] == Piece::None);
+  assert(type_of(p) != PieceType::None && piece_char(p) != ' ');
   board_[s] = p;
   by_color_[int(color_of(p))] |= square_bb(s);
   by_type_[int(type_of(p))] |= square_bb(s);
@@ -64,6 +67,7 @@ void Position::put_piece(Piece p, Square s) {
 
 void Position::remove_piece(Square s) {
   Piece p = board_[s];
+  assert(is_ok(s) && p != Piece::None);
   by_color_[int(color_of(p))] ^= square_bb(s);
   by_type_[int(type_of(p))] ^= square_bb(s);
   board_[s] = Piece::None;
@@ -72,6 +76,7 @@ void Position::remove_piece(Square s) {
 
 void Position::move_piece(Square from, Square to) {
   Piece p = board_[from];
+  assert(p != Piece::None && board_[to] == Piece::None);
   Bitboard ft = square_bb(from) | square_bb(to);
   by_color_[int(color_of(p))] ^= ft;
   by_type_[int(type_of(p))] ^= ft;
@@ -342,6 +347,18 @@ void Position::do_move(Move m, UndoInfo& undo) {
   const Color us = side_, them = ~us;
   const Square from = m.from(), to = m.to();
   const Piece moved = board_[from];
+  // A legal move (the contract): our piece moves, never onto our own piece
+  // (castling, king takes own rook, aside) nor onto a king.
+  assert(m && moved != Piece::None && color_of(moved) == us);
+  assert(m.kind() == Move::Kind::Castling
+             ? type_of(moved) == PieceType::King && board_[to] == make_piece(us, PieceType::Rook)
+             : board_[to] == Piece::None ||
+                   (color_of(board_[to]) == them && type_of(board_[to]) != PieceType::King));
+  assert(m.kind() != Move::Kind::EnPassant ||
+         (type_of(moved) == PieceType::Pawn && to == undo.ep_square &&
+          board_[Square(to - pawn_push(us))] == make_piece(them, PieceType::Pawn)));
+  assert(m.kind() != Move::Kind::Promotion ||
+         (type_of(moved) == PieceType::Pawn && relative_rank(us, rank_of(to)) == RANK_8));
   ++halfmove_clock_;
   ++game_ply_;
   ep_square_ = SQ_NONE;
@@ -384,6 +401,9 @@ void Position::do_move(Move m, UndoInfo& undo) {
   }
   side_ = them;
   key_ ^= polyglot::kRandom64[kTurnOffset];
+  // Legal: the side that moved does not stand in check; each side keeps one king.
+  assert(popcount(pieces(us, PieceType::King)) == 1 && popcount(pieces(them, PieceType::King)) == 1);
+  assert(!attacked_by(them, king_square(us), pieces()));
   checkers_ = attackers_to(king_square(them), pieces()) & pieces(us);
 }
 
@@ -412,6 +432,7 @@ void Position::undo_move(Move m, const UndoInfo& undo) {
 }
 
 void Position::do_null_move(UndoInfo& undo) {
+  assert(!in_check());  // the caller checks (position.h)
   save_state(undo);
   ep_square_ = SQ_NONE;
   ++halfmove_clock_;

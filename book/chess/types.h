@@ -3,6 +3,7 @@
 // with), enum class for everything else.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 
 namespace gb {
@@ -29,6 +30,19 @@ constexpr Color color_of(Piece p) { return Color(int(p) >> 3); }
 // Black; ' ' for None and the two unused codes).
 inline constexpr char kPieceChars[] = " PNBRQK  pnbrqk";
 constexpr char piece_char(Piece p) { return kPieceChars[int(p)]; }
+// The piece type of a SAN piece letter ("NBRQK", and 'P', which SAN leaves
+// out but long algebraic and some files write); None for any other character.
+constexpr PieceType piece_type_of_letter(char c) {
+  switch (c) {
+    case 'P': return PieceType::Pawn;
+    case 'N': return PieceType::Knight;
+    case 'B': return PieceType::Bishop;
+    case 'R': return PieceType::Rook;
+    case 'Q': return PieceType::Queen;
+    case 'K': return PieceType::King;
+    default: return PieceType::None;
+  }
+}
 
 enum Square : int {
   SQ_A1, SQ_B1, SQ_C1, SQ_D1, SQ_E1, SQ_F1, SQ_G1, SQ_H1,
@@ -85,6 +99,9 @@ class Move {
   constexpr explicit Move(std::uint16_t raw) : raw_(raw) {}
   constexpr Move(Square from, Square to) : raw_(std::uint16_t(from << 6 | to)) {}
   static constexpr Move make(Square from, Square to, Kind kind, PieceType promo = PieceType::Knight) {
+    // Two bits hold the promotion piece: Knight..Queen, nothing else fits.
+    assert(is_ok(from) && is_ok(to));
+    assert(promo >= PieceType::Knight && promo <= PieceType::Queen);
     return Move(
         std::uint16_t(int(kind) << 14 | (int(promo) - int(PieceType::Knight)) << 12 | from << 6 | to));
   }

@@ -6,17 +6,6 @@ namespace gb::pgn {
 
 namespace {
 
-PieceType piece_of(char c) {
-  switch (c) {
-    case 'N': return PieceType::Knight;
-    case 'B': return PieceType::Bishop;
-    case 'R': return PieceType::Rook;
-    case 'Q': return PieceType::Queen;
-    case 'K': return PieceType::King;
-    default: return PieceType::None;
-  }
-}
-
 // What a legal non-king move must do in this position: the squares it may
 // land on (all of them out of check; block or capture in single check; none in
 // double check), and the pinned pieces, which may only move along the pin.
@@ -80,8 +69,9 @@ MoveParse decode_san(const Position& pos, std::string_view san) {
     return {Move(from, to), {}};
   }
 
-  PieceType piece = piece_of(s[0]);
-  if (piece == PieceType::None) return parse_san(pos, san);
+  // A piece move ("Nf3"); 'P' (long algebraic "Pe2-e4") is left to parse_san.
+  PieceType piece = piece_type_of_letter(s[0]);
+  if (piece == PieceType::None || piece == PieceType::Pawn) return parse_san(pos, san);
   // N[file][rank][x]to: collect the squares' characters, 'x' skipped.
   char c[4];
   int k = 0;
