@@ -12,6 +12,7 @@
 // per move; errors (rare) allocate their messages.
 #pragma once
 
+#include <cassert>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,7 @@ struct PgnReader::Decoder {
   Control raw_san(std::string_view san, std::uint64_t line, std::uint32_t column) {
     r.last_move_line_ = line;
     r.last_move_column_ = column;
+    assert(r.depth_ < r.stack_.size());  // depth_ indexes the top frame
     Frame& f = r.stack_[r.depth_];
     if (f.dead) return Control::Continue;
     char c0 = san[0];
@@ -191,6 +193,7 @@ struct PgnReader::Decoder {
     Frame& child = r.stack_[r.depth_];
     Frame& p = r.stack_[r.depth_ - 1];  // push_back may have moved parent
     child.pos = p.pos;
+    assert(p.has_last && !p.dead);  // a variation replaces a move that was played
     if (p.last)
       child.pos.undo_move(p.last, p.last_undo);
     else
@@ -228,6 +231,7 @@ struct PgnReader::Decoder {
       --r.depth_;
       v.end_variation();
     }
+    assert(r.depth_ == 0);
     Frame& main = r.stack_[0];
     Outcome outcome = r.has_token_outcome_ ? r.token_outcome_ : r.tag_outcome_;
     SkipReason skipped = r.skip_;

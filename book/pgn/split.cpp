@@ -1,6 +1,7 @@
 #include "book/pgn/split.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +45,11 @@ std::vector<ByteRange> split_at_game_boundaries(std::string_view text, std::size
     begin = end;
   }
   if (out.empty()) out.push_back(ByteRange{0, text.size(), 1});
+  // Parts are contiguous and cover the input (split.h).
+  assert(out.front().begin == 0 && out.back().end == text.size());
+  assert(std::adjacent_find(out.begin(), out.end(), [](const ByteRange& a, const ByteRange& b) {
+           return a.end != b.begin || a.begin >= a.end;
+         }) == out.end());
   return out;
 }
 
