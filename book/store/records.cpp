@@ -1,5 +1,7 @@
 #include "book/store/records.h"
 
+#include <cassert>
+
 namespace gb::store {
 
 namespace {
@@ -11,13 +13,16 @@ namespace {
 class Writer {
  public:
   explicit Writer(EncodedRecord& out) : out_(out), p_(out.bytes + 2) {}
+  // The mask has 16 bits, one per field.
   void raw64(int bit, std::uint64_t v) {
+    assert(bit >= 0 && bit < 16 && !(mask_ >> bit & 1));
     if (!v) return;
     mask_ |= std::uint16_t(1u << bit);
     std::memcpy(p_, &v, 8);
     p_ += 8;
   }
   void var(int bit, std::uint64_t v) {
+    assert(bit >= 0 && bit < 16 && !(mask_ >> bit & 1));
     if (!v) return;
     mask_ |= std::uint16_t(1u << bit);
     char* p = p_;
@@ -29,6 +34,10 @@ class Writer {
     p_ = p;
   }
   void finish() {
+    // An encoding is at most 78 bytes (an edge: the mask, a raw key, eight
+    // 32-bit varints of 5 bytes, elo_sum's 10, three 16-bit ones of 3, two
+    // 8-bit ones of 2), within the buffer and the sections' one-byte length.
+    assert(p_ <= out_.bytes + sizeof(out_.bytes));
     out_.bytes[0] = char(mask_ & 0xff);
     out_.bytes[1] = char(mask_ >> 8);
     out_.size = std::size_t(p_ - out_.bytes);
@@ -160,12 +169,14 @@ void append_section_node(std::string& out, const NodeRecord* node) {
     return;
   }
   EncodedRecord r = as_bytes(*node);
-  out.push_back(char(r.size));  // at most 128: an encoded record's buffer
+  assert(r.size >= 2 && r.size <= 255);  // its length byte: 0 would say "no node"
+  out.push_back(char(r.size));           // at most 128: an encoded record's buffer
   out.append(std::string_view(r));
 }
 
 void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge) {
   EncodedRecord r = as_bytes(edge);
+  assert(r.size >= 2 && r.size <= 255);  // its length byte: 0 is damage to a reader
   char head[3];
   put_be16(head, move);
   head[2] = char(r.size);
@@ -220,6 +231,11 @@ bool from_bytes(std::string_view v, Section& out) {
 }
 
 void to_bytes(const Section& section, std::string& out) {
+  // The edges of a section are in strictly increasing move order (a reader
+  // and the ordered merge rely on it).
+  assert(std::adjacent_find(section.edges.begin(), section.edges.end(), [](const auto& a, const auto& b) {
+           return a.first >= b.first;
+         }) == section.edges.end());
   out.clear();
   append_section_node(out, section.node ? &*section.node : nullptr);
   for (const auto& [move, edge] : section.edges) append_section_edge(out, move, edge);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -51,6 +52,7 @@ struct Counters {
   }
   void add_years(std::uint16_t lo, std::uint16_t hi) {
     if (lo == 0) return;
+    assert(lo <= hi);
     min_year = min_year == 0 ? lo : std::min(min_year, lo);
     max_year = std::max(max_year, hi);
   }
