@@ -32,6 +32,8 @@ constexpr double kMinGrowth = 1.25;
 constexpr std::size_t kRunsPerMerge = 16;
 // Slots name games and tallies in 31 bits.
 constexpr std::size_t kMaxRefs = Slot::kTallied - 1;
+// The slot's ply field: 15 bits of ply under the side-to-move bit.
+static_assert(Slot::kMaxPly == 0x7fff && (Slot::kBlackPly & Slot::kMaxPly) == 0);
 
 __extension__ typedef unsigned __int128 Wide;
 // A range holds 1/count of the key space: its keys spread over all the homes.
@@ -59,6 +61,8 @@ void insertion_sort(T* first, T* last, Less less) {
 
 // A slot reached again at ply: it keeps the smallest ply (and its side to move).
 inline void keep_min_ply(Slot& s, std::uint16_t ply) {
+  // The same position is reached with the same side to move.
+  assert((s.ply & Slot::kBlackPly) == (ply & Slot::kBlackPly));
   if (s.min_ply() > (ply & Slot::kMaxPly))
     s.ply = std::uint16_t((s.ply & Slot::kBlackPly) | (ply & Slot::kMaxPly));
 }
@@ -116,6 +120,7 @@ bool over_refs(const SlotTables& t) { return t.games.size() >= kMaxRefs || t.tal
 }  // namespace
 
 std::uint32_t TallyArena::add(const Tally& t) {
+  assert(size_ < kMaxRefs);  // a slot names its tally in 31 bits (over_refs spills first)
   if (size_ == blocks_.size() << kBlockBits)
     blocks_.push_back(std::make_unique<Tally[]>(std::size_t(1) << kBlockBits));
   auto i = std::uint32_t(size_++);
@@ -175,6 +180,8 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   g.result = game.result;
   t.games.push_back(g);
   const auto id = std::uint32_t(t.games.size());  // this game's ref
+  assert(id < Slot::kTallied);                    // a ref is 31 bits (over_refs spills first)
+  assert(n == 0 || !plies[n - 1].move);           // the final position plays nothing
   const KeyRange range = range_;
   const bool whole = range.count == 1;
   auto mover_at = [&](std::size_t i) { return (i & 1) ? ~game.first_mover : game.first_mover; };
@@ -226,6 +233,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
   for (std::size_t j = 0; j < m; ++j) {
     const std::size_t i = in_range_[j];
     const PlyRecord& p = plies[i];
+    assert(whole || range.holds(p.key));  // each position is counted in its range only
     const std::uint16_t ply = ply_at(i);
     Slot* node = slot_in(t.nodes, node_homes_, p.key, 0);
     Found f{std::uint32_t(i), nullptr, nullptr};
@@ -355,10 +363,10 @@ bool Aggregator::spill() {
   run.path = next_run_path();
   ++spill_count_;
   RunFileWriter writer;
-  if (!writer.open(run, &error_)) return false;
+  if (auto e = writer.open(run)) return fail(*e);
   for (const Slot& s : tables_.nodes) writer.add_node(tables_, s);
   for (const Slot& s : tables_.edges) writer.add_edge(tables_, s);
-  if (!writer.close(&error_)) return false;
+  if (auto e = writer.close()) return fail(*e);
   runs_.push_back(std::move(run));
   // Reuse the memory: same number of slots, all free.
   tables_.nodes.assign(node_slots, Slot{});
@@ -368,6 +376,11 @@ bool Aggregator::spill() {
   tables_.games.shrink_to_fit();
   node_count_ = edge_count_ = 0;
   return compact_runs();
+}
+
+bool Aggregator::fail(const BuildError& e) {
+  error_ = e.message;
+  return false;
 }
 
 std::string Aggregator::next_run_path() {
@@ -387,12 +400,13 @@ bool Aggregator::compact_runs() {
     {
       RunMerger merger(same);
       RunFileWriter writer;
-      if (!merger.open(&error_) || !writer.open(merged, &error_)) return false;
+      if (auto e = merger.open()) return fail(*e);
+      if (auto e = writer.open(merged)) return fail(*e);
       NodeEntry n;
       while (merger.next_node(n)) writer.add(n);
       EdgeEntry e;
       while (merger.next_edge(e)) writer.add(e);
-      if (!writer.close(&error_)) return false;
+      if (auto e = writer.close()) return fail(*e);
       if (!merger.error().empty()) {
         error_ = merger.error();
         return false;

@@ -17,6 +17,7 @@
 // times as many positions in the same budget, and spill files a third the size.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +26,8 @@
 #include "book/store/records.h"
 
 namespace gb::builder {
+
+struct BuildError;  // build_error.h
 
 // A node or edge with its key, expanded: what runs yield and the book stores.
 struct NodeEntry {
@@ -94,8 +97,14 @@ struct Tally {
 class TallyArena {
  public:
   std::uint32_t add(const Tally& t);
-  Tally& operator[](std::uint32_t i) { return blocks_[i >> kBlockBits][i & kBlockMask]; }
-  const Tally& operator[](std::uint32_t i) const { return blocks_[i >> kBlockBits][i & kBlockMask]; }
+  Tally& operator[](std::uint32_t i) {
+    assert(i < size_);
+    return blocks_[i >> kBlockBits][i & kBlockMask];
+  }
+  const Tally& operator[](std::uint32_t i) const {
+    assert(i < size_);
+    return blocks_[i >> kBlockBits][i & kBlockMask];
+  }
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return blocks_.size() * sizeof(Tally) << kBlockBits; }
   void clear() {
@@ -127,6 +136,8 @@ struct SlotTables {
   EdgeEntry edge(const Slot& s) const;
   // The one game a slot names, or nullptr when it has a tally.
   const GameRecord* one_game(const Slot& s) const {
+    assert(s.ref != 0);  // a free slot names nothing
+    assert(s.ref & Slot::kTallied ? (s.ref & ~Slot::kTallied) < tallies.size() : s.ref <= games.size());
     return s.ref & Slot::kTallied ? nullptr : &games[s.ref - 1];
   }
 };
@@ -187,6 +198,8 @@ class Aggregator {
   bool make_room();  // grows a full table within the budget, or spills
   bool spill();
   bool compact_runs();
+  // Keeps a run file's error for error() and says the step failed.
+  bool fail(const BuildError& e);
   std::string next_run_path();
   void sort_tables();
 

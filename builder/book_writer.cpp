@@ -516,8 +516,7 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
                     CommitResult& result) {
   result = CommitResult{};
   result.appended = result.renamed = true;
-  std::string error;
-  if (!merger.open(&error)) return store::Error{EIO, error};
+  if (auto e = merger.open()) return store::Error{EIO, e->message};
   return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {
     return write_fresh(book, book_txn, to, merger, input, result);
   });
@@ -542,8 +541,7 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
   return book.write([&](store::WriteTxn& txn) -> Status {
     result = CommitResult{};
     if (!book.still_at_path()) return replaced;
-    std::string error;
-    if (!merger.open(&error)) return store::Error{EIO, error};
+    if (auto e = merger.open()) return store::Error{EIO, e->message};
     MDB_stat positions_stat, games_stat;
     if (auto s = txn.stat(book.dbs().positions, positions_stat)) return s;
     if (auto s = txn.stat(book.dbs().games, games_stat)) return s;

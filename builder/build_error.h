@@ -2,6 +2,7 @@
 // exit status (README, "Exit status"; book/store/exit_status.h).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "book/store/book.h"
@@ -25,6 +26,10 @@ struct BuildError {
     return {store::exit_status_for(e) == store::kExitBadInput ? Code::Input : Code::Book, e.message};
   }
 };
+
+// Either success (empty) or why a step failed, for steps that return no
+// value: `if (auto e = step()) return e;` (store::Status's form).
+using BuildStatus = std::optional<BuildError>;
 
 inline int exit_status_for(const BuildError& e) {
   return e.code == BuildError::Code::Input ? store::kExitBadInput : store::kExitDamagedBook;

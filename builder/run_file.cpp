@@ -1,5 +1,6 @@
 #include "builder/run_file.h"
 
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -11,8 +12,8 @@ namespace {
 constexpr std::size_t kBufferBytes = std::size_t(1) << 16;  // per stream: a final merge may read dozens
 constexpr std::size_t kMaxRecord = 8 + 2 + 8 + 2 + 1 + 1 + sizeof(store::Counters) + 4 + 4 + 1 + 4;
 
-std::string io_error(const char* what, const std::string& path) {
-  return std::string(what) + " the aggregation run " + path + ": " + std::strerror(errno);
+BuildError io_error(const char* what, const std::string& path) {
+  return BuildError::book(std::string(what) + " the aggregation run " + path + ": " + std::strerror(errno));
 }
 
 template <class T>
@@ -73,16 +74,13 @@ RunFileWriter::~RunFileWriter() {
   if (file_) std::fclose(file_);
 }
 
-bool RunFileWriter::open(Run& run, std::string* error) {
+BuildStatus RunFileWriter::open(Run& run) {
   run_ = &run;
   run.node_count = run.edge_count = run.edge_offset = 0;
   file_ = std::fopen(run.path.c_str(), "wb");
-  if (!file_) {
-    *error = io_error("cannot write", run.path);
-    return false;
-  }
+  if (!file_) return io_error("cannot write", run.path);
   buffer_.resize(kBufferBytes);
-  return true;
+  return std::nullopt;
 }
 
 bool RunFileWriter::flush() {
@@ -99,6 +97,7 @@ void RunFileWriter::reserve(std::size_t n) {
 // A record starts with its head (after room for the longest record is made)...
 char* RunFileWriter::node_head(Key key, std::uint64_t position_hash, std::uint16_t min_ply,
                                std::uint8_t flags) {
+  assert(run_ && run_->edge_count == 0);  // every node, then every edge (the file's layout)
   reserve(kMaxRecord);
   char* p = buffer_.data() + used_;
   p = put(p, key);
@@ -177,32 +176,28 @@ void RunFileWriter::add_edge(const SlotTables& tables, const Slot& slot) {
   ++run_->edge_count;
 }
 
-bool RunFileWriter::close(std::string* error) {
+BuildStatus RunFileWriter::close() {
   if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
   flush();
   if (std::fclose(file_) != 0) ok_ = false;
   file_ = nullptr;
-  if (!ok_) *error = io_error("cannot write", run_->path);
-  return ok_;
+  if (!ok_) return io_error("cannot write", run_->path);
+  return std::nullopt;
 }
 
 RunFileReader::~RunFileReader() {
   if (file_) std::fclose(file_);
 }
 
-bool RunFileReader::open(const std::string& path, std::uint64_t offset, std::uint64_t count,
-                         std::string* error) {
+BuildStatus RunFileReader::open(const std::string& path, std::uint64_t offset, std::uint64_t count) {
   if (file_) std::fclose(file_);
   file_ = std::fopen(path.c_str(), "rb");
-  if (!file_ || std::fseek(file_, long(offset), SEEK_SET) != 0) {
-    if (error) *error = io_error("cannot read", path);
-    return false;
-  }
+  if (!file_ || std::fseek(file_, long(offset), SEEK_SET) != 0) return io_error("cannot read", path);
   buffer_.resize(kBufferBytes);
   at_ = end_ = 0;
   left_ = count;
   failed_ = false;
-  return true;
+  return std::nullopt;
 }
 
 // Makes at least need bytes available, or all that is left of the file.

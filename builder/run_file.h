@@ -1,6 +1,7 @@
 // The spill file of a sorted run: its nodes in key order, then its edges in
-// (key, move) order, as fixed little-endian fields (no varints: encoding and
-// decoding them was a fifth of a full-depth build). A record is its key
+// (key, move) order, as fixed little-endian fields (no varints: a run file is
+// written once and read once, and coding varints was a large part of a
+// full-depth build's time; bench/build.sh times it). A record is its key
 // (with the move for an edge), hash or child key, min ply and flags, then a
 // tag: 0 for the counters of one game (the mover's Elo, the year and the
 // result, 5 bytes; most positions of a collection are reached by one game),
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "builder/aggregator.h"
+#include "builder/build_error.h"
 
 namespace gb::builder {
 
@@ -26,17 +28,18 @@ class RunFileWriter {
   RunFileWriter(const RunFileWriter&) = delete;
   RunFileWriter& operator=(const RunFileWriter&) = delete;
 
-  // Creates run.path; then every node, then every edge, then close().
-  [[nodiscard]] bool open(Run& run, std::string* error);
+  // Creates run.path; then every node, then every edge, then close(). A
+  // failure is a BuildError::book naming the run file and the system's reason.
+  [[nodiscard]] BuildStatus open(Run& run);
   void add(const NodeEntry& e);
   void add(const EdgeEntry& e);
   // The node or edge of a slot of tables, as add(tables.node(slot)) writes
-  // it; a slot that names one game is written from it directly (a spill
-  // expanded every slot into a full entry to find out: most of its time).
+  // it; a slot that names one game is written from it directly (expanding
+  // every slot into a full entry first was most of a spill's work).
   void add_node(const SlotTables& tables, const Slot& slot);
   void add_edge(const SlotTables& tables, const Slot& slot);
-  // Fills the run's counts and edge offset; false (error set) if any write failed.
-  [[nodiscard]] bool close(std::string* error);
+  // Fills the run's counts and edge offset; an error if any write failed.
+  [[nodiscard]] BuildStatus close();
 
  private:
   void reserve(std::size_t n);
@@ -61,8 +64,7 @@ class RunFileReader {
   RunFileReader& operator=(const RunFileReader&) = delete;
 
   // Opens path at offset for count records.
-  [[nodiscard]] bool open(const std::string& path, std::uint64_t offset, std::uint64_t count,
-                          std::string* error);
+  [[nodiscard]] BuildStatus open(const std::string& path, std::uint64_t offset, std::uint64_t count);
   // The next record; false at the end or on a damaged file (then failed()).
   bool next(NodeEntry& out);
   bool next(EdgeEntry& out);

@@ -1,6 +1,7 @@
 #include "builder/run_merger.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace gb::builder {
 
@@ -16,6 +17,7 @@ struct RunPart<NodeEntry> {
   static NodeEntry expand(const Run& r, const Slot& s) { return r.memory.node(s); }
   static std::uint64_t file_offset(const Run&) { return 0; }
   static std::uint64_t count(const Run& r) { return r.node_count; }
+  static bool before(const NodeEntry& a, const NodeEntry& b) { return node_order(a, b); }
 };
 template <>
 struct RunPart<EdgeEntry> {
@@ -24,6 +26,7 @@ struct RunPart<EdgeEntry> {
   static EdgeEntry expand(const Run& r, const Slot& s) { return r.memory.edge(s); }
   static std::uint64_t file_offset(const Run& r) { return r.edge_offset; }
   static std::uint64_t count(const Run& r) { return r.edge_count; }
+  static bool before(const EdgeEntry& a, const EdgeEntry& b) { return edge_order(a, b); }
 };
 
 }  // namespace
@@ -36,22 +39,24 @@ void RunStream<T>::advance() {
   } else if (const auto& entries = Part::entries(run_); !entries.empty()) {
     has_ = at_ < entries.size();
     if (has_) head_ = entries[at_++];
+    // A run is sorted and holds each key (and move) once: the merge relies on it.
+    assert(!has_ || at_ < 2 || Part::before(entries[at_ - 2], head_));
   } else {
     const auto& slots = Part::slots(run_);
     has_ = at_ < slots.size();
     if (has_) head_ = Part::expand(run_, slots[at_++]);
+    assert(!has_ || at_ < 2 || Part::before(Part::expand(run_, slots[at_ - 2]), head_));
   }
 }
 
 template <class T>
-bool RunStream<T>::open(std::string* error) {
+BuildStatus RunStream<T>::open() {
   at_ = 0;
   has_ = false;
-  if (!run_.path.empty() &&
-      !file_.open(run_.path, RunPart<T>::file_offset(run_), RunPart<T>::count(run_), error))
-    return false;
+  if (!run_.path.empty())
+    if (auto e = file_.open(run_.path, RunPart<T>::file_offset(run_), RunPart<T>::count(run_))) return e;
   advance();
-  return true;
+  return std::nullopt;
 }
 
 template class RunStream<NodeEntry>;
@@ -109,7 +114,7 @@ void make_heap_of(std::vector<std::unique_ptr<RunStream<T>>>& streams, std::vect
 
 }  // namespace
 
-bool RunMerger::open(std::string* error) {
+BuildStatus RunMerger::open() {
   nodes_.clear();
   edges_.clear();
   collisions_ = 0;
@@ -118,11 +123,12 @@ bool RunMerger::open(std::string* error) {
   for (const Run* r : runs_) {
     nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r));
     edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r));
-    if (!nodes_.back()->open(error) || !edges_.back()->open(error)) return false;
+    if (auto e = nodes_.back()->open()) return e;
+    if (auto e = edges_.back()->open()) return e;
   }
   make_heap_of(nodes_, node_heap_);
   make_heap_of(edges_, edge_heap_);
-  return true;
+  return std::nullopt;
 }
 
 // At the end of a stream: a run file that ended early is an error, not an end.

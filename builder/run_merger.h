@@ -25,7 +25,7 @@ template <class T>
 class RunStream {
  public:
   explicit RunStream(const Run& run) : run_(run) {}
-  [[nodiscard]] bool open(std::string* error);
+  [[nodiscard]] BuildStatus open();
   const T* peek() const { return has_ ? &head_ : nullptr; }
   void advance();
   bool failed() const { return file_.failed(); }
@@ -59,7 +59,8 @@ struct HeapItem {
 class RunMerger {
  public:
   explicit RunMerger(std::vector<const Run*> runs) : runs_(std::move(runs)) {}
-  [[nodiscard]] bool open(std::string* error);
+  // Opens every run (again); an error names the run file that cannot be read.
+  [[nodiscard]] BuildStatus open();
   // The next merged node/edge; false at the end (or when a run file is
   // damaged: then error() says which).
   bool next_node(NodeEntry& out);

@@ -7,8 +7,9 @@ namespace gb::builder {
 namespace {
 
 // How long a thread spins for a job or for the end of one before it sleeps:
-// longer than the serial work between two jobs of a build (a third of a
-// millisecond a block), short against a commit, when the helpers sleep.
+// longer than the serial work between two jobs of a build (reading the next
+// block, well under a millisecond), short against a commit, when the helpers
+// sleep.
 constexpr auto kSpin = std::chrono::milliseconds(2);
 
 inline void pause() {
