@@ -186,3 +186,35 @@ TEST_CASE("analyse killed with SIGKILL keeps every committed evaluation and leav
   CHECK(rest.status == 0);
   CHECK(rest.out.find(" 0 already analysed") == std::string::npos);
 }
+
+TEST_CASE("analyse stopped by SIGINT commits what it searched, says so and exits 130", "[analysis]") {
+  gb::test::TempDir dir("graphbook-analyse");
+  std::string book = small_book(dir, 4);
+  std::string gb = quote(gb::test::graphbook_binary());
+  // One shell runs analyse in the background, waits (at most 60 s, only against a hang) until the first
+  // batch is in the book, interrupts it and records its exit status.
+  std::string script = gb + " analyse " + quote(book) + " --depth 9 --engine-option Threads=1 > " +
+                       quote(dir.file("out")) + " 2>&1 & pid=$!; for i in $(seq 600); do " + gb + " probe " +
+                       quote(book) +
+                       " --json --no-names | grep -q '\"engine\"' && break; sleep 0.1; done; kill -INT " +
+                       "$pid; wait $pid; echo $? > " + quote(dir.file("status"));
+  REQUIRE(gb::test::run_shell(script).status == 0);
+  CHECK(gb::test::read_file(dir.file("status")) == "130\n");
+  std::string out = gb::test::read_file(dir.file("out"));
+  INFO(out);
+  CHECK(out.find("interrupted: run it again to continue") != std::string::npos);
+  // What the interrupted run says it analysed is what the next run finds done.
+  auto number_before = [](const std::string& text, const std::string& what) {
+    auto at = text.find(what);
+    REQUIRE(at != std::string::npos);
+    std::size_t start = text.rfind(' ', at - 2) + 1;
+    return std::stoul(text.substr(start, at - 1 - start));
+  };
+  std::size_t analysed = number_before(out, "analysed now");
+  CHECK(analysed > 0);
+  Run rest = graphbook("analyse " + quote(book) + " --depth 9 --engine-option Threads=1 --jobs 2");
+  REQUIRE(rest.status == 0);
+  CHECK(number_before(rest.out, "already analysed as deep") == analysed);
+  CHECK(number_before(rest.out, "analysed now") + analysed == number_before(rest.out, "positions,"));
+  CHECK(graphbook("check " + quote(book)).status == 0);
+}
