@@ -2,12 +2,19 @@
 // traversal's visited set and its index of the book's sections. Polyglot keys
 // are uniformly random, so the low bits are the hash; linear probing in one
 // array is a cache miss per lookup where std::unordered_set made two or
-// three (the traversal's hottest line when it used one).
+// three (the traversal's hottest line when it used one). A large table asks
+// for transparent huge pages: its lookups are random, and with 4 KiB pages
+// each was a TLB miss as well.
 #pragma once
+
+#include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <type_traits>
 
 #include "book/chess/types.h"
 
@@ -21,7 +28,7 @@ class KeyTable {
   // The value of key, inserted default-constructed when absent; inserted
   // tells which.
   Value& find_or_insert(Key key, bool& inserted) {
-    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
+    if ((size_ + 1) * 2 > capacity_) rehash(capacity_ * 2);
     Slot* s = probe(key);
     inserted = !s->used;
     if (inserted) {
@@ -51,21 +58,36 @@ class KeyTable {
   }
   Slot* probe(Key key) { return const_cast<Slot*>(static_cast<const KeyTable*>(this)->probe(key)); }
   const Slot* probe(Key key) const {
-    const std::size_t mask = slots_.size() - 1;
+    const std::size_t mask = capacity_ - 1;
     for (std::size_t i = std::size_t(key) & mask;; i = (i + 1) & mask)
       if (!slots_[i].used || slots_[i].key == key) return &slots_[i];
   }
+  static_assert(std::is_trivially_destructible_v<Slot>);
+  struct Free {
+    void operator()(Slot* p) const { std::free(p); }
+  };
+  static constexpr std::size_t kHugePage = std::size_t(2) << 20;
   void rehash(std::size_t capacity) {
-    std::vector<Slot> old(capacity);
+    const bool huge = capacity * sizeof(Slot) >= kHugePage;
+    const std::size_t align = huge ? kHugePage : alignof(std::max_align_t);
+    const std::size_t bytes = (capacity * sizeof(Slot) + align - 1) / align * align;
+    auto* raw = static_cast<Slot*>(std::aligned_alloc(align, bytes));
+    if (!raw) throw std::bad_alloc();
+    if (huge) ::madvise(raw, bytes, MADV_HUGEPAGE);  // advice: a failure costs only speed
+    std::uninitialized_default_construct_n(raw, capacity);
+    std::unique_ptr<Slot[], Free> old(raw);
     old.swap(slots_);
+    const std::size_t old_capacity = capacity_;
+    capacity_ = capacity;
     size_ = 0;
-    for (const Slot& s : old)
-      if (s.used) {
+    for (std::size_t i = 0; i < old_capacity; ++i)
+      if (old[i].used) {
         bool inserted;
-        find_or_insert(s.key, inserted) = s.value;
+        find_or_insert(old[i].key, inserted) = old[i].value;
       }
   }
-  std::vector<Slot> slots_;
+  std::unique_ptr<Slot[], Free> slots_;
+  std::size_t capacity_ = 0;
   std::size_t size_ = 0;
 };
 
