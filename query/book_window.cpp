@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "book/store/polyglot.h"
+
 namespace gb::query {
 
 void number_pieces(cql::GameNode& root) {
@@ -14,13 +16,23 @@ void number_pieces(cql::GameNode& root) {
     }
 }
 
-void BookWindow::book_moves(std::string_view section, std::vector<Move_>& out) const {
+void BookWindow::book_moves(const Position& pos, std::string_view section, std::vector<Move_>& out) const {
   out.clear();
   store::SectionReader reader(section);
   std::uint16_t move;
   store::EdgeRecord r;
-  while (reader.next(move, r))
-    if (!(r.flags & store::kEdgeKeyOnly)) out.push_back({Move(move), r});
+  while (reader.next(move, r)) {
+    if (r.flags & store::kEdgeKeyOnly) {  // an imported .bin's entry: its child is the position after it
+      Move legal = store::from_polyglot_move(pos, store::to_polyglot_move(Move(move)));
+      if (!legal) continue;
+      Position after = pos;
+      UndoInfo undo;
+      after.do_move(legal, undo);
+      r.child_key = after.key();
+      move = legal.raw();
+    }
+    out.push_back({Move(move), r});
+  }
   std::stable_sort(out.begin(), out.end(), [](const Move_& a, const Move_& b) {
     return a.record.counters.games > b.record.counters.games;
   });
@@ -29,7 +41,7 @@ void BookWindow::book_moves(std::string_view section, std::vector<Move_>& out) c
 void BookWindow::add_book_moves(int parent, Key parent_key, std::string_view section, int depth) {
   assert(std::size_t(depth) < scratch_.size());  // never resized: a deeper call keeps this list
   std::vector<Move_>& moves = scratch_[std::size_t(depth)];
-  book_moves(section, moves);
+  book_moves(game_.nodes[std::size_t(parent)].position, section, moves);
   for (const Move_& m : moves) {
     int id = cql::add_child(game_.nodes, parent, m.move, false);
     Slot& s = slot(id);

@@ -64,8 +64,8 @@ class BookWindow final : public cql::BookView {
     Move move;
     store::EdgeRecord record;
   };
-  // The node's book moves, most games first, into out.
-  void book_moves(std::string_view section, std::vector<Move_>& out) const;
+  // The book moves of the node at pos, most games first, into out.
+  void book_moves(const Position& pos, std::string_view section, std::vector<Move_>& out) const;
   // Adds the book moves of parent (its key and section given) as its
   // children, then theirs below, to the window's depth.
   void add_book_moves(int parent, Key parent_key, std::string_view section, int depth);

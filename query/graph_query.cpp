@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "book/store/polyglot.h"
 #include "query/book_window.h"
 #include "query/query_shape.h"
 
@@ -87,9 +88,17 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
             {p.key, p.visit, ply, record.value_or(store::NodeRecord{}), std::move(result.sort_values)});
       if (!expand) continue;
       while (reader.next(move, edge)) {
-        // A child the book has no section for (only an imported .bin's key)
-        // is no node to evaluate.
-        if (edge.flags & store::kEdgeKeyOnly) continue;
+        // An imported .bin's entry names no child: it is the position after
+        // the move, when the move is legal here.
+        if (edge.flags & store::kEdgeKeyOnly) {
+          Move legal = store::from_polyglot_move(p.position, store::to_polyglot_move(Move(move)));
+          if (!legal) continue;
+          move = legal.raw();
+          Position after = p.position;
+          UndoInfo undo;
+          after.do_move(legal, undo);
+          edge.child_key = after.key();
+        }
         if (!sections->first_visit(edge.child_key, section, visit_number)) {
           // Reached again at the same depth: of the shortest lines, keep the
           // one whose last move was played most.
@@ -106,7 +115,7 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
           }
           continue;
         }
-        if (!section) continue;
+        if (!section) continue;  // a position the book has no section for: no node to evaluate
         *visit_number = std::uint32_t(run.steps.size());
         Pending& child = next.emplace_back(Pending{p.position, std::uint32_t(run.steps.size()),
                                                    edge.child_key, p.key, edge.counters, *section});

@@ -386,3 +386,36 @@ TEST_CASE("query find follows the book moves below a position to --window plies"
   for (const auto& p : j["positions"]) keys.insert(p["key"].get<std::string>());
   CHECK(keys == expected);
 }
+
+TEST_CASE("query follows an imported Polyglot book's moves whose positions the import could not reach",
+          "[query]") {
+  TempDir dir("graphbook-query");
+  // 1. d4 from the start, which the import reaches; then 2. Nf3 after 1. e4 e5
+  // and 2... Nc6 after it, which it keeps by key only (no child known).
+  Position start, after_e5, after_nf3;
+  UndoInfo undo;
+  after_e5.do_move(Move(SQ_E2, SQ_E4), undo);
+  after_e5.do_move(Move(SQ_E7, SQ_E5), undo);
+  after_nf3 = after_e5;
+  after_nf3.do_move(Move(SQ_G1, SQ_F3), undo);
+  std::vector<store::PolyglotEntry> entries = {
+      {start.key(), store::to_polyglot_move(Move(SQ_D2, SQ_D4)), 10, 0},
+      {after_e5.key(), store::to_polyglot_move(Move(SQ_G1, SQ_F3)), 10, 0},
+      {after_nf3.key(), store::to_polyglot_move(Move(SQ_B8, SQ_C6)), 10, 0}};
+  std::sort(entries.begin(), entries.end(),
+            [](const store::PolyglotEntry& a, const store::PolyglotEntry& b) { return a.key < b.key; });
+  std::string error;
+  REQUIRE(store::write_polyglot_file(dir.file("keys.bin"), entries, &error));
+  auto imported = graphbook("import " + quote(dir.file("keys.book")) + " " + quote(dir.file("keys.bin")));
+  INFO(imported.out << imported.err);
+  REQUIRE(imported.status == 0);
+  REQUIRE(imported.out.find("2 kept by key only") != std::string::npos);
+  auto r =
+      graphbook("query " + quote(dir.file("keys.book")) + " --moves 'e4 e5' --json --no-names --cql true");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["positions"].size() == 2);
+  std::set<std::string> keys = {j["positions"][0]["key"], j["positions"][1]["key"]};
+  CHECK(keys == std::set<std::string>{key_hex(after_e5.key()), key_hex(after_nf3.key())});
+}
