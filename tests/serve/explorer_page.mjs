@@ -87,6 +87,21 @@ try {
   await tableFor(page, 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b');
   await step(page, 'back');
 
+  // A top game: the page loads the whole game, standing at this position.
+  seen.top_game = await page.$eval('#top-games a', (a) => a.dataset.id);
+  await page.click('#top-games a');
+  await page.waitForFunction(() => !document.querySelector('#game-view').hidden, deadline);
+  await page.waitForNetworkIdle({idleTime: 200, timeout: 30000});
+  seen.top_game_view = await page.evaluate(() => ({
+                                             fen: document.querySelector('#fen').value,
+                                             ply: window.explorer.state.ply,
+                                             plies: window.explorer.state.line.length,
+                                             text: document.querySelector('#game-view').textContent,
+                                           }));
+  await page.screenshot({path: shot('top-game')});
+  await page.keyboard.press('ArrowLeft');  // back to the start, for the phone width
+  await page.keyboard.press('ArrowRight');
+
   // A phone's width: the page still shows the board and the table.
   await page.setViewport({width: 390, height: 844});
   await page.screenshot({path: shot('phone-width'), fullPage: true});

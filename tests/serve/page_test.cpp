@@ -88,6 +88,15 @@ TEST_CASE("the explorer page in chromium walks the book as a user clicks, drags 
   CHECK(seen["steps"][3]["name"] == "back");  // the left arrow key
   check_rows(seen["steps"][3], count_position(games, position({"e4"})));
   CHECK(seen["steps"][3]["ply"] == 1);
+  // A top game clicked: the stored game (its PGN from the API) loaded, standing where it reached 1.e4.
+  HttpAnswer pgn = http(server.url + "/masters/pgn/" + seen["top_game"].get<std::string>());
+  REQUIRE(pgn.status == 200);
+  TempDir dir("graphbook-serve-page");
+  auto stored = replay_simple_pgn(dir.write("top.pgn", pgn.body));
+  REQUIRE(stored.size() == 1);
+  CHECK(seen["top_game_view"]["plies"] == stored[0].moves.size());
+  CHECK(seen["top_game_view"]["ply"] == 1);
+  CHECK(seen["top_game_view"]["fen"] == seen["steps"][3]["fen"]);
   // Phone width: the board and the table fit the 390 px screen.
   CHECK(seen["phone"]["board"].get<double>() <= 390);
   CHECK(seen["phone"]["table"].get<double>() <= 390);
@@ -100,7 +109,7 @@ TEST_CASE("the explorer page in chromium walks the book as a user clicks, drags 
     CHECK(seen["cql"]["error"].get<std::string>().find("not in this build") != std::string::npos);
   }
   for (const char* shot : {"01-start.png", "02-after-e4.png", "03-dragged-nf6.png", "04-back.png",
-                           "05-phone-width.png", "06-cql.png"})
+                           "05-top-game.png", "06-phone-width.png", "07-cql.png"})
     CHECK(std::filesystem::file_size(out + "/" + shot) > 1000);
   CHECK(seen["console_errors"].size() <= (query ? 0u : 1u));  // the 501 of /api/query is logged
 }
