@@ -36,7 +36,7 @@ echo "book $book: $(wc -l <"$work/fens") positions drawn from"
 
 "$gb" serve "$book" --listen 127.0.0.1:0 --threads "$threads" >"$work/serve.out" 2>"$work/serve.err" &
 server=$!
-for _ in $(seq 100); do grep -q http "$work/serve.out" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -qs http "$work/serve.out" && break; sleep 0.1; done
 url=$(grep -o 'http://[^/ ]*' "$work/serve.out")
 [ -n "$url" ] || { echo "graphbook serve did not start:"; cat "$work/serve.err"; exit 2; }
 curl -sf "$url/masters" >/dev/null
