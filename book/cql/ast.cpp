@@ -28,16 +28,28 @@ NodePtr Node::clone() const {
   n->line = line;
   n->column = column;
   n->number = number;
-  n->number2 = number2;
-  n->number3 = number3;
   n->text = text;
   n->piece_mask = piece_mask;
   n->squares = squares;
   n->directions = directions;
-  n->flag = flag;
-  n->flag2 = flag2;
   n->parenthesized = parenthesized;
+  n->compare = compare;
+  n->assign = assign;
+  n->range = range;
+  n->color_constant = color_constant;
+  n->negated = negated;
+  n->slice_start = slice_start;
+  n->slice_end = slice_end;
+  n->iterate_all = iterate_all;
+  n->quiet = quiet;
+  n->transform_count = transform_count;
+  n->no_transform = no_transform;
+  n->dictionary = dictionary;
   n->move = move;
+  n->pin = pin;
+  n->find = find;
+  n->echo = echo;
+  n->line_spec = line_spec;
   n->fen_pattern = fen_pattern;
   n->nfa = nfa;
   n->args.reserve(args.size());
@@ -239,16 +251,20 @@ void print(const Node& n, int indent, std::ostringstream& out) {
                                     "northeast", "northwest", "southeast", "southwest"};
       for (int d = 0; d < 8; ++d)
         if (n.directions >> d & 1) out << ' ' << names[d];
-      if (n.op == Op::Direction) out << " range " << n.number << ".." << n.number2;
+      if (n.op == Op::Direction) out << " range " << n.range.lo << ".." << n.range.hi;
       break;
     }
     case Op::Compare: {
       static const char* names[] = {"==", "<", "<=", ">", ">="};
-      out << ' ' << names[n.number];
+      out << ' ' << names[int(n.compare)];
       break;
     }
-    case Op::Line: out << (n.flag ? " <--" : " -->") << " (" << n.nfa.size() / 3 << " states)"; break;
-    case Op::Transform: out << (n.flag ? " count" : "") << " (" << n.args.size() << " variants)"; break;
+    case Op::Line:
+      out << (n.line_spec.backward ? " <--" : " -->") << " (" << n.nfa.size() / 3 << " states)";
+      break;
+    case Op::Transform:
+      out << (n.transform_count ? " count" : "") << " (" << n.args.size() << " variants)";
+      break;
     case Op::Move: {
       static const char* modes[] = {"", " previous", " legal", " pseudolegal"};
       static const char* results[] = {"", " from", " to", " capture", " count"};
@@ -267,13 +283,34 @@ void fingerprint_into(const Node& n, std::string& out) {
   raw(n.op);
   raw(n.type);
   raw(n.number);
-  raw(n.number2);
-  raw(n.number3);
   raw(n.piece_mask);
   raw(n.squares);
   raw(n.directions);
-  raw(n.flag);
-  raw(n.flag2);
+  raw(n.compare);
+  raw(n.assign);
+  raw(n.range.present);
+  raw(n.range.lo);
+  raw(n.range.hi);
+  raw(n.color_constant);
+  raw(n.negated);
+  raw(n.slice_start);
+  raw(n.slice_end);
+  raw(n.iterate_all);
+  raw(n.quiet);
+  raw(n.transform_count);
+  raw(n.no_transform);
+  raw(n.dictionary);
+  raw(n.pin.from);
+  raw(n.pin.through);
+  raw(n.pin.to);
+  raw(n.find.all);
+  raw(n.find.backward);
+  raw(n.echo.source);
+  raw(n.echo.target);
+  raw(n.echo.in_all);
+  raw(n.line_spec.flags);
+  raw(n.line_spec.backward);
+  raw(n.line_spec.last_position);
   const MoveSpec& m = n.move;
   raw(m.mode);
   raw(m.result);

@@ -198,11 +198,43 @@ struct MoveSpec {
   bool primary = false, secondary = false;
 };
 
+// A range of a filter (find, line, consecutivemoves, a direction filter, the
+// count of a transform): lo..hi inclusive, when present.
+struct RangeSpec {
+  bool present = false;
+  std::int64_t lo = 0, hi = 0;
+  bool contains(std::int64_t v) const { return lo <= v && v <= hi; }
+};
+
+// pin: the child index of each Set parameter, -1 when absent.
+struct PinSpec {
+  int from = -1, through = -1, to = -1;
+};
+
+// find: all (count the matches) and <-- (search the ancestors); its range is Node::range.
+struct FindSpec {
+  bool all = false, backward = false;
+};
+
+// echo (source target): the two Position variables' slots; in all visits the current position too.
+struct EchoSpec {
+  int source = -1, target = -1;
+  bool in_all = false;
+};
+
+// line: the parameters (LineFlag bits), the direction, and lastposition
+// (yield the end of the match); its length range is Node::range.
+struct LineSpec {
+  std::int64_t flags = 0;
+  bool backward = false;
+  bool last_position = false;
+};
+
 // The automaton of a line filter: kind Filter tests args[a] at the position
 // and goes on to state b at the next position; Split goes to a and b without
 // consuming; Accept ends a match. State 0 is the start.
 enum class LineState : std::int32_t { Filter, Split, Accept };
-// Node::number bits of a line filter's parameters.
+// LineSpec::flags bits of a line filter's parameters.
 enum LineFlag : std::int64_t {
   kLineFirstMatch = 1,
   kLineNestBan = 2,
@@ -221,17 +253,33 @@ struct Node {
   Type type = Type::Boolean;
   int line = 0, column = 0;
   std::vector<NodePtr> args;
-  std::int64_t number = 0;   // literals, var slot, compare op, sort index, flags
-  std::int64_t number2 = 0;  // ranges, assign op, ...
-  std::int64_t number3 = 0;
+  // One number whose meaning the op gives: a literal's value; a variable's
+  // slot (Var, Assign, Unbind, IsBound, the iterations, the dictionary
+  // filters); a sort key's index; a NAG; a regex group; the colour of
+  // elo/player (1 White, -1 Black, 2 both, 0 none); a BookStat.
+  std::int64_t number = 0;
   std::string text;              // strings, tag names, descriptions
   std::uint16_t piece_mask = 0;  // designators
   Bitboard squares = 0;          // designators, fen patterns
   std::uint8_t directions = 0;   // direction filters, ray
-  bool flag = false;             // op-specific (count, all, quiet, min, ...)
-  bool flag2 = false;
   bool parenthesized = false;
+  // The payloads of op families; an op reads only its own.
+  CompareOp compare = CompareOp::Eq;  // Compare
+  AssignOp assign = AssignOp::Set;    // Assign, DictAssign
+  RangeSpec range;                    // Find, Line, ConsecutiveMoves, Direction, Transform
+  bool color_constant = false;        // Number: the constants white and black (colour transforms negate them)
+  bool negated = false;               // IsBound: isunbound
+  bool slice_start = false, slice_end = false;  // Slice, Index: which bounds are given (args 1, 2)
+  bool iterate_all = false;                     // SquareIter, PieceIter: square all, piece all
+  bool quiet = false;                           // Message: message quiet
+  bool transform_count = false;                 // Transform: count
+  bool no_transform = false;                    // Block: notransform
+  int dictionary = -1;                          // DictIter: the dictionary's slot (number: the key variable)
   MoveSpec move;
+  PinSpec pin;
+  FindSpec find;
+  EchoSpec echo;
+  LineSpec line_spec;
   std::vector<std::uint16_t> fen_pattern;  // 64 piece masks for FenMatch
   std::vector<std::int32_t> nfa;           // Line: states as (kind, a, b) triples, see LineState;
                                            // Imagine: specifiers as (kind, a, b) triples

@@ -219,7 +219,7 @@ Value Evaluator::Impl::eval_board(const Node& n) {
     case Op::Direction: {
       Value v = eval(*n.args[0]);
       if (v.is_none()) return v;
-      return Value::squares(direction_squares(v.set, n.directions, int(n.number), int(n.number2)));
+      return Value::squares(direction_squares(v.set, n.directions, int(n.range.lo), int(n.range.hi)));
     }
     case Op::Between: {
       Bitboard a = eval_set(*n.args[0]), b = eval_set(*n.args[1]);
@@ -244,9 +244,9 @@ Value Evaluator::Impl::eval_board(const Node& n) {
       return Value::squares(out);
     }
     case Op::Pin: {
-      Bitboard from = n.number >= 0 ? eval_set(*n.args[std::size_t(n.number)]) : pos->pieces();
-      Bitboard through = n.number2 >= 0 ? eval_set(*n.args[std::size_t(n.number2)]) : pos->pieces();
-      Bitboard to = n.number3 >= 0 ? eval_set(*n.args[std::size_t(n.number3)]) : pos->pieces(PieceType::King);
+      Bitboard from = n.pin.from >= 0 ? eval_set(*n.args[std::size_t(n.pin.from)]) : pos->pieces();
+      Bitboard through = n.pin.through >= 0 ? eval_set(*n.args[std::size_t(n.pin.through)]) : pos->pieces();
+      Bitboard to = n.pin.to >= 0 ? eval_set(*n.args[std::size_t(n.pin.to)]) : pos->pieces(PieceType::King);
       PinSets p = pins(*pos, from, through, to);
       return Value::squares(n.directions == 1 ? p.pinners : n.directions == 2 ? p.targets : p.pinned);
     }

@@ -14,11 +14,11 @@ Value Evaluator::Impl::eval_transform(const Node& n) {
     if (v.kind == Value::Kind::Set) set |= v.set;
     if (v.kind == Value::Kind::Numeric) best = best ? std::max(*best, v.number) : v.number;
   }
-  if (n.flag2) {  // deprecated range form: the count if within the range
-    if (count >= n.number && count <= n.number2) return Value::numeric(count);
+  if (n.range.present) {  // deprecated range form: the count if within the range
+    if (n.range.contains(count)) return Value::numeric(count);
     return Value::none();
   }
-  if (n.flag) return Value::numeric(count);
+  if (n.transform_count) return Value::numeric(count);
   if (n.type == Type::Set) return Value::squares(set);
   if (n.type == Type::Numeric) return best ? Value::numeric(*best) : Value::none();
   return Value::boolean(count > 0);
@@ -63,7 +63,7 @@ Value Evaluator::Impl::eval_control(const Node& n) {
           all = false;
       }
       var = saved;
-      if (n.flag) return Value::boolean(all);
+      if (n.iterate_all) return Value::boolean(all);
       return Value::squares(matched);
     }
     case Op::PieceAssign: {
@@ -86,7 +86,7 @@ Value Evaluator::Impl::eval_control(const Node& n) {
     case Op::Comment: out->comments.push_back({node, args_text(n), false}); return Value::boolean(true);
     case Op::Message: {
       std::string s = args_text(n);
-      if (n.flag) {  // message quiet: the text alone
+      if (n.quiet) {  // message quiet: the text alone
         out->messages += s + "\n";
       } else {
         const Position& p = game->nodes[std::size_t(node)].position;

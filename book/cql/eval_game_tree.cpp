@@ -5,7 +5,7 @@ namespace gb::cql {
 
 Value Evaluator::Impl::eval_find(const Node& n) {
   const Node& body = *n.args[0];
-  bool all = n.flag, backward = n.flag2, ranged = n.number3 == 1;
+  const bool all = n.find.all, backward = n.find.backward, ranged = n.range.present;
   std::int64_t count = 0;
   auto visit = [&](int id) -> bool {  // true: stop
     if (!visible(id)) return false;
@@ -30,7 +30,7 @@ Value Evaluator::Impl::eval_find(const Node& n) {
       }
   }
   if (all) return count ? Value::numeric(count) : Value::none();
-  if (ranged) return count >= n.number && count <= n.number2 ? Value::numeric(count) : Value::none();
+  if (ranged) return n.range.contains(count) ? Value::numeric(count) : Value::none();
   return found >= 0 ? Value::position(found) : Value::none();
 }
 
@@ -118,7 +118,7 @@ Value Evaluator::Impl::eval_game_tree(const Node& n) {
         }
         std::swap(prev, cur);
       }
-      if (n.flag && (best < n.number || best > n.number2)) return Value::none();
+      if (n.range.present && !n.range.contains(best)) return Value::none();
       return Value::numeric(best);
     }
     case Op::Imagine: {
@@ -146,13 +146,13 @@ Value Evaluator::Impl::eval_game_tree(const Node& n) {
       return eval(*n.args.back());
     }
     case Op::Echo: {
-      Value& source = vars[std::size_t(n.number)];
-      Value& target = vars[std::size_t(n.number2)];
+      Value& source = vars[std::size_t(n.echo.source)];
+      Value& target = vars[std::size_t(n.echo.target)];
       source = Value::position(node);
       std::optional<std::int64_t> best;
       bool any = false;
       for (int id = 0; id < int(game->nodes.size()); ++id) {
-        if (!visible(id) || (id == node && !n.flag)) continue;
+        if (!visible(id) || (id == node && !n.echo.in_all)) continue;
         target = Value::position(id);
         At at(*this, id, &game->nodes[std::size_t(id)].position, false);
         Value v = eval(*n.args[0]);

@@ -5,8 +5,8 @@ namespace gb::cql {
 
 Value Evaluator::Impl::eval_line(const Node& n) {
   const auto& nfa = n.nfa;
-  const bool backward = n.flag;
-  const std::int64_t flags = n.number;
+  const bool backward = n.line_spec.backward;
+  const std::int64_t flags = n.line_spec.flags;
   const int states = int(nfa.size() / 3);
   auto kind = [&](int s) { return LineState(nfa[std::size_t(s * 3)]); };
   auto field = [&](int s, int f) { return nfa[std::size_t(s * 3 + f)]; };
@@ -88,7 +88,7 @@ Value Evaluator::Impl::eval_line(const Node& n) {
   int best_len = -1, best_end = -1;
   std::vector<int> path, best_path;
   auto record = [&](int len, int end) {
-    if (has_range && (len < n.number2 || len > n.number3)) return;
+    if (has_range && !n.range.contains(len)) return;
     bool better =
         best_len < 0 || (shortest ? len < best_len : len > best_len) || (len == best_len && end < best_end);
     if (!better) return;
@@ -127,7 +127,7 @@ Value Evaluator::Impl::eval_line(const Node& n) {
     out->comments.push_back(
         {best_end, "End line of length " + std::to_string(best_len) + " that starts at " + start, true});
   }
-  if (n.flag2) return Value::position(best_end);
+  if (n.line_spec.last_position) return Value::position(best_end);
   return Value::numeric(best_len);
 }
 

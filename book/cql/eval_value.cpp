@@ -39,7 +39,7 @@ Value Evaluator::Impl::eval_assign(const Node& n) {
   Value rhs = eval(*n.args[0]);
   if (rhs.is_none()) return Value::boolean(false);
   Value& var = vars[std::size_t(n.number)];
-  switch (AssignOp(n.number2)) {
+  switch (n.assign) {
     case AssignOp::Set:
       if (rhs.kind == Value::Kind::Piece && program.variables[std::size_t(n.number)].type == Type::Set)
         return Value::boolean(false);
@@ -52,7 +52,7 @@ Value Evaluator::Impl::eval_assign(const Node& n) {
     default: break;
   }
   if (var.is_none()) return Value::boolean(false);
-  return Value::boolean(compound_assign(AssignOp(n.number2), var, rhs));
+  return Value::boolean(compound_assign(n.assign, var, rhs));
 }
 
 Value Evaluator::Impl::eval_value(const Node& n) {
@@ -73,7 +73,7 @@ Value Evaluator::Impl::eval_value(const Node& n) {
     case Op::Unbind: vars[std::size_t(n.number)] = Value::none(); return Value::boolean(true);
     case Op::IsBound: {
       bool bound = n.number >= 0 && !vars[std::size_t(n.number)].is_none();
-      return Value::boolean(n.flag ? !bound : bound);
+      return Value::boolean(n.negated ? !bound : bound);
     }
     case Op::Negate: {
       Value v = eval(*n.args[0]);
@@ -154,7 +154,7 @@ Value Evaluator::Impl::eval_value(const Node& n) {
       Value r = eval(*n.args[1]);
       if (r.is_none()) return r;
       bool ok;
-      if (!compare(l, r, CompareOp(n.number), ok) || !ok) return Value::none();
+      if (!compare(l, r, n.compare, ok) || !ok) return Value::none();
       // Section 4: the left operand's value, a set as its cardinality when compared with a number;
       // two equal sets make a Boolean, so `[_a] attackedby K == []` matches when the set is empty.
       if (l.kind == Value::Kind::Set && r.kind == Value::Kind::Set) return Value::boolean(true);
@@ -192,12 +192,12 @@ Value Evaluator::Impl::eval_value(const Node& n) {
       if (s.kind != Value::Kind::String) return Value::none();
       std::size_t k = 1;
       std::optional<std::int64_t> a, b;
-      if (n.flag) {
+      if (n.slice_start) {
         Value v = eval(*n.args[k++]);
         if (v.is_none()) return Value::none();
         a = v.number;
       }
-      if (n.flag2) {
+      if (n.slice_end) {
         Value v = eval(*n.args[k++]);
         if (v.is_none()) return Value::none();
         b = v.number;
@@ -233,7 +233,7 @@ Value Evaluator::Impl::eval_value(const Node& n) {
       if (v.is_none()) return Value::boolean(false);
       auto& d = dicts[n.number];
       std::string key = dict_key(k);
-      AssignOp op = AssignOp(n.number2);
+      AssignOp op = n.assign;
       if (op == AssignOp::Set || op == AssignOp::SetIfNonEmpty) {
         if (op == AssignOp::SetIfNonEmpty && !v.set) return Value::boolean(false);
         d[key] = {k, v};
@@ -259,7 +259,7 @@ Value Evaluator::Impl::eval_value(const Node& n) {
     case Op::DictSize: return Value::numeric(std::int64_t(dicts[n.number].size()));
     case Op::DictIter: {
       std::vector<Value> keys;
-      for (const auto& [code, kv] : dicts[n.number2]) keys.push_back(kv.first);
+      for (const auto& [code, kv] : dicts[n.dictionary]) keys.push_back(kv.first);
       Value& var = vars[std::size_t(n.number)];
       for (const Value& k : keys) {
         var = k;

@@ -117,12 +117,8 @@ NodePtr Parser::parse_board_keyword(const Token& t) {
 NodePtr Parser::parse_direction(const Token& t, std::uint8_t dirs) {
   auto n = node(Op::Direction, Type::Set, t);
   n->directions = dirs;
-  n->number = 1;
-  n->number2 = 7;
-  if (auto r = parse_range()) {
-    n->number = r->lo;
-    n->number2 = r->hi;
-  }
+  n->range = {true, 1, 7};
+  if (auto r = parse_range()) n->range = {true, r->lo, r->hi};
   n->args.push_back(parse_typed(below(Prec::LightDark), Type::Set, t.text.c_str()));
   return n;
 }
@@ -245,28 +241,24 @@ NodePtr Parser::parse_move(const Token& t) {
 
 NodePtr Parser::parse_pin(const Token& t) {
   auto n = node(Op::Pin, Type::Set, t);
-  n->number = -1;
-  n->number2 = -1;
-  n->number3 = -1;
-  n->flag = false;
   int result = 0;  // 0 pinned, 1 pinning, 2 pinned-to
   bool first = true;
   for (;;) {
     const Token p = tok();
-    std::int64_t* slot = nullptr;
+    int* slot = nullptr;
     if (is_word("from"))
-      slot = &n->number;
+      slot = &n->pin.from;
     else if (is_word("through"))
-      slot = &n->number2;
+      slot = &n->pin.through;
     else if (is_word("to"))
-      slot = &n->number3;
+      slot = &n->pin.to;
     else
       break;
     if (*slot >= 0) fail_at(p, "pin parameter '" + p.text + "' given twice");
     ++pos_;
     if (first) result = p.text == "from" ? 1 : p.text == "to" ? 2 : 0;
     first = false;
-    *slot = std::int64_t(n->args.size());
+    *slot = int(n->args.size());
     n->args.push_back(parse_typed(below(Prec::MoveParameter), Type::Set, p.text.c_str()));
   }
   n->directions = std::uint8_t(result);

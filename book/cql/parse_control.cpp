@@ -92,7 +92,7 @@ NodePtr Parser::parse_control_keyword(const Token& t) {
     case ControlKeyword::Assert: return unary(Op::Assert, Type::Boolean, t, parse_expr(kFull));
     case ControlKeyword::NoTransform: {
       auto n = node(Op::Block, Type::Boolean, t);
-      n->number3 = 1;
+      n->no_transform = true;
       n->args.push_back(parse_expr(kFull));
       n->type = n->args[0]->type;
       return n;
@@ -167,12 +167,8 @@ NodePtr Parser::parse_transform(const Token& t) {
   auto range = parse_range();
   NodePtr body = parse_expr(kFull, false);
   auto n = node(Op::Transform, Type::Boolean, t);
-  n->flag = count;
-  if (range) {
-    n->flag2 = true;
-    n->number = range->lo;
-    n->number2 = range->hi;
-  }
+  n->transform_count = count;
+  if (range) n->range = {true, range->lo, range->hi};
   std::set<std::string> seen;
   for (Transform& tr : variants) {
     tr.restrict_shift = restrict_shift;
@@ -215,7 +211,7 @@ NodePtr Parser::parse_iteration(const Token& t, bool piece) {
   scopes_.pop_back();
   auto n = node(piece ? Op::PieceIter : Op::SquareIter, all ? Type::Boolean : Type::Set, t);
   n->number = slot;
-  n->flag = all;
+  n->iterate_all = all;
   n->args.push_back(std::move(set));
   n->args.push_back(std::move(body));
   return n;
@@ -224,7 +220,7 @@ NodePtr Parser::parse_iteration(const Token& t, bool piece) {
 NodePtr Parser::parse_message(const Token& t) {
   bool quiet = accept_word("quiet");
   NodePtr n = parse_str_like(t, Op::Message);
-  n->flag = quiet;
+  n->quiet = quiet;
   return n;
 }
 

@@ -55,7 +55,7 @@ NodePtr Parser::parse_game_tree_keyword(const Token& t) {
                         w == "distance" ? Type::Numeric : Type::Position, t, w.c_str(), Type::Position, 2, 2);
     case GameTreeKeyword::AncestorDescendant: {
       auto n = typed_call(Op::Compare, Type::Position, t, w.c_str(), Type::Position, 2, 2);
-      n->number = int(w == "ancestor" ? CompareOp::Lt : CompareOp::Gt);
+      n->compare = w == "ancestor" ? CompareOp::Lt : CompareOp::Gt;
       // Boolean result: not not X
       return unary(Op::Not, Type::Boolean, t, unary(Op::Not, Type::Boolean, t, std::move(n)));
     }
@@ -68,11 +68,7 @@ NodePtr Parser::parse_game_tree_keyword(const Token& t) {
       accept_word("quiet");
       auto range = parse_range();
       auto n = typed_call(Op::ConsecutiveMoves, Type::Numeric, t, "consecutivemoves", Type::Position, 2, 2);
-      if (range) {
-        n->flag = true;
-        n->number = range->lo;
-        n->number2 = range->hi;
-      }
+      if (range) n->range = {true, range->lo, range->hi};
       return n;
     }
   }
@@ -84,21 +80,19 @@ NodePtr Parser::parse_find(const Token& t) {
   for (;;) {
     if (accept_word("quiet")) continue;
     if (accept_punct("<--")) {
-      n->flag2 = true;  // backward
+      n->find.backward = true;
       continue;
     }
     if (accept_word("all")) {
-      n->flag = true;
+      n->find.all = true;
       n->type = Type::Numeric;
       continue;
     }
     break;
   }
-  if (!n->flag) {
+  if (!n->find.all) {
     if (auto r = parse_range()) {
-      n->number = r->lo;
-      n->number2 = r->hi;
-      n->number3 = 1;  // has range
+      n->range = {true, r->lo, r->hi};
       n->type = Type::Numeric;
     }
   }
@@ -154,9 +148,9 @@ NodePtr Parser::parse_echo(const Token& t) {
   }
   scopes_.emplace_back();
   auto n = node(Op::Echo, Type::Boolean, t);
-  n->number = declare(source.text, Type::Position);
-  n->number2 = declare(target.text, Type::Position);
-  n->flag = in_all;
+  n->echo.source = declare(source.text, Type::Position);
+  n->echo.target = declare(target.text, Type::Position);
+  n->echo.in_all = in_all;
   n->args.push_back(parse_expr(kFull));
   scopes_.pop_back();
   if (n->args[0]->type == Type::Numeric) n->type = Type::Numeric;

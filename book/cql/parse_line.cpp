@@ -184,19 +184,19 @@ NodePtr Parser::parse_line(const Token& t) {
   auto n = node(Op::Line, Type::Numeric, t);
   for (;;) {
     if (accept_word("firstmatch"))
-      n->number |= kLineFirstMatch;
+      n->line_spec.flags |= kLineFirstMatch;
     else if (accept_word("nestban"))
-      n->number |= kLineNestBan;
+      n->line_spec.flags |= kLineNestBan;
     else if (accept_word("singlecolor"))
-      n->number |= kLineSingleColor;
+      n->line_spec.flags |= kLineSingleColor;
     else if (accept_word("primary"))
-      n->number |= kLinePrimary;
+      n->line_spec.flags |= kLinePrimary;
     else if (accept_word("secondary"))
-      n->number |= kLineSecondary;
+      n->line_spec.flags |= kLineSecondary;
     else if (accept_word("lastposition"))
-      n->flag2 = true;
+      n->line_spec.last_position = true;
     else if (accept_word("quiet"))
-      n->number |= kLineQuiet;
+      n->line_spec.flags |= kLineQuiet;
     else if (accept_word("nonatomic")) {
       // Constituents here always update variables as they go: nonatomic is what they do.
     } else if (is_word("focus") || is_word("max") || is_word("piecepath") || is_word("nolinearize") ||
@@ -206,9 +206,8 @@ NodePtr Parser::parse_line(const Token& t) {
       break;
   }
   if (auto r = parse_range()) {
-    n->number |= kLineHasRange;
-    n->number2 = r->lo;
-    n->number3 = r->hi;
+    n->line_spec.flags |= kLineHasRange;
+    n->range = {true, r->lo, r->hi};
   }
   std::string arrow;
   if (is_punct("-->"))
@@ -217,8 +216,9 @@ NodePtr Parser::parse_line(const Token& t) {
     arrow = "<--";
   else
     fail("unexpected " + describe(tok()), "'-->' or '<--' starting the line's constituents");
-  n->flag = arrow == "<--";
-  if (n->flag && (n->number & kLineNestBan)) fail_at(t, "nestban does not work on backward lines");
+  n->line_spec.backward = arrow == "<--";
+  if (n->line_spec.backward && (n->line_spec.flags & kLineNestBan))
+    fail_at(t, "nestban does not work on backward lines");
   std::vector<LineItem> items = parse_line_items(*n, arrow, false);
   std::vector<std::int32_t> nfa;
   add_state(nfa, LineState::Split, -1, -1);  // state 0 is the start
@@ -229,7 +229,7 @@ NodePtr Parser::parse_line(const Token& t) {
   patch(nfa, f.outs, accept);
   n->nfa = std::move(nfa);
   n->text = std::to_string(line_count_++);  // the line's identity for nestban
-  if (n->flag2) n->type = Type::Position;
+  if (n->line_spec.last_position) n->type = Type::Position;
   return n;
 }
 

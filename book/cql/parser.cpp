@@ -135,27 +135,34 @@ NodePtr Parser::parse_expr(int max_level, bool raw_piece) {
     auto info = infix_info();
     if (!info || info->level > max_level) break;
     if (!left_fits(left->type)) break;  // precedence vitiation: let an enclosing production take it
-    if (left->type == Type::String && is_punct("+") && right_type_of_plus() != Type::String) break;
+    if (left->type == Type::String && is_punct("+")) {
+      if (!parse_string_sum(left)) break;  // not a String sum: an enclosing production takes the '+'
+      continue;
+    }
     left = parse_infix(std::move(left), *info);
   }
   if (!raw_piece) left = as_set(std::move(left));
   return left;
 }
 
-Type Parser::right_type_of_plus() {
-  std::size_t saved_pos = pos_, saved_vars = vars_.size(), saved_sorts = sorts_.size();
+bool Parser::parse_string_sum(NodePtr& left) {
+  const Token op = tok();
+  const std::size_t saved_pos = pos_, saved_vars = vars_.size(), saved_sorts = sorts_.size();
   auto saved_scopes = scopes_;
-  Type t = Type::None;
   ++pos_;
-  try {
-    t = parse_expr(below(Prec::Sum))->type;
-  } catch (const Failure&) {
+  const Token& start = tok();
+  NodePtr right = parse_expr(below(Prec::Sum));
+  if (right->type != Type::String && right->type != Type::None) {
+    // Undo the operand: the parse goes on from the '+' as if it had not been read.
+    pos_ = saved_pos;
+    vars_.resize(saved_vars);
+    sorts_.resize(saved_sorts);
+    scopes_ = std::move(saved_scopes);
+    return false;
   }
-  pos_ = saved_pos;
-  vars_.resize(saved_vars);
-  sorts_.resize(saved_sorts);
-  scopes_ = std::move(saved_scopes);
-  return t == Type::None ? Type::String : t;
+  right = require(std::move(right), Type::String, start, "string '+'");
+  left = binary(Op::Concat, Type::String, op, std::move(left), std::move(right));
+  return true;
 }
 
 NodePtr Parser::parse_infix(NodePtr left, InfixInfo info) {
@@ -231,11 +238,11 @@ NodePtr Parser::parse_infix(NodePtr left, InfixInfo info) {
                 : lt == Type::Set && rt == Type::Set   ? Type::Boolean
                                                        : lt;
   auto n = binary(Op::Compare, result, op, std::move(left), std::move(r));
-  n->number = p == "=="   ? int(CompareOp::Eq)
-              : p == "<"  ? int(CompareOp::Lt)
-              : p == "<=" ? int(CompareOp::Le)
-              : p == ">"  ? int(CompareOp::Gt)
-                          : int(CompareOp::Ge);
+  n->compare = p == "=="   ? CompareOp::Eq
+               : p == "<"  ? CompareOp::Lt
+               : p == "<=" ? CompareOp::Le
+               : p == ">"  ? CompareOp::Gt
+                           : CompareOp::Ge;
   return n;
 }
 
@@ -251,8 +258,8 @@ NodePtr Parser::parse_subscript(NodePtr left, const Token& op) {
   expect_punct("]");
   auto n = node(slice ? Op::Slice : Op::Index, Type::String, op);
   n->args.push_back(std::move(left));
-  n->flag = bool(a);
-  n->flag2 = bool(b);
+  n->slice_start = bool(a);
+  n->slice_end = bool(b);
   if (a) n->args.push_back(std::move(a));
   if (b) n->args.push_back(std::move(b));
   return n;
@@ -366,7 +373,7 @@ NodePtr Parser::parse_key_iteration(const Token& t) {
   scopes_.emplace_back();
   auto n = node(Op::DictIter, Type::Boolean, t);
   n->number = declare(var.text, vars_[std::size_t(dict)].key_type);
-  n->number2 = dict;
+  n->dictionary = dict;
   n->args.push_back(parse_expr(kFull));
   scopes_.pop_back();
   return n;
@@ -386,7 +393,7 @@ NodePtr Parser::parse_dictionary_access(int slot, const Token& t) {
       fail_at(op, "'=?' needs a Set dictionary");
     auto n = node(Op::DictAssign, Type::Boolean, op);
     n->number = slot;
-    n->number2 = int(aop);
+    n->assign = aop;
     n->args.push_back(std::move(key));
     n->args.push_back(std::move(rhs));
     return n;
@@ -427,7 +434,7 @@ NodePtr Parser::parse_variable(bool declare_on_compound) {
     }
     auto n = node(Op::Assign, Type::Boolean, op);
     n->number = slot;
-    n->number2 = int(aop);
+    n->assign = aop;
     n->args.push_back(std::move(rhs));
     return n;
   }
@@ -489,7 +496,7 @@ NodePtr Parser::parse_call(const std::string& name, const Token& at) {
     int slot = declare(f.params[i], a->type);
     auto assign = node(Op::Assign, Type::Boolean, at);
     assign->number = slot;
-    assign->number2 = int(AssignOp::Set);
+    assign->assign = AssignOp::Set;
     assign->args.push_back(std::move(a));
     block->args.push_back(std::move(assign));
   }
@@ -740,7 +747,7 @@ NodePtr Parser::parse_value_keyword(const Token& t) {
     case ValueKeyword::Color: {
       auto n = node(Op::Number, Type::Numeric, t);
       n->number = w == "white" ? 1 : -1;
-      n->flag2 = true;
+      n->color_constant = true;
       return n;
     }
     case ValueKeyword::Not: return unary(Op::Not, Type::Boolean, t, parse_expr(below(Prec::Not)));
@@ -771,7 +778,7 @@ NodePtr Parser::parse_value_keyword(const Token& t) {
       int slot = lookup(toks_[pos_++].text);
       auto n = node(Op::IsBound, Type::Boolean, t);
       n->number = slot;
-      n->flag = w == "isunbound";
+      n->negated = w == "isunbound";
       return n;
     }
   }

@@ -145,9 +145,14 @@ class Parser {
 
   NodePtr parse_expr(int max_level, bool raw_piece = false);
 
-  // The type of the operand after a '+' (parsed speculatively, then undone):
-  // "24" + 1 is not a String sum, so int "24" + 1 widens to (int "24") + 1.
-  Type right_type_of_plus();
+  // With a String left of the '+' at the cursor: parses the operand after
+  // it and, when that is a String, makes left the sum and returns true. When
+  // it is not, the operand's parse is undone and false returned, for an
+  // enclosing production to take the '+' (precedence vitiation: "24" + 1 is
+  // no String sum, so int "24" + 1 is (int "24") + 1). The operand is parsed
+  // once; an error in it is the query's error, as it would be when parsed
+  // for the sum, so no exception is caught to backtrack.
+  [[nodiscard]] bool parse_string_sum(NodePtr& left);
 
   NodePtr binary(Op op, Type type, const Token& at, NodePtr l, NodePtr r) {
     auto n = node(op, type, at);

@@ -151,7 +151,7 @@ bool transforms_of(std::string_view keyword, std::vector<Transform>& out) {
 bool apply_transform(Node& n, const Transform& t) {
   switch (n.op) {
     case Op::Block:
-      if (n.number3 == 1) return true;  // notransform
+      if (n.no_transform) return true;
       break;
     case Op::Transform: {
       // A nested transform's versions are elided one by one (shift flipcolor Ra1 drops ra8 shifted
@@ -189,7 +189,7 @@ bool apply_transform(Node& n, const Transform& t) {
       if (t.color) n.op = Op::Wtm;
       break;
     case Op::Number:
-      if (n.flag2 && t.color) n.number = -n.number;  // the constants white and black
+      if (n.color_constant && t.color) n.number = -n.number;  // the constants white and black
       break;
     case Op::Result:
       if (t.color) {
