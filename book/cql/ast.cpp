@@ -311,6 +311,8 @@ void fingerprint_into(const Node& n, std::string& out) {
   raw(n.line_spec.flags);
   raw(n.line_spec.backward);
   raw(n.line_spec.last_position);
+  raw(n.line_spec.focus);
+  raw(n.line_spec.maximize);
   const MoveSpec& m = n.move;
   raw(m.mode);
   raw(m.result);

@@ -19,6 +19,21 @@ Value Evaluator::Impl::eval_line(const Node& n) {
   }
   if (imaginary) return Value::none();
   const Color start_color = pos->side_to_move();
+  // focus: positions where its filter fails are stepped over, neither
+  // breaking the sequence nor counting in its length; the start must match.
+  std::map<int, bool> focus_cache;
+  auto in_focus = [&](int p) {
+    if (n.line_spec.focus < 0) return true;
+    auto it = focus_cache.find(p);
+    if (it != focus_cache.end()) return it->second;
+    At at(*this, p, &game->nodes[std::size_t(p)].position, false);
+    int saved = linear_next;
+    linear_next = -2;
+    bool r = matches(*n.args[std::size_t(n.line_spec.focus)]);
+    linear_next = saved;
+    return focus_cache[p] = r;
+  };
+  if (!in_focus(node)) return Value::none();
 
   // Filter states reachable from seeds without consuming; sets *accept when Accept is.
   std::vector<char> mark(static_cast<std::size_t>(states));
@@ -63,7 +78,21 @@ Value Evaluator::Impl::eval_line(const Node& n) {
       for (int c : next) step(c, two);
       next = std::move(two);
     }
-    return next;
+    if (n.line_spec.focus < 0) return next;
+    // Step over the positions out of focus, as many as it takes.
+    std::vector<int> focused;
+    while (!next.empty()) {
+      std::vector<int> beyond;
+      for (int c : next) {
+        if (in_focus(c))
+          focused.push_back(c);
+        else
+          step(c, beyond);
+      }
+      next = std::move(beyond);
+    }
+    std::sort(focused.begin(), focused.end());
+    return focused;
   };
   // The child on the way from p to a successor q (for move linearization).
   auto child_towards = [&](int p, int q) {
@@ -86,12 +115,30 @@ Value Evaluator::Impl::eval_line(const Node& n) {
   const bool has_range = flags & kLineHasRange;
   const bool shortest = flags & kLineFirstMatch;
   int best_len = -1, best_end = -1;
+  std::optional<std::int64_t> best_value;  // of max's filter at best_end
   std::vector<int> path, best_path;
+  auto value_at_end = [&](int end) -> std::optional<std::int64_t> {
+    At at(*this, end, &game->nodes[std::size_t(end)].position, false);
+    int saved = linear_next;
+    linear_next = -2;
+    Value v = eval(*n.args[std::size_t(n.line_spec.maximize)]);
+    linear_next = saved;
+    return numeric(v);
+  };
   auto record = [&](int len, int end) {
     if (has_range && !n.range.contains(len)) return;
-    bool better =
-        best_len < 0 || (shortest ? len < best_len : len > best_len) || (len == best_len && end < best_end);
-    if (!better) return;
+    if (n.line_spec.maximize >= 0) {
+      // max: the sequence whose end maximises the filter (None there: not a candidate); ties go to
+      // the lowest end position.
+      std::optional<std::int64_t> v = value_at_end(end);
+      if (!v) return;
+      if (best_len >= 0 && (*v < *best_value || (*v == *best_value && end >= best_end))) return;
+      best_value = v;
+    } else {
+      bool better =
+          best_len < 0 || (shortest ? len < best_len : len > best_len) || (len == best_len && end < best_end);
+      if (!better) return;
+    }
     best_len = len;
     best_end = end;
     best_path = path;

@@ -199,8 +199,15 @@ NodePtr Parser::parse_line(const Token& t) {
       n->line_spec.flags |= kLineQuiet;
     else if (accept_word("nonatomic")) {
       // Constituents here always update variables as they go: nonatomic is what they do.
-    } else if (is_word("focus") || is_word("max") || is_word("piecepath") || is_word("nolinearize") ||
-               is_word("keepallbest") || is_word("verbose") || is_word("title"))
+    } else if (is_word("focus") || is_word("max")) {
+      const Token p = tok();
+      ++pos_;
+      int& slot = p.text == "focus" ? n->line_spec.focus : n->line_spec.maximize;
+      if (slot >= 0) fail_at(p, "line parameter '" + p.text + "' given twice");
+      slot = int(n->args.size());
+      n->args.push_back(p.text == "max" ? parse_typed(kFull, Type::Numeric, "line max") : parse_expr(kFull));
+    } else if (is_word("piecepath") || is_word("nolinearize") || is_word("keepallbest") ||
+               is_word("verbose") || is_word("title"))
       fail("line parameter '" + tok().text + "' is not implemented yet");
     else
       break;
@@ -216,6 +223,8 @@ NodePtr Parser::parse_line(const Token& t) {
     arrow = "<--";
   else
     fail("unexpected " + describe(tok()), "'-->' or '<--' starting the line's constituents");
+  if ((n->line_spec.flags & kLineFirstMatch) && n->line_spec.maximize >= 0)
+    fail_at(t, "firstmatch cannot be combined with max");
   n->line_spec.backward = arrow == "<--";
   if (n->line_spec.backward && (n->line_spec.flags & kLineNestBan))
     fail_at(t, "nestban does not work on backward lines");
