@@ -277,7 +277,7 @@ void add_export(CLI::App& app, int& exit_status) {
     std::string book, out, color = "both";
     int max_ply = 0;
     std::int64_t min_games = 1;  // signed, so that -3 is out of range rather than unconvertible
-    bool uniform = false;
+    bool uniform = false, eval_learn = false;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
@@ -292,6 +292,9 @@ void add_export(CLI::App& app, int& exit_status) {
   cmd->add_option("--color", opt->color, "Only this side's moves (make-book's -only-white/-only-black)")
       ->check(CLI::IsMember({"white", "black", "both"}));
   cmd->add_flag("--uniform", opt->uniform, "Every weight 1 (make-book's -uniform)");
+  cmd->add_flag("--eval-learn", opt->eval_learn,
+                "Put the move's engine evaluation (graphbook analyse) in the learn field: cp + 2^31, 0 for "
+                "none (docs/FORMAT.md)");
   cmd->footer(
       "Example (the same entries as 'polyglot make-book -pgn twic.pgn -max-ply 16 -min-game 3'):\n"
       "  graphbook build twic.book twic.pgn --max-ply 16 --no-dedup && graphbook export twic.book twic.bin "
@@ -308,6 +311,7 @@ void add_export(CLI::App& app, int& exit_status) {
       return;
     }
     ExportOptions o{opt->max_ply, std::uint32_t(opt->min_games), parse_side(opt->color), opt->uniform};
+    o.eval_learn = opt->eval_learn;
     std::string error;
     auto entries = export_entries(*book, o, &error);
     if (!entries) {  // the book opened, and LMDB failed reading it

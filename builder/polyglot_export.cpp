@@ -63,6 +63,12 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   auto cursor = store::Cursor::open(*txn, book.dbs().positions, &e);
   if (!cursor) return *error = e.message(), std::nullopt;
 
+  std::optional<MDB_dbi> evals;
+  if (options.eval_learn) {
+    evals = store::open_evals(*txn, false, &e);
+    if (!evals && e.code != MDB_NOTFOUND) return *error = e.message(), std::nullopt;
+    e = store::Error{};  // a book never analysed exports learn 0
+  }
   std::vector<store::PolyglotEntry> out;
   std::vector<std::uint8_t> ranks;  // an imported entry's place among equal weights
   std::vector<store::EdgeRecord> group;
@@ -85,7 +91,12 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
       if ((options.side == Side::White && black) || (options.side == Side::Black && !black)) continue;
       if (options.max_ply > 0 && r.min_ply >= options.max_ply) continue;
       std::uint32_t w = options.uniform ? 1 : std::min<std::uint32_t>(r.score, 65535);
-      out.push_back({group_key, store::to_polyglot_move(Move(moves[i])), std::uint16_t(w), r.polyglot_learn});
+      std::uint32_t learn = r.polyglot_learn;
+      if (options.eval_learn) {
+        auto child = evals ? store::get_evaluation(*txn, *evals, r.child_key) : std::nullopt;
+        learn = child && !(r.flags & store::kEdgeKeyOnly) ? eval_learn_field(*child) : 0;
+      }
+      out.push_back({group_key, store::to_polyglot_move(Move(moves[i])), std::uint16_t(w), learn});
       ranks.push_back(r.polyglot_rank);
     }
     group.clear();
@@ -118,6 +129,15 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   sorted.reserve(out.size());
   for (std::size_t i : order) sorted.push_back(out[i]);
   return sorted;
+}
+
+std::uint32_t eval_learn_field(const store::Evaluation& child) {
+  constexpr std::int64_t kMate = 32000;
+  std::int64_t cp =
+      child.kind == store::Evaluation::Kind::Mate ? (child.score > 0 ? kMate : -kMate) : child.score;
+  // The mover's side: the child's side to move is the other one.
+  cp = std::clamp<std::int64_t>(-cp, -kMate, kMate);
+  return std::uint32_t(cp + (std::int64_t(1) << 31));
 }
 
 }  // namespace gb::builder

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/evaluation.h"
 #include "book/store/polyglot.h"
 #include "builder/aggregator.h"
 
@@ -20,7 +21,14 @@ struct ExportOptions {
   bool uniform = false;         // every weight 1 (make-book's -uniform)
   // Only the moves of these positions (graphbook query --export); nullptr: all.
   const std::unordered_set<Key>* positions = nullptr;
+  // learn = the move's engine evaluation for the mover (docs/FORMAT.md, "Polyglot export"): minus the
+  // stored evaluation of the position it leads to, in centipawns (a mate +-32000), plus 2^31; 0 where
+  // that position was not analysed. Off: the imported learn field, or 0.
+  bool eval_learn = false;
 };
+
+// The learn field of a move whose resulting position the engine scored cp for its own side to move.
+std::uint32_t eval_learn_field(const store::Evaluation& child);
 
 // Entries sorted by key, higher weight first, then by move.
 [[nodiscard]] std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& book,

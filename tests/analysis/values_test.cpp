@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "polyglot_bin.h"
 #include "run_graphbook.h"
 #include "temp_dir.h"
 
@@ -154,4 +155,40 @@ TEST_CASE("An analysed leaf is valued by its evaluation on the logistic curve an
   CHECK(move(root, "d2d4")["value"]["score"].get<double>() == Approx(1 - D));
   CHECK(move(root, "d2d4")["value"].contains("cp"));
   CHECK(move(root, "e2e4")["value"].contains("cp") == false);
+}
+
+TEST_CASE("export --eval-learn puts each move's evaluation for the mover in the learn field, 0 where none",
+          "[analysis]") {
+  gb::test::TempDir dir("graphbook-values");
+  std::string book = make_book(dir);
+  // 1.d4, 1.d4 d5 and the positions from 1.e4 e5 on are analysed; 1.e4 itself is not.
+  for (const char* from : {"d4", "e4 e5"})
+    REQUIRE(graphbook("analyse " + quote(book) + " --from " + quote(from) +
+                      " --depth 6 --engine-option Threads=1")
+                .status == 0);
+  std::string bin = dir.file("book.bin");
+  REQUIRE(graphbook("export " + quote(book) + " " + quote(bin) + " --eval-learn").status == 0);
+  auto key = [&](const std::string& moves) {
+    return std::stoull(probe(book, moves)["key"].get<std::string>(), nullptr, 16);
+  };
+  auto learn = [&](const std::string& moves, const std::string& uci) {
+    for (const auto& e : gb::test::read_bin_entries(bin, key(moves)))
+      if (gb::test::bin_move_uci(e.move) == uci) return std::optional<std::uint32_t>(e.learn);
+    return std::optional<std::uint32_t>();
+  };
+  const std::int64_t offset = std::int64_t(1) << 31;                            // docs/FORMAT.md: cp + 2^31
+  std::int64_t after_d4 = probe(book, "d4")["eval"]["cp"].get<std::int64_t>();  // Black to move
+  std::int64_t after_e5 = probe(book, "e4 e5")["eval"]["cp"].get<std::int64_t>();       // White to move
+  std::int64_t after_nf3 = probe(book, "e4 e5 Nf3")["eval"]["cp"].get<std::int64_t>();  // Black to move
+  REQUIRE(learn("", "d2d4"));
+  CHECK(std::int64_t(*learn("", "d2d4")) == offset - after_d4);  // for White: minus Black's view
+  REQUIRE(learn("e4", "e7e5"));
+  CHECK(std::int64_t(*learn("e4", "e7e5")) == offset - after_e5);
+  REQUIRE(learn("e4 e5", "g1f3"));
+  CHECK(std::int64_t(*learn("e4 e5", "g1f3")) == offset - after_nf3);
+  REQUIRE(learn("", "e2e4"));
+  CHECK(*learn("", "e2e4") == 0u);  // 1.e4 not analysed
+  // Without the flag the learn field stays 0.
+  REQUIRE(graphbook("export " + quote(book) + " " + quote(bin)).status == 0);
+  CHECK(*learn("", "d2d4") == 0u);
 }
