@@ -31,6 +31,15 @@ store::Status BookSections::index_all() {
   return std::nullopt;
 }
 
+std::uint64_t BookSections::position_count() {
+  MDB_stat st;
+  if (auto s = txn_.stat(book_->dbs().positions, st)) {
+    if (!error_.code) error_ = *s;
+    return 0;
+  }
+  return st.ms_entries;
+}
+
 bool BookSections::first_visit(Key key, std::optional<std::string_view>& section, std::uint32_t*& visit) {
   bool inserted;
   Entry& entry = table_.find_or_insert(key, inserted);

@@ -20,6 +20,9 @@ class BookSections {
   // sequential pass), so that section() is a lookup in memory rather than a
   // B-tree descent: worth it for a traversal of most of the book.
   [[nodiscard]] store::Status index_all();
+  // The number of positions (sections) in the book, from LMDB's count
+  // without reading them; 0 with the error kept for error() when it fails.
+  std::uint64_t position_count();
   // The section of key (valid until the transaction ends with this object);
   // nullopt when the position is not in the book. A storage error is kept
   // for error().

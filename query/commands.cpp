@@ -1,5 +1,7 @@
 #include "query/commands.h"
 
+#include <charconv>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -20,12 +22,22 @@ namespace {
 
 constexpr const char* kCommand = "query";
 
+// The walk stopped at --max-nodes or --time-limit: what was printed (and
+// written) is what it found before, not the whole answer. Beside the
+// statuses every subcommand shares (book/store/exit_status.h), so that a
+// script can tell a partial answer from "none" and from an error.
+constexpr int kExitStopped = 4;
+// The longest --time-limit (a day): longer would be no limit, and would
+// overflow the clock's nanoseconds long before a double's range ends.
+constexpr double kMaxTimeLimit = 86400;
+
 struct Options {
   std::string book;
   std::string query_file;
   std::vector<std::string> cql_text;
   probe::PositionOptions from;
   QueryOptions run;
+  std::optional<double> time_limit;  // seconds
   std::int64_t limit = -1;
   bool json = false, count = false;
   std::string export_bin, pgn, sub_book;
@@ -80,6 +92,13 @@ nlohmann::ordered_json position_json(const Shown& s) {
           {"opening", s.opening ? nlohmann::ordered_json{{"eco", s.opening->eco}, {"name", s.opening->name}}
                                 : nlohmann::ordered_json(nullptr)},
           {"sort", sort_json(s.match->sort)}};
+}
+
+// 2, 0.5: seconds without trailing zeros.
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
 }
 
 void print_text(const std::vector<Shown>& shown) {
@@ -139,6 +158,10 @@ void run(Options& o, int& exit_status) {
   if (!book) return;
   o.run.start_ply = int(from->line.size()) - 1;
   const Position start = from->position;
+  if (o.time_limit)
+    o.run.deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(*o.time_limit));
   auto result = run_graph_query(*book, loaded->program, start, o.run, stderr, &error);
   if (!result) {
     std::fprintf(stderr, "graphbook query: %s: %s\n", o.book.c_str(), error.c_str());
@@ -205,14 +228,27 @@ void run(Options& o, int& exit_status) {
   } else if (o.json) {
     nlohmann::ordered_json positions = nlohmann::ordered_json::array();
     for (const Shown& s : shown) positions.push_back(position_json(s));
-    nlohmann::ordered_json j = {
-        {"nodes_visited", result->nodes_visited}, {"matched", matched}, {"positions", positions}};
+    nlohmann::ordered_json j = {{"nodes_visited", result->nodes_visited}, {"matched", matched}};
+    if (result->stopped != StopReason::None) j["stopped"] = stop_reason_name(result->stopped);
+    j["positions"] = positions;
     std::printf("%s\n", j.dump().c_str());
   } else {
     print_text(shown);
     std::printf("matched %" PRIu64 " of %" PRIu64 " positions\n", matched, result->nodes_visited);
   }
   exit_status = matched > 0 ? store::kExitSuccess : store::kExitNothingFound;
+  if (result->stopped != StopReason::None) {
+    // After the output, so that it is the last line a user sees.
+    const std::string budget = result->stopped == StopReason::NodeBudget
+                                   ? "--max-nodes " + std::to_string(o.run.max_nodes)
+                                   : "--time-limit " + seconds_text(*o.time_limit);
+    std::fprintf(stderr,
+                 "graphbook query: stopped at the %s (%s) after %" PRIu64
+                 " positions: the output is what they matched, not the whole answer; "
+                 "narrow the query with --depth, --max-ply or --moves, or raise the budget\n",
+                 stop_reason_name(result->stopped), budget.c_str(), result->nodes_visited);
+    exit_status = kExitStopped;
+  }
 }
 
 }  // namespace
@@ -243,6 +279,21 @@ void add_commands(CLI::App& app, int& exit_status) {
          "--window", o->run.window,
          "Plies of book moves below a position that find, line --> and nested move/child see (default 4)")
       ->check(CLI::Range(1, 64));
+  cmd->add_option("--max-nodes", o->run.max_nodes,
+                  "Stop the walk after N positions (the nearest the start), keeping what they matched")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--time-limit", o->time_limit,
+                  "Stop the walk after SECONDS (checked every 1,024 positions), keeping what it found")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // Not CLI::Range, which lets "nan" through.
+            double seconds = -1;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+            bool ok = ec == std::errc() && end == text.data() + text.size() && seconds >= 0 &&
+                      seconds <= kMaxTimeLimit;
+            return ok ? std::string() : "not a number of seconds from 0 to " + seconds_text(kMaxTimeLimit);
+          },
+          "SECONDS"));
   cmd->add_option("--limit", o->limit, "Show at most N positions (after sorting)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", o->json, "Print the result as JSON");
@@ -256,7 +307,9 @@ void add_commands(CLI::App& app, int& exit_status) {
       "  graphbook query twic.book --cql 'move legal count > 30' --json --limit 5\n"
       "  graphbook query twic.book --moves \"e4 c5\" --depth 6 --cql '[Qq] == 0' --export noqueens.bin\n"
       "  graphbook query twic.book --cql 'sort \"games\" bookgames  bookscore > 600' --limit 10\n"
-      "Exit status: 0 positions matched, 1 none matched, 2 bad query or input, 3 damaged book.\n"
+      "  graphbook query big.book --cql 'move legal count > 40' --max-nodes 100000 --time-limit 5\n"
+      "Exit status: 0 positions matched, 1 none matched, 2 bad query or input, 3 damaged book,\n"
+      "4 stopped at --max-nodes or --time-limit (the output is what was found before).\n"
       "See docs/QUERY.md for the statistics filters and what each tree filter means on a graph.");
   cmd->callback([o, &exit_status] { run(*o, exit_status); });
 }

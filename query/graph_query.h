@@ -3,6 +3,7 @@
 // the start, however many move orders reach it (docs/QUERY.md).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -20,7 +21,24 @@ struct QueryOptions {
   int window = 4;        // plies of book edges below a node that find and line --> see
   int start_ply = 0;     // the start position's ply in the game (the --from line's length)
   bool messages = true;  // print the output of message filters
+  // The budget: the walk stops before visiting a node past max_nodes (0: no
+  // limit), or at the first look at the clock (every kClockInterval nodes,
+  // the first before the start position) on or after deadline.
+  std::uint64_t max_nodes = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
+
+// Nodes visited between two looks at the clock. A look is cheap (some 35 ns
+// against a node's 1 to 3 us), but need not be made at every node: a walk
+// stops within a few milliseconds of its deadline, later for a query slow
+// at each node.
+inline constexpr std::uint64_t kClockInterval = 1024;
+
+// Why a walk ended before it visited every node below its start.
+enum class StopReason { None, NodeBudget, TimeBudget };
+
+// "node budget", "time budget"; "" for None.
+const char* stop_reason_name(StopReason reason);
 
 struct NodeMatch {
   Key key = 0;
@@ -35,6 +53,10 @@ struct QueryRun {
   std::vector<NodeMatch> matches;       // in traversal order
   std::vector<std::string> persistent;  // "name = value" of the query's persistent variables
   std::string fatal;                    // an assert that failed, or a storage error: the run stopped
+  // The walk stopped at its budget: nodes_visited, matches and persistent
+  // are those of the nodes visited before, the nearest the start (level by
+  // level, each level in key order).
+  StopReason stopped = StopReason::None;
 
   // The shortest line from the start to a visited node.
   std::vector<Move> line(std::uint32_t visit) const;

@@ -3,6 +3,7 @@
 // chess core alone: every game walked to the max ply, the distinct positions
 // collected with their games and results and the moves between them, and
 // the positions reachable from the start found breadth-first.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <map>
@@ -418,4 +419,81 @@ TEST_CASE("query follows an imported Polyglot book's moves whose positions the i
   REQUIRE(j["positions"].size() == 2);
   std::set<std::string> keys = {j["positions"][0]["key"], j["positions"][1]["key"]};
   CHECK(keys == std::set<std::string>{key_hex(after_e5.key()), key_hex(after_nf3.key())});
+}
+
+namespace {
+
+// The model's positions reachable from the start, level by level (plies from
+// the start), each level in key order: the order the walk visits them in.
+std::vector<std::vector<Key>> levels_in_key_order() {
+  std::vector<std::vector<Key>> levels;
+  for (const auto& [key, n] : model().nodes) {
+    if (n.distance < 0) continue;
+    if (levels.size() <= std::size_t(n.distance)) levels.resize(std::size_t(n.distance) + 1);
+    levels[std::size_t(n.distance)].push_back(key);
+  }
+  for (auto& level : levels) std::sort(level.begin(), level.end());
+  return levels;
+}
+
+}  // namespace
+
+TEST_CASE("query --max-nodes stops the walk at the budget, having visited the positions nearest the start",
+          "[query]") {
+  Book book;
+  // A budget that ends inside the fourth level: every position within two
+  // plies, then the five of three plies whose keys are smallest.
+  auto levels = levels_in_key_order();
+  REQUIRE(levels.size() > 4);
+  REQUIRE(levels[3].size() > 5);
+  std::set<std::string> expected;
+  for (int d = 0; d < 3; ++d)
+    for (Key k : levels[std::size_t(d)]) expected.insert(key_hex(k));
+  for (std::size_t i = 0; i < 5; ++i) expected.insert(key_hex(levels[3][i]));
+  const std::string budget = std::to_string(expected.size());
+  auto r =
+      graphbook("query " + quote(book.path) + " --json --no-names --max-nodes " + budget + " --cql true");
+  INFO(r.err);
+  CHECK(r.status == 4);
+  CHECK(r.err.find("node budget") != std::string::npos);
+  CHECK(r.err.find("--max-nodes " + budget) != std::string::npos);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["stopped"] == "node budget");
+  CHECK(j["nodes_visited"].get<std::size_t>() == expected.size());
+  CHECK(j["matched"].get<std::size_t>() == expected.size());
+  std::set<std::string> keys;
+  for (const auto& p : j["positions"]) keys.insert(p["key"].get<std::string>());
+  CHECK(keys == expected);
+}
+
+TEST_CASE("query --max-nodes as large as the book visits it all and is no stop", "[query]") {
+  Book book;
+  const std::size_t all = model().keys_where([](const ModelNode&) { return true; }).size();
+  REQUIRE(all > 1000);
+  auto r = graphbook("query " + quote(book.path) + " --json --no-names --max-nodes " + std::to_string(all) +
+                     " --cql false");
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("budget") == std::string::npos);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(!j.contains("stopped"));
+  CHECK(j["nodes_visited"].get<std::size_t>() == all);
+}
+
+TEST_CASE("query --time-limit 0 stops at the walk's first look at the clock, before the start position",
+          "[query]") {
+  Book book;
+  auto r = graphbook("query " + quote(book.path) + " --json --no-names --time-limit 0 --cql true");
+  INFO(r.err);
+  CHECK(r.status == 4);
+  CHECK(r.err.find("time budget") != std::string::npos);
+  CHECK(r.err.find("--time-limit") != std::string::npos);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["stopped"] == "time budget");
+  CHECK(j["nodes_visited"].get<std::size_t>() == 0);
+  CHECK(j["positions"].empty());
+  // Text output: what was found, then the message.
+  auto text = graphbook("query " + quote(book.path) + " --count --time-limit 0 --cql true");
+  CHECK(text.status == 4);
+  CHECK(text.out == "matched 0 of 0 positions\n");
 }
