@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <charconv>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "book/chess/notation.h"
@@ -17,6 +19,16 @@ using Json = nlohmann::json;
 
 // The longest query text read.
 constexpr std::size_t kMaxQueryText = 4096;
+// Every query runs with a budget, these at most (and by default): a request
+// may lower them with maxNodes and timeLimit. At about a million positions
+// a second, either stops a walk that would hold a thread for seconds.
+constexpr std::int64_t kMaxNodes = 2'000'000;
+constexpr double kMaxSeconds = 2;
+// The answer to a query stopped at its budget: the request was understood,
+// but answering it whole needs more than the server gives a query (the same
+// request stops again), and a client that looks only at the results must not
+// take the part for the whole.
+constexpr int kStatusStopped = 422;
 
 void send(httplib::Response& res, int status, const Json& j) {
   res.status = status;
@@ -32,12 +44,29 @@ std::optional<std::int64_t> number(const httplib::Request& req, httplib::Respons
   return n;
 }
 
+// A number of seconds in [0, max] ("0.5", "2"); empty gives max.
+std::optional<double> seconds(const httplib::Request& req, httplib::Response& res, const char* name,
+                              double max) {
+  const std::string value = req.get_param_value(name);
+  if (value.empty()) return max;
+  double s = -1;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), s);
+  if (ec != std::errc() || end != value.data() + value.size() || !(s >= 0 && s <= max)) {
+    send(res, 400,
+         {{"error", std::string(name) + ": \"" + value + "\" is not a number of seconds from 0 to " +
+                        Json(max).dump()}});
+    return std::nullopt;
+  }
+  return s;
+}
+
 }  // namespace
 
 bool query_available() { return true; }
 
 void answer_query(ThreadReaders& readers, const probe::OpeningTable* names, const httplib::Request& req,
                   httplib::Response& res) {
+  const auto received = std::chrono::steady_clock::now();
   const std::string text = req.get_param_value("cql");
   if (text.empty())
     return send(res, 400, {{"error", "cql: missing; give a CQL query, for example cql=check"}});
@@ -54,6 +83,10 @@ void answer_query(ThreadReaders& readers, const probe::OpeningTable* names, cons
   if (!window) return;
   auto limit = number(req, res, "limit", 1, 1000, 50);
   if (!limit) return;
+  auto max_nodes = number(req, res, "maxNodes", 1, kMaxNodes, kMaxNodes);
+  if (!max_nodes) return;
+  auto time_limit = seconds(req, res, "timeLimit", kMaxSeconds);
+  if (!time_limit) return;
   const std::string fen = req.get_param_value("fen"), play = req.get_param_value("play");
   ParamError perror;
   auto root = parse_position(fen, "", &perror);
@@ -69,6 +102,9 @@ void answer_query(ThreadReaders& readers, const probe::OpeningTable* names, cons
   options.window = int(*window);
   options.start_ply = int(from->line.size()) - 1;
   options.messages = false;
+  options.max_nodes = std::uint64_t(*max_nodes);
+  options.deadline = received + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(*time_limit));
   auto run = query::run_graph_query(readers.book().book(), loaded->program, from->position, options, nullptr,
                                     &error);
   if (!run) return send(res, 503, {{"error", readers.book().book().path() + ": " + error}});
@@ -112,11 +148,19 @@ void answer_query(ThreadReaders& readers, const probe::OpeningTable* names, cons
          {"black", c.black_wins},
          {"opening", opening ? Json{{"eco", opening->eco}, {"name", opening->name}} : Json(nullptr)}});
   }
-  send(res, 200,
-       {{"searched", run->nodes_visited},
-        {"matched", run->matches.size()},
-        {"depth", *depth},
-        {"results", results}});
+  Json answer = {{"searched", run->nodes_visited},
+                 {"matched", run->matches.size()},
+                 {"depth", *depth},
+                 {"results", results}};
+  if (run->stopped == query::StopReason::None) return send(res, 200, answer);
+  const std::string budget = run->stopped == query::StopReason::NodeBudget
+                                 ? "maxNodes=" + std::to_string(*max_nodes)
+                                 : "timeLimit=" + Json(*time_limit).dump() + " s";
+  answer["error"] = std::string("the query stopped at its ") + query::stop_reason_name(run->stopped) + " (" +
+                    budget + ") after " + std::to_string(run->nodes_visited) +
+                    " positions; narrow it with depth, maxPly, fen or play (results: what it found before)";
+  answer["stopped"] = query::stop_reason_name(run->stopped);
+  send(res, kStatusStopped, answer);
 }
 
 }  // namespace gb::serve

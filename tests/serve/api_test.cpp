@@ -246,3 +246,60 @@ TEST_CASE("serve draws the tree below a position with probe's tree and reports t
   CHECK(info["info"]["games"] == twic_games().size());
   CHECK(info["stored_games"] == true);
 }
+
+TEST_CASE("serve answers a query past its node or time budget with 422, the reason and what it found",
+          "[serve]") {
+  ServerProcess server(twic_games_book());
+  REQUIRE(!server.url.empty());
+  // The positions within two plies of the start, from the PGN: the walk's
+  // first level is the start, its second the positions after one move, each
+  // level in key order.
+  std::set<Key> within_two;
+  std::vector<Key> after_one;
+  for (const ReplayedGame& g : twic_games())
+    for (std::size_t i = 0; i < g.keys.size() && i <= 2; ++i)
+      if (within_two.insert(g.keys[i]).second && i == 1) after_one.push_back(g.keys[i]);
+  std::sort(after_one.begin(), after_one.end());
+  REQUIRE(after_one.size() > 9);
+  REQUIRE(within_two.size() > 50);
+
+  HttpAnswer a = http(server.url + "/api/query?cql=true&depth=2&limit=1000&maxNodes=10");
+  CHECK(a.status == 422);
+  Json j = a.json();
+  REQUIRE(j.is_object());
+  CHECK(j["error"].get<std::string>().find("node budget") != std::string::npos);
+  CHECK(j["error"].get<std::string>().find("maxNodes") != std::string::npos);
+  CHECK(j["stopped"] == "node budget");
+  CHECK(j["searched"] == 10);
+  CHECK(j["matched"] == 10);
+  std::set<std::string> keys, expected = {key_hex(Position().key())};
+  for (std::size_t i = 0; i < 9; ++i) expected.insert(key_hex(after_one[i]));
+  for (const auto& r : j["results"]) keys.insert(r["key"].get<std::string>());
+  CHECK(keys == expected);
+
+  // A budget of exactly the positions there is no stop.
+  HttpAnswer whole =
+      http(server.url + "/api/query?cql=true&depth=2&maxNodes=" + std::to_string(within_two.size()));
+  CHECK(whole.status == 200);
+  CHECK(whole.json()["searched"] == within_two.size());
+  CHECK(!whole.json().contains("stopped"));
+
+  // timeLimit=0: the deadline has passed at the walk's first look at the clock.
+  HttpAnswer late = http(server.url + "/api/query?cql=true&timeLimit=0");
+  CHECK(late.status == 422);
+  CHECK(late.json()["stopped"] == "time budget");
+  CHECK(late.json()["searched"] == 0);
+  CHECK(late.json()["error"].get<std::string>().find("timeLimit") != std::string::npos);
+
+  // A budget may only be lowered: the server's caps are 2,000,000 positions and 2 s.
+  CHECK(http(server.url + "/api/query?cql=true&depth=0&maxNodes=2000000").status == 200);
+  CHECK(http(server.url + "/api/query?cql=true&depth=0&timeLimit=2").status == 200);
+  for (const char* bad : {"maxNodes=0", "maxNodes=2000001", "maxNodes=x", "timeLimit=2.5", "timeLimit=-1",
+                          "timeLimit=1s", "timeLimit=nan"}) {
+    INFO(bad);
+    HttpAnswer refused = http(server.url + "/api/query?cql=true&" + bad);
+    CHECK(refused.status == 400);
+    CHECK(refused.json()["error"].get<std::string>().find(std::string(bad).substr(0, 8)) !=
+          std::string::npos);
+  }
+}
