@@ -5,6 +5,14 @@
 
 namespace gb::cql {
 
+Bitboard same_pieces(const Position& a, const Position& b) {
+  Bitboard same = ~(a.pieces() | b.pieces());
+  for (Color c : {Color::White, Color::Black})
+    for (int t = int(PieceType::Pawn); t <= int(PieceType::King); ++t)
+      same |= a.pieces(c, PieceType(t)) & b.pieces(c, PieceType(t));
+  return same;
+}
+
 Bitboard designated(const Position& pos, std::uint16_t mask, Bitboard squares) {
   if (!mask) return squares;
   Bitboard b = 0;

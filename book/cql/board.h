@@ -20,6 +20,11 @@ constexpr Bitboard kLightSquares = 0x55AA55AA55AA55AAULL;
 // (bit 0 the empty square; 0 means any square) intersected with squares.
 Bitboard designated(const Position& pos, std::uint16_t piece_mask, Bitboard squares);
 
+// The squares where a and b hold the same piece or are both empty (the
+// positional '&' of two positions): computed a piece kind at a time on
+// bitboards, since echo compares every pair of positions of a game with it.
+Bitboard same_pieces(const Position& a, const Position& b);
+
 // The squares a piece on s attacks (pawns diagonally), empty for an empty square.
 Bitboard attacks_from(const Position& pos, Square s);
 // Squares of `pieces` holding a piece that attacks a square of `targets`.

@@ -127,14 +127,10 @@ Value Evaluator::Impl::eval_value(const Node& n) {
       return Value::squares(n.op == Op::Union ? l.set | r.set : l.set & r.set);
     }
     case Op::PositionIntersect: {
-      Value l = eval(*n.args[0]), r = eval(*n.args[1]);
-      if (l.is_none() || r.is_none()) return Value::none();
-      const Position& a = game->nodes[std::size_t(l.number)].position;
-      const Position& b = game->nodes[std::size_t(r.number)].position;
-      Bitboard same = 0;
-      for (int sq = 0; sq < 64; ++sq)
-        if (a.piece_on(Square(sq)) == b.piece_on(Square(sq))) same |= square_bb(Square(sq));
-      return Value::squares(same);
+      const int l = position_operand(*n.args[0]), r = position_operand(*n.args[1]);
+      if (l < 0 || r < 0) return Value::none();
+      return Value::squares(
+          same_pieces(game->nodes[std::size_t(l)].position, game->nodes[std::size_t(r)].position));
     }
     case Op::InSet: {
       Value l = eval(*n.args[0]);

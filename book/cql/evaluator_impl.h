@@ -133,6 +133,18 @@ struct Evaluator::Impl {
 
   bool matches(const Node& n) { return eval(n).matches(); }
 
+  // The position ID a Position operand yields, -1 for None; a variable is
+  // read in place, without copying its Value (echo's source & target runs
+  // once per pair of positions of a game).
+  int position_operand(const Node& a) {
+    if (a.op == Op::Var) {
+      const Value& v = vars[std::size_t(a.number)];
+      return v.is_none() ? -1 : int(v.number);
+    }
+    Value v = eval(a);
+    return v.is_none() ? -1 : int(v.number);
+  }
+
   Bitboard eval_set(const Node& n) {
     Value v = eval(n);
     return v.kind == Value::Kind::Set ? v.set : 0;
