@@ -313,6 +313,7 @@ void fingerprint_into(const Node& n, std::string& out) {
   raw(n.line_spec.last_position);
   raw(n.line_spec.focus);
   raw(n.line_spec.maximize);
+  raw(n.line_spec.piecepath);
   const MoveSpec& m = n.move;
   raw(m.mode);
   raw(m.result);

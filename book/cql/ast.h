@@ -223,13 +223,14 @@ struct EchoSpec {
 };
 
 // line: the parameters (LineFlag bits), the direction, lastposition (yield
-// the end of the match), focus and max; its length range is Node::range.
+// the end of the match), focus, max and piecepath; its length range is Node::range.
 struct LineSpec {
   std::int64_t flags = 0;
   bool backward = false;
   bool last_position = false;
-  int focus = -1;     // child index of focus's filter: only positions matching it take part
-  int maximize = -1;  // child index of max's Numeric filter: the sequence maximising it at its end wins
+  int focus = -1;      // child index of focus's filter: only positions matching it take part
+  int maximize = -1;   // child index of max's Numeric filter: the sequence maximising it at its end wins
+  int piecepath = -1;  // child index of piecepath's Set filter: the pieces whose paths are commented
 };
 
 // The automaton of a line filter: kind Filter tests args[a] at the position

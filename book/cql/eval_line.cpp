@@ -174,8 +174,44 @@ Value Evaluator::Impl::eval_line(const Node& n) {
     out->comments.push_back(
         {best_end, "End line of length " + std::to_string(best_len) + " that starts at " + start, true});
   }
+  if (n.line_spec.piecepath >= 0) comment_piece_paths(n, best_end);
   if (n.line_spec.last_position) return Value::position(best_end);
   return Value::numeric(best_len);
+}
+
+void Evaluator::Impl::comment_piece_paths(const Node& n, int end) {
+  // The game's positions from the sequence's start (the current position) to its end, in the
+  // order the sequence walks them, skipped ones (focus, singlecolor) included: every move counts.
+  std::vector<int> chain;
+  if (n.line_spec.backward) {
+    for (int id = node;; id = game->nodes[std::size_t(id)].parent) {
+      chain.push_back(id);
+      if (id == end) break;
+    }
+  } else {
+    for (int id = end;; id = game->nodes[std::size_t(id)].parent) {
+      chain.push_back(id);
+      if (id == node) break;
+    }
+    std::reverse(chain.begin(), chain.end());
+  }
+  const Bitboard pieces = eval_set(*n.args[std::size_t(n.line_spec.piecepath)]) & pos->pieces();
+  for (Bitboard b = pieces; b;) {
+    const Square from = pop_lsb(b);
+    const std::uint8_t id = current().piece_ids[from];
+    std::string text = std::string("Path of ") + piece_char(pos->piece_on(from)) + square_name(from) + ": ";
+    int last = from;
+    text += square_name(from);
+    for (int p : chain) {
+      const auto& ids = game->nodes[std::size_t(p)].piece_ids;
+      const auto it = std::find(ids.begin(), ids.end(), id);
+      if (it == ids.end()) break;  // captured
+      const int sq = int(it - ids.begin());
+      if (sq != last) text += "-" + square_name(Square(sq));
+      last = sq;
+    }
+    out->comments.push_back({end, text, true});
+  }
 }
 
 }  // namespace gb::cql

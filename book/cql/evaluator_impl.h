@@ -273,6 +273,9 @@ struct Evaluator::Impl {
   Value eval_find(const Node& n);
   Value eval_assign(const Node& n);
   Value eval_line(const Node& n);
+  // line piecepath: comments at the sequence's end the squares each piece of
+  // the filter's set (at the start) visited, "Path of Ng1: g1-f3-g5".
+  void comment_piece_paths(const Node& n, int end);
 
   // Dictionaries by variable slot: encoded key -> (key, value); never reset.
   std::map<std::int64_t, std::map<std::string, std::pair<Value, Value>>> dicts;

@@ -199,15 +199,18 @@ NodePtr Parser::parse_line(const Token& t) {
       n->line_spec.flags |= kLineQuiet;
     else if (accept_word("nonatomic")) {
       // Constituents here always update variables as they go: nonatomic is what they do.
-    } else if (is_word("focus") || is_word("max")) {
+    } else if (is_word("focus") || is_word("max") || is_word("piecepath")) {
       const Token p = tok();
       ++pos_;
-      int& slot = p.text == "focus" ? n->line_spec.focus : n->line_spec.maximize;
+      int& slot = p.text == "focus" ? n->line_spec.focus
+                  : p.text == "max" ? n->line_spec.maximize
+                                    : n->line_spec.piecepath;
       if (slot >= 0) fail_at(p, "line parameter '" + p.text + "' given twice");
       slot = int(n->args.size());
-      n->args.push_back(p.text == "max" ? parse_typed(kFull, Type::Numeric, "line max") : parse_expr(kFull));
-    } else if (is_word("piecepath") || is_word("nolinearize") || is_word("keepallbest") ||
-               is_word("verbose") || is_word("title"))
+      n->args.push_back(p.text == "max"         ? parse_typed(kFull, Type::Numeric, "line max")
+                        : p.text == "piecepath" ? parse_typed(kFull, Type::Set, "line piecepath")
+                                                : parse_expr(kFull));
+    } else if (is_word("nolinearize") || is_word("keepallbest") || is_word("verbose") || is_word("title"))
       fail("line parameter '" + tok().text + "' is not implemented yet");
     else
       break;

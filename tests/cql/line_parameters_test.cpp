@@ -133,3 +133,25 @@ TEST_CASE("line focus and max are parsed as the reference writes them, and misus
     CHECK(std::holds_alternative<ParseError>(parse(bad)));
   }
 }
+
+TEST_CASE("line piecepath comments the squares each designated piece visited at the sequence's end",
+          "[cql][line]") {
+  // The reference's own example (section 18): {Path of Ng1: g1-f3-g5}.
+  Game g = cql::test::game_from({"Nf3", "Nc6", "Ng5", "e5"});
+  cql::test::Query q("initial line quiet piecepath Ng1 --> true --> true --> true --> true");
+  GameResult r = q.run(g);
+  REQUIRE(r.matched());
+  REQUIRE(r.comments.size() == 1);  // quiet drops the Start/End comments, not the path
+  CHECK(r.comments[0].text == "Path of Ng1: g1-f3-g5");
+  CHECK(r.comments[0].position == 3);  // the end of the sequence, after 2.Ng5
+  CHECK(r.comments[0].auxiliary);      // --quiet drops it
+
+  // Traced by hand: 1.Nf3 d5 2.Ne5 Nd7 3.Nxd7 Bxd7; a captured piece's path ends where it was taken.
+  Game h = cql::test::game_from({"Nf3", "d5", "Ne5", "Nd7", "Nxd7", "Bxd7"});
+  cql::test::Query all("initial line quiet piecepath [Nn] --> true{7}");
+  GameResult s = all.run(h);
+  std::vector<std::string> texts;
+  for (const auto& c : s.comments) texts.push_back(c.text);
+  CHECK(texts == std::vector<std::string>{"Path of Nb1: b1", "Path of Ng1: g1-f3-e5-d7", "Path of nb8: b8-d7",
+                                          "Path of ng8: g8"});
+}

@@ -173,7 +173,6 @@ TEST_CASE("What graphbook does not implement is a parse error, never silently ig
                                "variant",
                                "variantwin",
                                "variantend",
-                               "line piecepath --> check",
                                "line nolinearize --> check",
                                "line keepallbest --> check",
                                "line verbose --> check",
