@@ -43,6 +43,8 @@ std::string_view field_name(FenError::Field f) {
   return "?";
 }
 
+constexpr int kMaxFullmoveNumber = 1'000'000'000;
+
 std::optional<int> parse_int(std::string_view s) {
   int v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -229,6 +231,10 @@ std::optional<Position> Position::from_fen(std::string_view fen, FenError* error
   if (n >= 6) {
     auto v = parse_int(fields[5]);
     if (!v) return fail(FenError::Field::FullmoveNumber, "'" + std::string(fields[5]) + "' is not a number");
+    // The position counts plies in an int: 2 * (fullmove - 1) + 1 must fit.
+    if (*v > kMaxFullmoveNumber)
+      return fail(FenError::Field::FullmoveNumber,
+                  "'" + std::string(fields[5]) + "' is larger than " + std::to_string(kMaxFullmoveNumber));
     pos.game_ply_ = 2 * std::max(*v - 1, 0) + (pos.side_ == Color::Black);
   } else {
     pos.game_ply_ = pos.side_ == Color::Black;

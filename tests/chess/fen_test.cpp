@@ -37,6 +37,20 @@ TEST_CASE("Invalid FENs name the field and the reason", "[chess][fen]") {
   CHECK(error_of("").field == FenError::Field::Placement);
 }
 
+TEST_CASE("A fullmove number whose ply count overflows an int is refused, the largest one kept",
+          "[chess][fen]") {
+  // 2 * (fullmove - 1) plies must fit an int: the fuzzer of serve's parameters
+  // found the overflow with a FEN pasted into /masters.
+  FenError e;
+  CHECK_FALSE(Position::from_fen("4k3/8/8/8/8/8/8/4K3 b - - 0 2000000000", &e));
+  CHECK(e.field == FenError::Field::FullmoveNumber);
+  CHECK_FALSE(Position::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1000000001", &e));
+  auto pos = Position::from_fen("4k3/8/8/8/8/8/8/4K3 b - - 0 1000000000");
+  REQUIRE(pos);
+  CHECK(pos->fullmove_number() == 1000000000);
+  CHECK(pos->game_ply() == 1999999999);
+}
+
 TEST_CASE("EPD without counters parses with default counters", "[chess][fen]") {
   auto pos = Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
   REQUIRE(pos);
