@@ -22,11 +22,6 @@ namespace {
 
 constexpr const char* kCommand = "query";
 
-// The walk stopped at --max-nodes or --time-limit: what was printed (and
-// written) is what it found before, not the whole answer. Beside the
-// statuses every subcommand shares (book/store/exit_status.h), so that a
-// script can tell a partial answer from "none" and from an error.
-constexpr int kExitStopped = 4;
 // The longest --time-limit (a day): longer would be no limit, and would
 // overflow the clock's nanoseconds long before a double's range ends.
 constexpr double kMaxTimeLimit = 86400;
@@ -247,7 +242,7 @@ void run(Options& o, int& exit_status) {
                  " positions: the output is what they matched, not the whole answer; "
                  "narrow the query with --depth, --max-ply or --moves, or raise the budget\n",
                  stop_reason_name(result->stopped), budget.c_str(), result->nodes_visited);
-    exit_status = kExitStopped;
+    exit_status = store::kExitStopped;
   }
 }
 
