@@ -98,7 +98,9 @@ bool write_polyglot_file(const std::string& path, const std::vector<PolyglotEntr
     write_be(p + 10, entries[i].weight, 2);
     write_be(p + 12, entries[i].learn, 4);
   }
-  if (std::fwrite(buf.data(), 1, buf.size(), f.get()) != buf.size() || std::fflush(f.get()) != 0) {
+  // An empty book is an empty file: fwrite must not be given the null data() of an empty vector.
+  if ((!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), f.get()) != buf.size()) ||
+      std::fflush(f.get()) != 0) {
     if (error) *error = path + ": write error: " + std::strerror(errno);
     return false;
   }
