@@ -22,10 +22,9 @@ std::optional<std::vector<Position>> still_to_do(store::Book& book, std::span<co
                                                  SearchLimit limit, store::Error* error) {
   auto txn = store::ReadTxn::begin(book.env(), error);
   if (!txn) return std::nullopt;
-  store::Error e;
-  auto evals = store::open_evals(*txn, false, &e);
-  if (!evals && e.code != MDB_NOTFOUND) {
-    if (error) *error = e;
+  std::optional<MDB_dbi> evals;
+  if (auto s = store::find_evals(*txn, evals)) {
+    if (error) *error = *s;
     return std::nullopt;
   }
   std::vector<Position> out;

@@ -39,13 +39,12 @@ std::optional<std::unordered_map<Key, Node>> read_graph(store::Book& book, std::
                                                         ValuesSummary& summary, store::Error* error) {
   auto txn = store::ReadTxn::begin(book.env(), error);
   if (!txn) return std::nullopt;
-  store::Error e;
-  auto evals = store::open_evals(*txn, false, &e);
-  if (!evals && e.code != MDB_NOTFOUND) {
-    if (error) *error = e;
+  std::optional<MDB_dbi> evals;
+  if (auto s = store::find_evals(*txn, evals)) {
+    if (error) *error = *s;
     return std::nullopt;
   }
-  e = store::Error{};  // an absent evals database is no error
+  store::Error e;
   std::unordered_map<Key, Node> graph;
   auto cursor = store::Cursor::open(*txn, book.dbs().positions, error);
   if (!cursor) return std::nullopt;

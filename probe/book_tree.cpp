@@ -41,9 +41,8 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
   BookTree tree;
   std::unordered_map<Key, std::size_t> index;
   auto add_node = [&](const Position& pos, int depth, std::string label, const OpeningName* inherited) {
-    TreeNode n{pos.key(), pos, depth, std::move(label), {}, nullptr, inherited};
+    TreeNode n{pos.key(), pos, depth, std::move(label), {}, nullptr, inherited, reader.evaluation(pos.key())};
     if (auto rec = reader.node(n.key)) n.counters = rec->counters;
-    n.eval = reader.evaluation(n.key);
     if (table) n.opening = table->find(n.key);
     if (n.opening) n.inherited = n.opening;
     index.emplace(n.key, tree.nodes.size());

@@ -47,6 +47,22 @@ ThreadReaders* begin_reading(ApiContext& ctx, httplib::Response& res) {
   return &readers;
 }
 
+// The book's stored games for this request, or an error sent: missing_status
+// when the book was built without --index-games (404 for a game asked by id,
+// 400 for a request that needs them), 503 when LMDB fails.
+std::optional<store::GameIndexReader> stored_games(ApiContext& ctx, ThreadReaders& readers,
+                                                   httplib::Response& res, int missing_status) {
+  store::Error e;
+  auto index = readers.games(&e);
+  if (!index) {
+    if (e.code == MDB_NOTFOUND)
+      send_error(res, missing_status, "the book holds no stored games: build it with --index-games");
+    else
+      send_error(res, 503, ctx.source->path() + ": " + e.message());
+  }
+  return index;
+}
+
 // The position of fen/play, or a 400 sent.
 std::optional<probe::ResolvedPosition> position_of(const httplib::Request& req, httplib::Response& res) {
   ParamError error;
@@ -110,13 +126,9 @@ void stored_pgn(ApiContext& ctx, const httplib::Request& req, httplib::Response&
   if (!id || *id < 0) return send_error(res, 400, id ? "id: missing" : error.message);
   ThreadReaders* readers = begin_reading(ctx, res);
   if (!readers) return;
+  auto index = stored_games(ctx, *readers, res, 404);
+  if (!index) return;
   store::Error e;
-  auto index = readers->games(&e);
-  if (!index) {
-    if (e.code == MDB_NOTFOUND)
-      return send_error(res, 404, "the book holds no stored games: build it with --index-games");
-    return send_error(res, 503, ctx.source->path() + ": " + e.message());
-  }
   auto game = index->game(std::uint32_t(*id), &e);
   if (!game) {
     if (e.code) return send_error(res, 503, ctx.source->path() + ": " + e.message());
@@ -221,13 +233,9 @@ void match(ApiContext& ctx, const httplib::Request& req, httplib::Response& res)
   }
   ThreadReaders* readers = begin_reading(ctx, res);
   if (!readers) return;
+  auto index = stored_games(ctx, *readers, res, 400);
+  if (!index) return;
   store::Error e;
-  auto index = readers->games(&e);
-  if (!index) {
-    if (e.code == MDB_NOTFOUND)
-      return send_error(res, 400, "the book holds no stored games: build it with --index-games");
-    return send_error(res, 503, ctx.source->path() + ": " + e.message());
-  }
   probe::RunFinder finder;
   std::vector<store::IndexRow> rows;
   std::vector<probe::MatchRun> runs;

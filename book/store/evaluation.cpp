@@ -89,6 +89,13 @@ std::optional<MDB_dbi> open_evals(const Txn& txn, bool create, Error* error) {
   return open_named(txn, kEvalsDb, create, error);
 }
 
+Status find_evals(const Txn& txn, std::optional<MDB_dbi>& out) {
+  Error e;
+  out = open_evals(txn, false, &e);
+  if (!out && e.code != MDB_NOTFOUND) return e;
+  return std::nullopt;
+}
+
 std::optional<MDB_dbi> open_values(const Txn& txn, bool create, Error* error) {
   return open_named(txn, kValuesDb, create, error);
 }

@@ -52,6 +52,9 @@ std::string encode(const BackedUpValue& v);
 // nullopt with error->code == MDB_NOTFOUND.
 [[nodiscard]] std::optional<MDB_dbi> open_evals(const Txn& txn, bool create, Error* error);
 [[nodiscard]] std::optional<MDB_dbi> open_values(const Txn& txn, bool create, Error* error);
+// For readers: the evals database where the book has one; out stays nullopt
+// for a book never analysed, which is no error.
+[[nodiscard]] Status find_evals(const Txn& txn, std::optional<MDB_dbi>& out);
 
 // The record stored under key; nullopt when absent or not a record.
 [[nodiscard]] std::optional<Evaluation> get_evaluation(const Txn& txn, MDB_dbi evals, Key key);
