@@ -13,25 +13,23 @@ std::optional<BookReader> BookReader::open(store::Book& book, store::Error* erro
   auto learn_cursor = store::Cursor::open(*txn, book.dbs().learn, error);
   if (!learn_cursor) return std::nullopt;
   BookReader reader(book, std::move(*txn), std::move(*cursor), std::move(*learn_cursor));
-  reader.note_learning();
+  reader.note_snapshot();
   return reader;
 }
 
-void BookReader::note_learning() {
+void BookReader::note_snapshot() {
   MDB_stat st;
   learning_ = txn_.stat(book_->dbs().learn, st) || st.ms_entries > 0;
+  evals_ = store::open_evals(txn_, false, nullptr);
+  values_ = store::open_values(txn_, false, nullptr);
 }
 
-// The handles are opened in this snapshot each time: a handle first opened in
-// a read transaction is closed when refresh() resets it.
 std::optional<store::Evaluation> BookReader::evaluation(Key key) {
-  auto dbi = store::open_evals(txn_, false, nullptr);
-  return dbi ? store::get_evaluation(txn_, *dbi, key) : std::nullopt;
+  return evals_ ? store::get_evaluation(txn_, *evals_, key) : std::nullopt;
 }
 
 std::optional<store::BackedUpValue> BookReader::value(Key key) {
-  auto dbi = store::open_values(txn_, false, nullptr);
-  return dbi ? store::get_value(txn_, *dbi, key) : std::nullopt;
+  return values_ ? store::get_value(txn_, *values_, key) : std::nullopt;
 }
 
 Status BookReader::edges(Key key, std::vector<BookEdge>& out, bool with_learning) {
@@ -92,7 +90,7 @@ Status BookReader::refresh() {
   auto learn_cursor = store::Cursor::open(txn_, book_->dbs().learn, &error);
   if (!learn_cursor) return error;
   learn_cursor_.emplace(std::move(*learn_cursor));
-  note_learning();
+  note_snapshot();
   return std::nullopt;
 }
 

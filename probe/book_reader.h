@@ -48,9 +48,14 @@ class BookReader {
   // Fills the learning of out's edges from one range of the learn database
   // (its keys are the position key then the move).
   [[nodiscard]] store::Status attach_learning(Key key, std::vector<store::BookEdge>& out);
-  void note_learning();  // learning_ = the learn database is not empty in this snapshot
+  // What this snapshot holds besides the positions: learning_, whether the
+  // learn database is not empty, and the handles of the evals and values
+  // databases where the book has them (looked up once per snapshot: a handle
+  // first opened in a read transaction is closed when refresh() resets it).
+  void note_snapshot();
   store::Book* book_;
   bool learning_ = true;
+  std::optional<MDB_dbi> evals_, values_;
   store::ReadTxn txn_;
   std::optional<store::Cursor> cursor_;        // over the positions; closed and reopened by refresh()
   std::optional<store::Cursor> learn_cursor_;  // over the learning counters, likewise
