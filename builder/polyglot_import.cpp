@@ -135,9 +135,9 @@ std::optional<ImportReport> import_polyglot(const std::string& book_path, const 
                BuildError::input(book_path + ": not a book file (" +
                                  (S_ISDIR(book_stat.st_mode) ? "a directory" : "not a regular file") + ")"),
            std::nullopt;
-  std::string read_error;
+  store::PolyglotFileError read_error;
   auto entries = store::read_polyglot_file(bin_path, &read_error);
-  if (!entries) return *error = BuildError::input(read_error), std::nullopt;
+  if (!entries) return *error = BuildError::input(read_error.message()), std::nullopt;
   auto not_a_book = [&](const PolyglotProblem& p) {
     *error = BuildError::input(bin_path + ": not a Polyglot book: " + p.what + "; nothing imported");
     return std::nullopt;

@@ -51,12 +51,24 @@ Move raw_move_from_polyglot(std::uint16_t pm) {
   return Move(from, to);
 }
 
-std::optional<std::vector<PolyglotEntry>> read_polyglot_file(const std::string& path, std::string* error) {
-  File f(std::fopen(path.c_str(), "rb"));
-  if (!f) {
-    if (error) *error = path + ": " + std::strerror(errno);
-    return std::nullopt;
+std::string PolyglotFileError::message() const {
+  switch (code) {
+    case Code::Open: return path + ": " + std::strerror(system_error);
+    case Code::Read: return path + ": read error";
+    case Code::NotPolyglot: return path + ": not a Polyglot book (size is not a multiple of 16 bytes)";
   }
+  return path;
+}
+
+std::optional<std::vector<PolyglotEntry>> read_polyglot_file(const std::string& path,
+                                                             PolyglotFileError* error) {
+  using Code = PolyglotFileError::Code;
+  auto fail = [&](Code code, int system_error = 0) -> std::optional<std::vector<PolyglotEntry>> {
+    if (error) *error = PolyglotFileError{.code = code, .path = path, .system_error = system_error};
+    return std::nullopt;
+  };
+  File f(std::fopen(path.c_str(), "rb"));
+  if (!f) return fail(Code::Open, errno);
   std::vector<PolyglotEntry> entries;
   unsigned char buf[16 * 4096];
   std::size_t carry = 0;
@@ -65,21 +77,17 @@ std::optional<std::vector<PolyglotEntry>> read_polyglot_file(const std::string& 
     std::size_t whole = n / 16 * 16;
     for (std::size_t i = 0; i < whole; i += 16) {
       const unsigned char* p = buf + i;
-      entries.push_back({read_be(p, 8), std::uint16_t(read_be(p + 8, 2)), std::uint16_t(read_be(p + 10, 2)),
-                         std::uint32_t(read_be(p + 12, 4))});
+      entries.push_back({.key = read_be(p, 8),
+                         .move = std::uint16_t(read_be(p + 8, 2)),
+                         .weight = std::uint16_t(read_be(p + 10, 2)),
+                         .learn = std::uint32_t(read_be(p + 12, 4))});
     }
     carry = n - whole;
     std::memmove(buf, buf + whole, carry);
     if (n < sizeof buf) break;
   }
-  if (std::ferror(f.get())) {
-    if (error) *error = path + ": read error";
-    return std::nullopt;
-  }
-  if (carry) {
-    if (error) *error = path + ": not a Polyglot book (size is not a multiple of 16 bytes)";
-    return std::nullopt;
-  }
+  if (std::ferror(f.get())) return fail(Code::Read);
+  if (carry) return fail(Code::NotPolyglot);
   return entries;
 }
 

@@ -33,9 +33,22 @@ Move from_polyglot_move(const Position& pos, std::uint16_t pm);
 // Promotion gb::Move with the same squares; to_polyglot_move gives pm back.
 Move raw_move_from_polyglot(std::uint16_t pm);
 
-// Reads a whole .bin file; on failure returns nullopt and sets error.
+// Why a .bin file could not be read: it could not be opened (the errno
+// code) or read, or it is not a Polyglot book.
+struct PolyglotFileError {
+  enum class Code { Open, Read, NotPolyglot /* its size is not a multiple of 16 bytes */ };
+  Code code = Code::Open;
+  std::string path;
+  int system_error = 0;  // errno, for Open
+  // "PATH: No such file or directory", "PATH: read error", "PATH: not a
+  // Polyglot book (size is not a multiple of 16 bytes)".
+  std::string message() const;
+};
+
+// Reads a whole .bin file; nullopt, with *error set (when given), when it
+// cannot be opened or read or is not a Polyglot book.
 [[nodiscard]] std::optional<std::vector<PolyglotEntry>> read_polyglot_file(const std::string& path,
-                                                                           std::string* error);
+                                                                           PolyglotFileError* error);
 // Writes entries in the given order; false and error on an I/O failure.
 [[nodiscard]] bool write_polyglot_file(const std::string& path, const std::vector<PolyglotEntry>& entries,
                                        std::string* error);

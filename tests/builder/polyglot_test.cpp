@@ -25,9 +25,9 @@ namespace {
 const char* kPolyglot = "/usr/games/polyglot";
 
 std::vector<store::PolyglotEntry> load(const std::string& path) {
-  std::string error;
+  store::PolyglotFileError error;
   auto v = store::read_polyglot_file(path, &error);
-  INFO(error);
+  INFO(error.message());
   REQUIRE(v);
   return *v;
 }

@@ -157,7 +157,7 @@ TEST_CASE("query --export writes the matching positions' moves as export writes 
   auto r = graphbook("query " + quote(book.path) + " --count --cql check --export " + quote(some));
   INFO(r.err);
   REQUIRE(r.status == 0);
-  std::string error;
+  store::PolyglotFileError error;
   auto every = store::read_polyglot_file(all, &error), exported = store::read_polyglot_file(some, &error);
   REQUIRE(every);
   REQUIRE(exported);

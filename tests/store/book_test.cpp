@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -200,18 +202,24 @@ TEST_CASE("Polyglot moves translate both ways, castling as king takes rook", "[s
 
 TEST_CASE("A Polyglot file reads and writes back byte for byte", "[store]") {
   TempDir dir;
-  std::string error;
+  PolyglotFileError error;
   auto entries = read_polyglot_file(gb::test::data_path("polyglot/python-chess-lasker-trap.bin"), &error);
   REQUIRE(entries);
   CHECK(entries->size() == 7);  // 112 bytes / 16
-  REQUIRE(write_polyglot_file(dir.file("copy.bin"), *entries, &error));
+  std::string write_error;
+  REQUIRE(write_polyglot_file(dir.file("copy.bin"), *entries, &write_error));
   std::ifstream a(gb::test::data_path("polyglot/python-chess-lasker-trap.bin"), std::ios::binary);
   std::ifstream b(dir.file("copy.bin"), std::ios::binary);
   std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
   CHECK(sa == sb);
   std::ofstream(dir.file("odd.bin")) << "12345";
   CHECK_FALSE(read_polyglot_file(dir.file("odd.bin"), &error));
-  CHECK(error.find("multiple of 16") != std::string::npos);
+  CHECK(error.code == PolyglotFileError::Code::NotPolyglot);
+  CHECK(error.message() ==
+        dir.file("odd.bin") + ": not a Polyglot book (size is not a multiple of 16 bytes)");
+  CHECK_FALSE(read_polyglot_file(dir.file("absent.bin"), &error));
+  CHECK(error.code == PolyglotFileError::Code::Open);
+  CHECK(error.message() == dir.file("absent.bin") + ": " + std::strerror(ENOENT));
 }
 
 namespace {
