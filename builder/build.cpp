@@ -111,14 +111,14 @@ void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
 // Parses one block of text on all threads, decides which games are
 // duplicates, and adds the others to the aggregators, each of which counts
 // the positions of its key range in every game. Fills the per-part results
-// in order; false when a spill failed. The block is parsed in
+// in order; an error when a spill failed. The block is parsed in
 // kPartsPerThread parts per thread, taken in turn by whichever thread is
 // free, so that a long game does not leave the other threads waiting. The
 // results of the block before are reused, with their memory: a build of
 // many blocks allocates the parts' games and positions once, not per block
 // (per block they were page faults and fragments of the heap).
-bool parse_block(Workers& w, std::string_view text, const std::string& name, std::uint64_t first_line,
-                 std::vector<PartResult>& results) {
+BuildStatus parse_block(Workers& w, std::string_view text, const std::string& name, std::uint64_t first_line,
+                        std::vector<PartResult>& results) {
   const std::size_t threads = w.aggregators.size();
   auto parts = pgn::split_at_game_boundaries(text, threads * kPartsPerThread);
   results.resize(parts.size());
@@ -151,22 +151,49 @@ bool parse_block(Workers& w, std::string_view text, const std::string& name, std
     return true;
   });
   if (w.options.dedup) mark_duplicates(w, results);
-  bool ok = w.pool.run(threads, [&](std::size_t, std::size_t i) {
+  std::vector<BuildStatus> failed(threads);  // a thread's failed spill
+  (void)w.pool.run(threads, [&](std::size_t, std::size_t i) {
     for (const PartResult& r : results)
       for (const PendingGame& g : r.games.games)
-        if (!g.duplicate && !w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n))
+        if (!g.duplicate && !w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n)) {
+          failed[i] = BuildError::book(w.aggregators[i]->error());
           return false;
+        }
     return true;
   });
-  if (!ok) return false;
+  for (BuildStatus& f : failed)
+    if (f) return f;
   for (PartResult& r : results)
     for (const PendingGame& g : r.games.games) (g.duplicate ? r.duplicates : r.added) += 1;
-  return true;
+  return std::nullopt;
 }
 
-// Reads one input block by block; fills report. Returns false on a spill failure.
-bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash,
-                Progress& progress) {
+// Reports a part's bad games and warnings on the error stream, numbered in
+// the input (games_before: the input's games in the parts before), and adds
+// its counts to report.
+void report_part(Workers& w, const PartResult& r, std::uint64_t games_before, InputReport& report) {
+  for (auto e : r.summary.stored_errors) {
+    e.game_number += games_before;
+    w.errors << e.message() << '\n';
+  }
+  w.error_count += r.summary.errors;
+  for (auto warning : r.summary.stored_warnings) {
+    warning.game_number += games_before;
+    w.errors << warning.message() << '\n';
+    report.binary = report.binary || warning.kind == pgn::WarningKind::BinaryData;
+  }
+  report.warnings += r.summary.warnings;
+  report.games_read += r.summary.games_read;
+  report.skipped += r.summary.games_skipped;
+  report.added += r.added;
+  report.duplicates += r.duplicates;
+  report.filtered += r.counts.filtered;
+  report.filtered_by_query += r.counts.filtered_by_query;
+}
+
+// Reads one input block by block; fills report. An error when a spill failed.
+BuildStatus read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash,
+                       Progress& progress) {
   constexpr std::size_t kRead = std::size_t(1) << 18;  // bytes per read from the source
   std::string buffer;
   std::vector<PartResult> results;
@@ -195,34 +222,19 @@ bool read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_st
       continue;
     }
     want = kBlockSize;
-    if (!parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line, results)) return false;
+    if (auto e = parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line, results))
+      return e;
     for (auto& r : results) {
-      for (auto e : r.summary.stored_errors) {
-        e.game_number += games_before;
-        w.errors << e.message() << '\n';
-      }
-      w.error_count += r.summary.errors;
-      for (auto warning : r.summary.stored_warnings) {
-        warning.game_number += games_before;
-        w.errors << warning.message() << '\n';
-        report.binary = report.binary || warning.kind == pgn::WarningKind::BinaryData;
-      }
-      report.warnings += r.summary.warnings;
+      report_part(w, r, games_before, report);
       if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before, r.games);
       games_before += r.summary.games_read;
-      report.games_read += r.summary.games_read;
-      report.skipped += r.summary.games_skipped;
-      report.added += r.added;
-      report.duplicates += r.duplicates;
-      report.filtered += r.counts.filtered;
-      report.filtered_by_query += r.counts.filtered_by_query;
       progress.add_games(r.summary.games_read);
     }
     line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
     buffer.erase(0, cut);
   }
   if (!source.ok()) report.error = source.error();
-  return true;
+  return std::nullopt;
 }
 
 // Why an input cannot be read (it is absent, a directory, unreadable), for
@@ -235,6 +247,214 @@ std::optional<std::string> unreadable_input(const std::vector<std::string>& inpu
     if (S_ISDIR(st.st_mode)) return "cannot read " + in + ": it is a directory";
     if (::access(in.c_str(), R_OK) != 0) return "cannot read " + in + ": " + std::strerror(errno);
   }
+  return std::nullopt;
+}
+
+// Opens (creates) the book and adopts the shape its earlier builds recorded
+// (--max-ply, --min-games, --color) into options: a build that gives another
+// value is refused (Input) before anything is written.
+std::optional<store::Book> open_book_of_its_shape(const std::string& book_path, BuildOptions& options,
+                                                  BuildError* error) {
+  store::BookError book_error;
+  auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error, options.initial_map_size);
+  if (!book) {
+    *error = BuildError::opening(book_error);
+    return std::nullopt;
+  }
+  if (auto recorded = recorded_shape(*book))
+    if (auto problem = adopt_shape(*book, *recorded, options)) {
+      *error = BuildError::input(*problem + "; nothing was built");
+      return std::nullopt;
+    }
+  return book;
+}
+
+// The contents the book holds and those this build has read: an input with
+// one of them adds nothing.
+struct KnownSources {
+  std::unordered_set<std::uint64_t> hashes;  // XXH3-64 of the contents
+  std::unordered_set<std::uint64_t> sizes;   // of the files: only a file of such a size can be known
+  std::size_t in_book = 0;                   // the book's sources (the game index numbers the new after them)
+};
+
+KnownSources known_sources(store::Book& book) {
+  KnownSources known;
+  const auto sources = book.sources();
+  for (const auto& s : sources) {
+    known.hashes.insert(s.content_hash);
+    known.sizes.insert(s.size);
+  }
+  known.in_book = sources.size();
+  return known;
+}
+
+bool book_has_games(store::Book& book) {
+  auto txn = store::ReadTxn::begin(book.env(), nullptr);
+  MDB_stat st{};
+  return txn && !txn->stat(book.dbs().games, st) && st.ms_entries > 0;
+}
+
+// One aggregation table per thread, each for one key range, sharing the memory budget.
+std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& options, unsigned threads,
+                                                       const std::string& spill_dir) {
+  std::vector<std::unique_ptr<Aggregator>> tables;
+  for (unsigned i = 0; i < threads; ++i)
+    tables.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side,
+                                                  KeyRange{.index = i, .count = threads}));
+  return tables;
+}
+
+// One set of the fingerprints seen per thread, for the same key ranges.
+std::vector<DedupSet> thread_dedup_sets(unsigned threads) {
+  std::vector<DedupSet> sets;
+  for (unsigned i = 0; i < threads; ++i) sets.emplace_back(KeyRange{.index = i, .count = threads});
+  return sets;
+}
+
+// The bytes the inputs hold, for the progress line's ETA; 0 (no ETA) when
+// the bytes read are not those of files (stdin, zstd).
+std::uint64_t total_input_bytes(const std::vector<std::string>& inputs) {
+  std::uint64_t total = 0;
+  for (const auto& in : inputs) {
+    if (in == "-" || in.ends_with(".zst")) return 0;
+    total += file_size(in).value_or(0);
+  }
+  return total;
+}
+
+// Reads one input into the aggregators: its report, and its source in
+// sources when it is to be recorded. An input that cannot be read or whose
+// content is known adds nothing (the report says why, the error stream too);
+// nullopt with error set only when a spill failed.
+std::optional<InputReport> add_input(Workers& w, const std::string& in, const std::string& params,
+                                     KnownSources& known, std::vector<store::SourceInfo>& sources,
+                                     Progress& progress, BuildError* error) {
+  InputReport ir;
+  ir.name = in;
+  auto unread = [&](std::string why) {
+    ir.error = std::move(why);
+    w.errors << "graphbook build: " << ir.error << '\n';
+    return ir;
+  };
+  auto source = pgn::ByteSource::open(in);
+  auto size = in == "-" ? std::optional<std::uint64_t>(0) : file_size(in);
+  if (!source.ok() || !size) return unread(source.ok() ? "cannot read " + in : source.error());
+  store::SourceInfo src{.name = in, .size = *size, .params = params};
+  ir.bytes = *size;
+  // A file is hashed before it is read only when it may be a known source
+  // (one of its size is) or when what is read is not its bytes (zstd): any
+  // other file is new, and its hash is taken as it is read, so that it is
+  // read once, not twice. stdin is always hashed as it is read.
+  const bool hash_first = in != "-" && (known.sizes.contains(*size) || source.decompresses());
+  if (hash_first) {
+    auto hash = file_hash(in);
+    if (!hash) return unread("cannot read " + in);
+    src.content_hash = *hash;
+    if (!known.hashes.insert(*hash).second) {
+      ir.already_in_book = true;
+      w.errors << "graphbook build: " << in << ": the same content is already in the book; nothing added\n";
+      return ir;
+    }
+  }
+  XXH3_state_t stream_hash;
+  XXH3_64bits_reset(&stream_hash);
+  if (w.games) w.games->begin_source(std::uint32_t(known.in_book + sources.size()));
+  if (auto e = read_input(w, std::move(source), ir, hash_first ? nullptr : &stream_hash, progress)) {
+    *error = std::move(*e);
+    return std::nullopt;
+  }
+  if (!ir.error.empty()) w.errors << "graphbook build: " << ir.error << '\n';
+  if (!hash_first) {
+    src.content_hash = XXH3_64bits_digest(&stream_hash);
+    if (!known.hashes.insert(src.content_hash).second) ir.already_in_book = true;  // stdin only
+  }
+  if (in != "-") known.sizes.insert(src.size);
+  src.games_added = ir.added;
+  src.added_at = std::int64_t(std::time(nullptr));
+  if (ir.added > 0 || !ir.already_in_book) sources.push_back(src);
+  return ir;
+}
+
+// Each thread sorts its own table into its last run; the runs of all threads
+// in thread order (the order of the key ranges), with their collisions and
+// spills in report.
+std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildReport& report,
+                                                          BuildError* error) {
+  // (A finish that fails says why in its error().)
+  (void)w.pool.run(w.aggregators.size(),
+                   [&](std::size_t, std::size_t i) { return w.aggregators[i]->finish(); });
+  std::vector<const Run*> runs;
+  for (auto& a : w.aggregators) {
+    if (!a->error().empty()) {
+      *error = BuildError::book(a->error());
+      return std::nullopt;
+    }
+    report.collisions += a->collisions();
+    report.spills += a->spills();
+    for (const Run& r : a->runs()) runs.push_back(&r);
+  }
+  return runs;
+}
+
+// Reads and aggregates the inputs in order, each reported in report.inputs,
+// with a progress line; the sources to record go to sources. An error when a
+// spill failed.
+BuildStatus read_inputs(Workers& w, const std::vector<std::string>& inputs, KnownSources known,
+                        const std::string& params, BuildReport& report,
+                        std::vector<store::SourceInfo>& sources) {
+  Progress progress(w.options.progress, total_input_bytes(inputs));
+  for (const auto& in : inputs) {
+    BuildError error;
+    auto input = add_input(w, in, params, known, sources, progress, &error);
+    if (!input) return error;
+    report.inputs.push_back(std::move(*input));
+  }
+  progress.finish();
+  return std::nullopt;
+}
+
+void add_up_inputs(BuildReport& report) {
+  for (const auto& ir : report.inputs) {
+    report.total.games_read += ir.games_read;
+    report.total.added += ir.added;
+    report.total.duplicates += ir.duplicates;
+    report.total.skipped += ir.skipped;
+    report.total.filtered += ir.filtered;
+    report.total.filtered_by_query += ir.filtered_by_query;
+    report.total.warnings += ir.warnings;
+    report.total.bytes += ir.bytes;
+  }
+}
+
+// What the commit writes besides the merged runs: the fingerprints of the
+// games added, the sources, the counts added to the book's stats, the build's
+// parameters, and the game index (--index-games).
+CommitInput commit_input(Workers& w, std::vector<store::SourceInfo> sources, const BuildReport& report,
+                         std::string params) {
+  std::vector<std::vector<Fingerprint>> fingerprints;
+  for (DedupSet& set : w.dedup) set.take(fingerprints);  // the ranges in order: all sorted
+  std::function<store::Status(store::WriteTxn&)> index_writes;
+  if (w.games) index_writes = [games = w.games](store::WriteTxn& txn) { return games->write(txn); };
+  return CommitInput{.fingerprints = std::move(fingerprints),
+                     .sources = std::move(sources),
+                     .added = {.games = report.total.added,
+                               .duplicates = report.total.duplicates,
+                               .skipped = report.total.skipped,
+                               .collisions = report.collisions},
+                     .params_json = std::move(params),
+                     .min_games = std::max<std::uint32_t>(1, w.options.min_games),
+                     .more_writes = std::move(index_writes)};
+}
+
+// Merges the runs into the book, with the sources and the stats, in one commit.
+BuildStatus write_book(store::Book& book, const std::string& book_path, Workers& w,
+                       const std::vector<const Run*>& runs, std::vector<store::SourceInfo> sources,
+                       const std::string& params, BuildReport& report) {
+  RunMerger merger(runs);
+  CommitInput input = commit_input(w, std::move(sources), report, params);
+  if (auto s = commit_build(book, merger, input, report.commit))
+    return BuildError::book(book_path + ": " + s->message());
+  report.collisions += report.commit.collisions;
   return std::nullopt;
 }
 
@@ -254,11 +474,16 @@ std::string params_json(const BuildOptions& o) {
 std::optional<BuildReport> run_build(const std::string& book_path, const std::vector<std::string>& inputs,
                                      const BuildOptions& given_options, std::ostream& errors,
                                      BuildError* error) {
-  auto start = std::chrono::steady_clock::now();
-  if (auto problem = unreadable_input(inputs)) {  // before the book is created or touched
-    *error = BuildError::input(*problem + "; nothing was built");
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  auto fail = [&](BuildError e) -> std::optional<BuildReport> {
+    *error = std::move(e);
     return std::nullopt;
-  }
+  };
+  if (auto problem = unreadable_input(inputs))  // before the book is created or touched
+    return fail(BuildError::input(*problem + "; nothing was built"));
   BuildOptions options = given_options;
   const std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
   // Interrupted, the build removes its files; those of killed builds go now.
@@ -268,163 +493,39 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   });
   remove_orphans(spill_dir, std::string(kRunFilePrefix));
   remove_new_book_orphans(book_path);
-  store::BookError book_error;
-  auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error, options.initial_map_size);
-  if (!book) {
-    *error = BuildError::opening(book_error);
-    return std::nullopt;
-  }
-  if (auto recorded = recorded_shape(*book))
-    if (auto problem = adopt_shape(*book, *recorded, options)) {
-      *error = BuildError::input(*problem + "; nothing was built");
-      return std::nullopt;
-    }
+  auto book = open_book_of_its_shape(book_path, options, error);
+  if (!book) return std::nullopt;
+
   BuildReport report;
-  std::unordered_set<std::uint64_t> known_sources, known_sizes;  // content hashes; file sizes
-  auto book_sources = book->sources();
-  for (const auto& s : book_sources) {
-    known_sources.insert(s.content_hash);
-    known_sizes.insert(s.size);
-  }
-  unsigned threads = std::max(1u, options.threads);
+  const unsigned threads = std::max(1u, options.threads);
   WorkerPool pool(threads);
-  Workers w{options, *book, {}, {}, pool, false, errors, 0, nullptr};
-  {
-    auto txn = store::ReadTxn::begin(book->env(), nullptr);
-    MDB_stat st{};
-    if (txn && !txn->stat(book->dbs().games, st)) w.book_has_games = st.ms_entries > 0;
-  }
-  for (unsigned i = 0; i < threads; ++i)
-    w.aggregators.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side,
-                                                         KeyRange{i, threads}));
-  for (unsigned i = 0; i < threads; ++i) w.dedup.emplace_back(KeyRange{i, threads});
   std::optional<GameCollector> games;
-  if (options.index_games) w.games = &games.emplace();
-
-  std::uint64_t total_bytes = 0;
-  for (const auto& in : inputs) {
-    if (in == "-" || in.ends_with(".zst")) {  // bytes read are not file bytes: no ETA
-      total_bytes = 0;
-      break;
-    }
-    total_bytes += file_size(in).value_or(0);
-  }
-  Progress progress(options.progress, total_bytes);
-
+  Workers w{.options = options,
+            .book = *book,
+            .aggregators = thread_tables(options, threads, spill_dir),
+            .dedup = thread_dedup_sets(threads),
+            .pool = pool,
+            .book_has_games = book_has_games(*book),
+            .errors = errors,
+            .games = options.index_games ? &games.emplace() : nullptr};
+  const std::string params = params_json(options);
   std::vector<store::SourceInfo> sources;
-  std::string params = params_json(options);
-  for (const auto& in : inputs) {
-    InputReport ir;
-    ir.name = in;
-    store::SourceInfo src;
-    src.name = in;
-    src.params = params;
-    auto source = pgn::ByteSource::open(in);
-    auto size = in == "-" ? std::optional<std::uint64_t>(0) : file_size(in);
-    if (!source.ok() || !size) {
-      ir.error = source.ok() ? "cannot read " + in : source.error();
-      errors << "graphbook build: " << ir.error << '\n';
-      report.inputs.push_back(ir);
-      continue;
-    }
-    src.size = ir.bytes = *size;
-    // A file is hashed before it is read only when it may be a known source
-    // (one of its size is) or when what is read is not its bytes (zstd): any
-    // other file is new, and its hash is taken as it is read, so that it is
-    // read once, not twice. stdin is always hashed as it is read.
-    const bool hash_first = in != "-" && (known_sizes.contains(*size) || source.decompresses());
-    if (hash_first) {
-      auto hash = file_hash(in);
-      if (!hash) {
-        ir.error = "cannot read " + in;
-        errors << "graphbook build: " << ir.error << '\n';
-        report.inputs.push_back(ir);
-        continue;
-      }
-      src.content_hash = *hash;
-      if (!known_sources.insert(*hash).second) {
-        ir.already_in_book = true;
-        errors << "graphbook build: " << in << ": the same content is already in the book; nothing added\n";
-        report.inputs.push_back(ir);
-        continue;
-      }
-    }
-    XXH3_state_t stream_hash;
-    XXH3_64bits_reset(&stream_hash);
-    if (w.games) w.games->begin_source(std::uint32_t(book_sources.size() + sources.size()));
-    if (!read_input(w, std::move(source), ir, hash_first ? nullptr : &stream_hash, progress)) {
-      for (auto& a : w.aggregators)
-        if (!a->error().empty()) *error = BuildError::book(a->error());
-      return std::nullopt;
-    }
-    if (!ir.error.empty()) errors << "graphbook build: " << ir.error << '\n';
-    if (!hash_first) {
-      src.content_hash = XXH3_64bits_digest(&stream_hash);
-      if (!known_sources.insert(src.content_hash).second) ir.already_in_book = true;  // stdin only
-    }
-    if (in != "-") known_sizes.insert(src.size);
-    src.games_added = ir.added;
-    src.added_at = std::int64_t(std::time(nullptr));
-    if (ir.added > 0 || !ir.already_in_book) sources.push_back(src);
-    report.inputs.push_back(ir);
-  }
-  progress.finish();
-  auto parsed = std::chrono::steady_clock::now();
-  report.parse_seconds = std::chrono::duration<double>(parsed - start).count();
-
-  std::vector<const Run*> runs;
-  // Each thread sorts its own table into its last run (one after the other,
-  // they were 10 ms of a 0.19 s build of tcec at --max-ply 40 on one core).
-  // (A finish that fails says why in its error().)
-  (void)w.pool.run(w.aggregators.size(),
-                   [&](std::size_t, std::size_t i) { return w.aggregators[i]->finish(); });
-  for (auto& a : w.aggregators) {
-    if (!a->error().empty()) {
-      *error = BuildError::book(a->error());
-      return std::nullopt;
-    }
-    report.collisions += a->collisions();
-    report.spills += a->spills();
-    for (const Run& r : a->runs()) runs.push_back(&r);
-  }
-  for (const auto& ir : report.inputs) {
-    report.total.games_read += ir.games_read;
-    report.total.added += ir.added;
-    report.total.duplicates += ir.duplicates;
-    report.total.skipped += ir.skipped;
-    report.total.filtered += ir.filtered;
-    report.total.filtered_by_query += ir.filtered_by_query;
-    report.total.warnings += ir.warnings;
-    report.total.bytes += ir.bytes;
-  }
-
-  RunMerger merger(runs);
-  CommitInput input;
-  for (DedupSet& set : w.dedup) set.take(input.fingerprints);  // the ranges in order: all sorted
-  input.sources = std::move(sources);
-  input.added.games = report.total.added;
-  input.added.duplicates = report.total.duplicates;
-  input.added.skipped = report.total.skipped;
-  input.added.collisions = report.collisions;
-  input.params_json = params;
-  input.min_games = std::max<std::uint32_t>(1, options.min_games);
-  if (w.games) input.more_writes = [&](store::WriteTxn& txn) { return w.games->write(txn); };
-  auto committing = std::chrono::steady_clock::now();
+  if (auto e = read_inputs(w, inputs, known_sources(*book), params, report, sources)) return fail(*e);
+  report.parse_seconds = seconds_since(start);
+  auto runs = finish_aggregation(w, report, error);
+  if (!runs) return std::nullopt;
+  add_up_inputs(report);
   // Inputs that were all in the book already: nothing to write, and the
   // book's parameters stay those of the builds that added to it.
-  if (input.sources.empty()) {
+  if (sources.empty()) {
     report.seconds = report.parse_seconds;
     return report;
   }
-  if (auto s = commit_build(*book, merger, input, report.commit)) {
-    *error = BuildError::book(book_path + ": " + s->message());
-    return std::nullopt;
-  }
-  report.collisions += report.commit.collisions;
+  const auto committing = std::chrono::steady_clock::now();
+  if (auto e = write_book(*book, book_path, w, *runs, std::move(sources), params, report)) return fail(*e);
   report.error_count = w.error_count;
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.commit_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - committing).count();
+  report.seconds = seconds_since(start);
+  report.commit_seconds = seconds_since(committing);
   return report;
 }
 
