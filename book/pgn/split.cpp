@@ -53,18 +53,29 @@ std::vector<ByteRange> split_at_game_boundaries(std::string_view text, std::size
   return out;
 }
 
+std::string SplitError::message() const {
+  const char* what = "cannot open";
+  switch (step) {
+    case Step::Open: what = "cannot open"; break;
+    case Step::Seek: what = "cannot seek in"; break;
+    case Step::Read: what = "cannot read"; break;
+  }
+  return std::string(what) + " " + path + ": " + std::strerror(system_error);
+}
+
 std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(const std::string& path,
-                                                                    std::size_t parts, std::string* error) {
+                                                                    std::size_t parts, SplitError* error) {
+  using Step = SplitError::Step;
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  auto fail = [&](const char* what) -> std::optional<std::vector<ByteRange>> {
-    if (error) *error = std::string(what) + " " + path + ": " + std::strerror(errno);
+  auto fail = [&](Step step) -> std::optional<std::vector<ByteRange>> {
+    if (error) *error = SplitError{.step = step, .path = path, .system_error = errno};
     if (f) std::fclose(f);
     return std::nullopt;
   };
-  if (!f) return fail("cannot open");
-  if (std::fseek(f, 0, SEEK_END) != 0) return fail("cannot seek in");
+  if (!f) return fail(Step::Open);
+  if (std::fseek(f, 0, SEEK_END) != 0) return fail(Step::Seek);
   long size_l = std::ftell(f);
-  if (size_l < 0) return fail("cannot seek in");
+  if (size_l < 0) return fail(Step::Seek);
   std::uint64_t size = std::uint64_t(size_l);
   parts = std::max<std::size_t>(parts, 1);
 
@@ -77,7 +88,7 @@ std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(const std::s
     std::uint64_t at = target >= 3 ? target - 3 : 0;  // look-behind for the blank line
     std::uint64_t found = size;
     while (at < size) {
-      if (std::fseek(f, long(at), SEEK_SET) != 0) return fail("cannot seek in");
+      if (std::fseek(f, long(at), SEEK_SET) != 0) return fail(Step::Seek);
       std::size_t got = std::fread(buf.data(), 1, buf.size(), f);
       if (got == 0) break;
       std::string_view w(buf.data(), got);
@@ -99,7 +110,7 @@ std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(const std::s
   }
   // Line numbers of the cuts: one pass counting line ends.
   std::vector<std::uint64_t> cut_lines;
-  if (std::fseek(f, 0, SEEK_SET) != 0) return fail("cannot seek in");
+  if (std::fseek(f, 0, SEEK_SET) != 0) return fail(Step::Seek);
   std::uint64_t abs = 0, line = 1;
   std::size_t next = 0;
   std::vector<char> chunk(1 << 20);
@@ -120,7 +131,7 @@ std::optional<std::vector<ByteRange>> split_file_at_game_boundaries(const std::s
   bool failed = std::ferror(f);
   std::fclose(f);
   f = nullptr;
-  if (failed || cut_lines.size() != cuts.size()) return fail("cannot read");
+  if (failed || cut_lines.size() != cuts.size()) return fail(Step::Read);
 
   std::vector<ByteRange> out;
   std::uint64_t begin = 0, first = 1;

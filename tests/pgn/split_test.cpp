@@ -2,6 +2,8 @@
 #include "book/pgn/split.h"
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstring>
 
 #include "book/pgn/game_record.h"
 #include "test_data.h"
@@ -59,6 +61,16 @@ TEST_CASE("File ranges split at game boundaries carry their first line numbers",
   std::uint64_t games = 0;
   for (const ByteRange& r : *ranges) read_range(ByteSource::open_range(path, r.begin, r.end), r, games);
   CHECK(games == 2245);
+}
+
+TEST_CASE("A file that cannot be opened is no split: the error names the step, the file and the reason",
+          "[pgn]") {
+  const std::string path = gb::test::data_path("pgn/small/no-such-file.pgn");
+  SplitError error;
+  CHECK_FALSE(split_file_at_game_boundaries(path, 2, &error));
+  CHECK(error.step == SplitError::Step::Open);
+  CHECK(error.system_error == ENOENT);
+  CHECK(error.message() == "cannot open " + path + ": " + std::strerror(ENOENT));
 }
 
 TEST_CASE("Opening lines without Event tags split at the blank line before a tag", "[pgn]") {
