@@ -13,6 +13,31 @@
 
 namespace gb::cql {
 
+namespace {
+
+// The one place a ParseError is filled: the lexer's, the parser's and the
+// empty query's errors all say where in the same fields.
+ParseError error_at(int line, int column, int offset, int length, std::string message,
+                    std::string expected = {}) {
+  return ParseError{.line = line,
+                    .column = column,
+                    .offset = offset,
+                    .length = length,
+                    .message = std::move(message),
+                    .expected = std::move(expected)};
+}
+
+// At a token: the caret line marks its text (a string with its quotes).
+ParseError error_at(const Token& t, std::string message, std::string expected) {
+  const int length =
+      t.kind == TokenKind::End
+          ? 1
+          : int(std::max<std::size_t>(1, t.text.size() + (t.kind == TokenKind::String ? 2 : 0)));
+  return error_at(t.line, t.column, t.offset, length, std::move(message), std::move(expected));
+}
+
+}  // namespace
+
 std::string ParseError::render(std::string_view source, std::string_view source_name) const {
   std::ostringstream out;
   out << source_name << ':' << line << ':' << column << ": error: " << message << '\n';
@@ -49,16 +74,7 @@ Program Parser::run() {
 }
 
 [[noreturn]] void Parser::fail_at(const Token& t, std::string message, std::string expected) {
-  ParseError e;
-  e.line = t.line;
-  e.column = t.column;
-  e.offset = t.offset;
-  e.length = t.kind == TokenKind::End
-                 ? 1
-                 : int(std::max<std::size_t>(1, t.text.size() + (t.kind == TokenKind::String ? 2 : 0)));
-  e.message = std::move(message);
-  e.expected = std::move(expected);
-  throw Failure{e};
+  throw Failure{error_at(t, std::move(message), std::move(expected))};
 }
 
 NodePtr Parser::as_set(NodePtr n) {
@@ -788,25 +804,13 @@ NodePtr Parser::parse_value_keyword(const Token& t) {
 std::variant<Program, ParseError> parse(std::string_view text) {
   std::vector<Token> tokens;
   LexError lex_error;
-  if (!lex(text, tokens, lex_error)) {
-    ParseError e;
-    e.line = lex_error.line;
-    e.column = lex_error.column;
-    e.offset = lex_error.offset;
-    e.message = lex_error.message;
-    return e;
-  }
+  if (!lex(text, tokens, lex_error))
+    return error_at(lex_error.line, lex_error.column, lex_error.offset, 1, std::move(lex_error.message));
   try {
     Parser parser(std::move(tokens));
     Program p = parser.run();
-    if (p.root->args.empty()) {
-      ParseError e;
-      e.line = 1;
-      e.column = 1;
-      e.message = "the query has no filter";
-      e.expected = "at least one filter, e.g. 'mate'";
-      return e;
-    }
+    if (p.root->args.empty())
+      return error_at(1, 1, 0, 1, "the query has no filter", "at least one filter, e.g. 'mate'");
     return p;
   } catch (const Failure& f) {
     return f.error;
