@@ -56,6 +56,35 @@ Side parse_side(const std::string& s) {
   return s == "white" ? Side::White : s == "black" ? Side::Black : Side::Both;
 }
 
+// The --filter query (its text, or a .cql file). nullopt with error set
+// (Input) when it does not load or cannot filter a build; a parse error is
+// rendered on stderr first, with the query's line and a caret.
+std::optional<cql::LoadedQuery> load_filter(const std::string& filter, bool index_games, BuildError* error) {
+  auto fail = [&](std::string message) -> std::optional<cql::LoadedQuery> {
+    *error = BuildError::input(std::move(message));
+    return std::nullopt;
+  };
+  std::string load_error;
+  std::error_code ignored;
+  const bool is_file = std::filesystem::is_regular_file(filter, ignored) ||
+                       std::filesystem::is_regular_file(filter + ".cql", ignored);
+  auto query = cql::load_query(
+      is_file ? cql::QuerySource{.texts = {}, .file = filter, .prefix = ""}
+              : cql::QuerySource{.texts = {filter}, .file = "", .prefix = "", .text_name = "--filter"},
+      &load_error);
+  if (!query) {
+    if (!load_error.ends_with('\n')) return fail("--filter: " + load_error);
+    std::fputs(load_error.c_str(), stderr);
+    return fail("--filter: the query does not parse");
+  }
+  if (query->program.has_persistent())
+    return fail(
+        "--filter: a query with persistent variables or dictionaries depends on the order the threads read "
+        "the games in: it cannot filter a build");
+  if (index_games) return fail("--filter cannot be combined with --index-games yet");
+  return query;
+}
+
 void add_build(CLI::App& app, int& exit_status) {
   struct Options {
     std::string book;
@@ -152,23 +181,9 @@ void add_build(CLI::App& app, int& exit_status) {
     o.until = *until;
     std::optional<cql::LoadedQuery> filter;
     if (!opt->filter.empty()) {
-      std::string filter_error;
-      std::error_code ignored;
-      bool is_file = std::filesystem::is_regular_file(opt->filter, ignored) ||
-                     std::filesystem::is_regular_file(opt->filter + ".cql", ignored);
-      filter = cql::load_query(is_file ? cql::QuerySource{{}, opt->filter, ""}
-                                       : cql::QuerySource{{opt->filter}, "", "", "--filter"},
-                               &filter_error);
-      if (!filter) {
-        if (filter_error.ends_with('\n')) std::fputs(filter_error.c_str(), stderr);
-        return bad(filter_error.ends_with('\n') ? "--filter: the query does not parse"
-                                                : "--filter: " + filter_error);
-      }
-      if (filter->program.has_persistent())
-        return bad(
-            "--filter: a query with persistent variables or dictionaries depends on the order the "
-            "threads read the games in: it cannot filter a build");
-      if (opt->index_games) return bad("--filter cannot be combined with --index-games yet");
+      BuildError error;
+      filter = load_filter(opt->filter, opt->index_games, &error);
+      if (!filter) return bad(error.message);
       o.filter = &filter->program;
     }
     BuildError error;
@@ -310,8 +325,11 @@ void add_export(CLI::App& app, int& exit_status) {
       exit_status = store::exit_status_for(be);
       return;
     }
-    ExportOptions o{opt->max_ply, std::uint32_t(opt->min_games), parse_side(opt->color), opt->uniform};
-    o.eval_learn = opt->eval_learn;
+    const ExportOptions o{.max_ply = opt->max_ply,
+                          .min_games = std::uint32_t(opt->min_games),
+                          .side = parse_side(opt->color),
+                          .uniform = opt->uniform,
+                          .eval_learn = opt->eval_learn};
     std::string error;
     auto entries = export_entries(*book, o, &error);
     if (!entries) {  // the book opened, and LMDB failed reading it
