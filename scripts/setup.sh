@@ -9,7 +9,7 @@ packages=(
   liblmdb-dev lmdb-utils libxxhash-dev libzstd-dev zstd
   libcli11-dev nlohmann-json3-dev catch2       # libraries (headers) and tests
   stockfish polyglot pgn-extract              # the peers: tests and benchmarks run them
-  graphviz time bc                            # tree pictures; benchmark timing
+  graphviz time bc gnuplot-nox                # tree pictures; benchmark timing and plots (bench/scale.sh)
   e2fsprogs util-linux                        # chattr and setpriv: the read-only book tests
   libcpp-httplib-dev curl wrk chromium        # graphbook serve: HTTP library; its tests, load and page tests
 )
