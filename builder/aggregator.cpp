@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
@@ -32,6 +33,8 @@ constexpr double kMinGrowth = 1.25;
 constexpr std::size_t kRunsPerMerge = 16;
 // Slots name games and tallies in 31 bits.
 constexpr std::size_t kMaxRefs = Slot::kTallied - 1;
+// A game takes at most kMaxPly + 1 stamps: tables spill before the next could wrap.
+constexpr std::uint32_t kMaxStamp = std::numeric_limits<std::uint32_t>::max() - 2 * (Slot::kMaxPly + 1);
 // The slot's ply field: 15 bits of ply under the side-to-move bit.
 static_assert(Slot::kMaxPly == 0x7fff && (Slot::kBlackPly & Slot::kMaxPly) == 0);
 
@@ -82,6 +85,7 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
   out.occurrences = 1;
   out.score = store::play_score(g.result, s.mover());
   out.last_game = s.ref;
+  out.first_play = t.first_play(s);  // (the slot's ply is still that of its one play)
   return out;
 }
 
@@ -115,7 +119,9 @@ std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, KeyRange range) {
   }
 }
 
-bool over_refs(const SlotTables& t) { return t.games.size() >= kMaxRefs || t.tallies.size() >= kMaxRefs; }
+bool over_refs(const SlotTables& t) {
+  return t.games.size() >= kMaxRefs || t.tallies.size() >= kMaxRefs || t.next_stamp > kMaxStamp;
+}
 
 }  // namespace
 
@@ -126,6 +132,25 @@ std::uint32_t TallyArena::add(const Tally& t) {
   auto i = std::uint32_t(size_++);
   (*this)[i] = t;
   return i;
+}
+
+void edge_ranks(const SlotTables& t, const Slot* first, const Slot* last, std::uint8_t* ranks) {
+  const std::size_t n = std::size_t(last - first);
+  if (n == 1) {  // most positions of a run have one move
+    ranks[0] = 0;
+    return;
+  }
+  // A position has at most 218 moves: more only past key collisions.
+  std::pair<std::uint32_t, std::uint32_t> stack[256];  // first play, index
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> heap(n > 256 ? n : 0);
+  auto* by_play = n > 256 ? heap.data() : stack;
+  for (std::size_t i = 0; i < n; ++i) {
+    assert(first[i].key == first[0].key);
+    by_play[i] = {t.first_play(first[i]), std::uint32_t(i)};
+  }
+  // Ties (plies past kMaxPly share a stamp) go by move.
+  std::sort(by_play, by_play + n);
+  for (std::size_t r = 0; r < n; ++r) ranks[by_play[r].second] = std::uint8_t(std::min<std::size_t>(r, 255));
 }
 
 NodeEntry SlotTables::node(const Slot& s) const {
@@ -171,13 +196,17 @@ Aggregator::~Aggregator() {
     if (!r.path.empty()) ::unlink(r.path.c_str());
 }
 
-bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n) {
+BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n) {
   SlotTables& t = tables_;
   GameRecord g;
   g.elo[0] = std::uint16_t(std::clamp(game.white_elo, 0, 65535));
   g.elo[1] = std::uint16_t(std::clamp(game.black_elo, 0, 65535));
   g.year = std::uint16_t(std::clamp(game.year, 0, 65535));
   g.result = game.result;
+  g.stamp = t.next_stamp;
+  // The stamps of this game: stamp + its slot plies, all below the next game's.
+  t.next_stamp += std::uint32_t(std::min(game.first_ply + int(n), int(Slot::kMaxPly))) + 1;
+  assert(t.next_stamp > g.stamp);  // over_refs spills before a stamp wraps
   t.games.push_back(g);
   const auto id = std::uint32_t(t.games.size());  // this game's ref
   assert(id < Slot::kTallied);                    // a ref is 31 bits (over_refs spills first)
@@ -254,8 +283,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
         *edge = Slot{p.key, plies[i + 1].key, id, ply, p.move.raw()};
         ++edge_count_;
       } else {
-        keep_min_ply(*edge, ply);
-        f.edge = count_later(edge);  // a second game, or this game again
+        f.edge = count_later(edge);  // a second game, or this game again (its ply kept in the second pass)
       }
     }
     if (f.node || f.edge) found_.push_back(f);
@@ -281,7 +309,9 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
     }
     if (f.node) tally(*f.node, mover);
     if (f.edge) {
+      // The tally first, which takes a one-game slot's first play from its ply.
       Tally& c = tally(*f.edge, mover);
+      keep_min_ply(*f.edge, ply_at(f.ply));
       ++c.occurrences;
       c.score += store::play_score(g.result, mover);
     }
@@ -296,7 +326,7 @@ bool Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, std::si
 // table set over it, the tables spill before they are full. (Tables that
 // never grew, under a tiny budget, spill only when full: their tallies are
 // bounded by their slots.)
-bool Aggregator::make_room() {
+BuildStatus Aggregator::make_room() {
   constexpr double kSlot = sizeof(Slot);
   const SlotTables& t = tables_;
   const std::size_t initial = std::size_t(1) << kInitialBits;
@@ -307,7 +337,7 @@ bool Aggregator::make_room() {
   if ((grown && double(node_homes_ + edge_homes_) > room && used) || over_refs(t)) return spill();
   bool nodes_full = double(node_count_) > kMaxLoad * double(node_homes_);
   bool edges_full = double(edge_count_) > kMaxLoad * double(edge_homes_);
-  if (!nodes_full && !edges_full) return true;
+  if (!nodes_full && !edges_full) return std::nullopt;
   const double node_homes = double(node_homes_), edge_homes = double(edge_homes_);
   double nodes = node_homes * (nodes_full ? 2 : 1), edges = edge_homes * (edges_full ? 2 : 1);
   bool nodes_first = true;
@@ -324,7 +354,7 @@ bool Aggregator::make_room() {
     const double node_share = double(node_count_ + 1) / double(node_count_ + edge_count_ + 2);
     const double first_share = nodes_first ? node_share : 1 - node_share;
     const double total = std::min(room - second_old, (room - first_old - second_old) / first_share);
-    if (total < kMinGrowth * (node_homes + edge_homes)) return used ? spill() : true;
+    if (total < kMinGrowth * (node_homes + edge_homes)) return used ? spill() : std::nullopt;
     nodes = total * node_share;
     edges = total - nodes;
     nodes_full = edges_full = true;
@@ -342,7 +372,7 @@ bool Aggregator::make_room() {
     grow_edges();
     grow_nodes();
   }
-  return true;
+  return std::nullopt;
 }
 
 // Compacts the used slots of each table to its front, in order.
@@ -356,17 +386,24 @@ void Aggregator::sort_tables() {
   sort(tables_.edges, edge_less);
 }
 
-bool Aggregator::spill() {
+BuildStatus Aggregator::spill() {
   std::size_t node_slots = tables_.nodes.size(), edge_slots = tables_.edges.size();
   sort_tables();
   Run run;
   run.path = next_run_path();
   ++spill_count_;
   RunFileWriter writer;
-  if (auto e = writer.open(run)) return fail(*e);
+  if (auto e = writer.open(run)) return e;
   for (const Slot& s : tables_.nodes) writer.add_node(tables_, s);
-  for (const Slot& s : tables_.edges) writer.add_edge(tables_, s);
-  if (auto e = writer.close()) return fail(*e);
+  std::vector<std::uint8_t> ranks;
+  const Slot* edges = tables_.edges.data();
+  for (std::size_t i = 0, end; i < tables_.edges.size(); i = end) {  // each key's edges
+    for (end = i + 1; end < tables_.edges.size() && edges[end].key == edges[i].key;) ++end;
+    ranks.resize(end - i);
+    edge_ranks(tables_, edges + i, edges + end, ranks.data());
+    for (std::size_t j = i; j < end; ++j) writer.add_edge(tables_, edges[j], ranks[j - i]);
+  }
+  if (auto e = writer.close()) return e;
   runs_.push_back(std::move(run));
   // Reuse the memory: same number of slots, all free.
   tables_.nodes.assign(node_slots, Slot{});
@@ -374,13 +411,9 @@ bool Aggregator::spill() {
   tables_.tallies.clear();
   tables_.games.clear();
   tables_.games.shrink_to_fit();
+  tables_.next_stamp = 0;
   node_count_ = edge_count_ = 0;
   return compact_runs();
-}
-
-bool Aggregator::fail(const BuildError& e) {
-  error_ = e.message;
-  return false;
 }
 
 std::string Aggregator::next_run_path() {
@@ -388,31 +421,31 @@ std::string Aggregator::next_run_path() {
          std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" + std::to_string(run_serial_++);
 }
 
-bool Aggregator::compact_runs() {
+BuildStatus Aggregator::compact_runs() {
   for (int level = 0;; ++level) {
-    std::vector<const Run*> same;
+    std::vector<const Run*> same;  // in the order of the input (see below)
     for (const Run& r : runs_)
       if (!r.path.empty() && r.level == level) same.push_back(&r);
-    if (same.size() < kRunsPerMerge) return true;
+    if (same.size() < kRunsPerMerge) return std::nullopt;
     Run merged;
     merged.level = level + 1;
     merged.path = next_run_path();
     {
       RunMerger merger(same);
       RunFileWriter writer;
-      if (auto e = merger.open()) return fail(*e);
-      if (auto e = writer.open(merged)) return fail(*e);
+      if (auto e = merger.open()) return e;
+      if (auto e = writer.open(merged)) return e;
       NodeEntry n;
       while (merger.next_node(n)) writer.add(n);
       EdgeEntry e;
       while (merger.next_edge(e)) writer.add(e);
-      if (auto e = writer.close()) return fail(*e);
-      if (!merger.error().empty()) {
-        error_ = merger.error();
-        return false;
-      }
+      if (auto e = writer.close()) return e;
+      if (auto e = merger.error()) return e;
       collisions_ += merger.collisions();
     }
+    // The runs of a level are merged as soon as there are kRunsPerMerge, so
+    // every run of a level came after those of the levels above it: the
+    // merged run goes last, and runs_ stays in the order of the input.
     std::vector<Run> kept;
     for (Run& r : runs_) {
       if (!r.path.empty() && r.level == level)
@@ -425,7 +458,7 @@ bool Aggregator::compact_runs() {
   }
 }
 
-bool Aggregator::finish() {
+BuildStatus Aggregator::finish() {
   sort_tables();
   Run run;
   // Give back the free slots before the commit needs memory for its pages
@@ -435,7 +468,7 @@ bool Aggregator::finish() {
   run.memory = std::move(tables_);
   runs_.push_back(std::move(run));
   tables_ = SlotTables{};
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace gb::builder

@@ -24,10 +24,9 @@
 #include <vector>
 
 #include "book/store/records.h"
+#include "builder/build_error.h"
 
 namespace gb::builder {
-
-struct BuildError;  // build_error.h
 
 // A node or edge with its key, expanded: what runs yield and the book stores.
 struct NodeEntry {
@@ -91,7 +90,10 @@ struct Tally {
   std::uint32_t occurrences = 0;  // edges: Polyglot's count of every play
   std::uint32_t score = 0;        // edges: Polyglot's 2*win + draw per play
   std::uint32_t last_game = 0;    // the game that last counted it
+  std::uint32_t first_play = 0;   // edges: the stamp of its first play in the run (GameRecord::stamp)
 };
+// first_play sits in what was the padding after last_game.
+static_assert(sizeof(Tally) == 56);
 
 // Tallies in blocks that never move (no doubling spike in the budget).
 class TallyArena {
@@ -124,6 +126,11 @@ struct GameRecord {
   std::uint16_t elo[2] = {0, 0};  // by Color
   std::uint16_t year = 0;
   store::Result result = store::Result::Unknown;
+  // The play at slot ply p of this game has the stamp stamp + p: stamps grow
+  // with the input (the games in order, the plies of a game in order), so
+  // they order the first plays of a position's moves as Polyglot make-book
+  // orders its entries of equal weight (docs/FORMAT.md, "Polyglot export").
+  std::uint32_t stamp = 0;
 };
 
 // Slots with what they refer to: an Aggregator's live tables, or, sorted and
@@ -132,8 +139,15 @@ struct SlotTables {
   std::vector<Slot> nodes, edges;
   TallyArena tallies;
   std::vector<GameRecord> games;
+  std::uint32_t next_stamp = 0;  // the next game's GameRecord::stamp
   NodeEntry node(const Slot& s) const;
+  // The edge with record.polyglot_rank 0: a run's ranks are its edge_ranks.
   EdgeEntry edge(const Slot& s) const;
+  // The stamp of an edge slot's first play in the run.
+  std::uint32_t first_play(const Slot& s) const {
+    const GameRecord* g = one_game(s);
+    return g ? g->stamp + s.min_ply() : tallies[s.ref & ~Slot::kTallied].first_play;
+  }
   // The one game a slot names, or nullptr when it has a tally.
   const GameRecord* one_game(const Slot& s) const {
     assert(s.ref != 0);  // a free slot names nothing
@@ -142,8 +156,17 @@ struct SlotTables {
   }
 };
 
+// The place of each of the edge slots [first, last) of one key, sorted by
+// move, in the order of their first plays in the run (0: played first), into
+// ranks (capped at 255): the rank of first play that a run gives its edges
+// in their record.polyglot_rank.
+void edge_ranks(const SlotTables& t, const Slot* first, const Slot* last, std::uint8_t* ranks);
+
 // A sorted run: the slots of a build's last run, a spill file (run_file.h),
-// or expanded entries (an import); exactly one of the three.
+// or expanded entries (an import); exactly one of the three. Every run gives
+// each edge, in record.polyglot_rank, its rank of first play among the edges
+// of its key in the run (for an import: its place among its key's entries in
+// the .bin); runs are in the order of the input (RunMerger relies on both).
 struct Run {
   SlotTables memory;             // the last run of a build: sorted nodes, sorted edges
   std::vector<NodeEntry> nodes;  // expanded entries, sorted
@@ -183,23 +206,21 @@ class Aggregator {
 
   // plies[0..n) are the positions a game passed through (plies[n-1].move is
   // Move()). Counts each node and edge once for the game, every occurrence
-  // in the Polyglot counts. Returns false if a spill failed (see error()).
-  [[nodiscard]] bool add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n);
+  // in the Polyglot counts. Games come in the order of the input. An error
+  // (a BuildError::book naming the run file) when a spill failed; the
+  // aggregator is then of no further use.
+  [[nodiscard]] BuildStatus add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n);
 
   // Sorts what is in memory into a final run; after this only runs() is valid.
-  // False (with error() saying why) when it fails.
-  [[nodiscard]] bool finish();
-  const std::vector<Run>& runs() const { return runs_; }
+  [[nodiscard]] BuildStatus finish();
+  const std::vector<Run>& runs() const { return runs_; }  // in the order of the input
   std::uint64_t collisions() const { return collisions_; }
-  const std::string& error() const { return error_; }
   std::size_t spills() const { return spill_count_; }
 
  private:
-  bool make_room();  // grows a full table within the budget, or spills
-  bool spill();
-  bool compact_runs();
-  // Keeps a run file's error for error() and says the step failed.
-  bool fail(const BuildError& e);
+  BuildStatus make_room();  // grows a full table within the budget, or spills
+  BuildStatus spill();
+  BuildStatus compact_runs();
   std::string next_run_path();
   void sort_tables();
 
@@ -224,7 +245,6 @@ class Aggregator {
   std::size_t spill_count_ = 0;
   std::size_t run_serial_ = 0;  // names the run files
   std::vector<Run> runs_;
-  std::string error_;
 };
 
 }  // namespace gb::builder

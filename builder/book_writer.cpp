@@ -275,6 +275,11 @@ Status open_pruned(store::WriteTxn& txn, std::uint32_t min_games, std::optional<
 // would. Without it (min_games 1, or an import's 0) nothing is pruned. An
 // entry is in one of the two, never both; a pruned one a write meets is
 // taken back into the book once it has min_games games.
+//
+// An edge keeps its rank of first play (polyglot_rank) among the edges of
+// its key in both databases; the edges new to the key come after them, in
+// the order of the ranks the merge gave them: as if the inputs of every
+// build into the book had been one input (docs/FORMAT.md).
 Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahead, bool append,
                       std::optional<MDB_dbi> pruned_dbi, std::uint32_t min_games, CommitResult& result) {
   store::Error error;
@@ -291,6 +296,7 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
   store::Section section, below;  // the key's section in the book and in the pruned database
   std::string value;
   Status status;
+  std::vector<std::pair<std::uint8_t, std::uint16_t>> fresh;  // edges new to the key: merged rank, move
   for (Key key; zip.next_key(key, status);) {
     NodeKey nk(key);
     if (auto s = read_section(book, txn, kept, nk, key, section)) return s;
@@ -324,6 +330,10 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
       ++result.nodes_written;
     });
     if (put_status) return put_status;
+    int last_rank = -1;  // of the key's edges in the book
+    for (const auto* in : {&section, &below})
+      for (const auto& [move, edge] : in->edges) last_rank = std::max(last_rank, int(edge.polyglot_rank));
+    fresh.clear();
     if (auto s = zip.take_edges(key, [&](const EntryChunk<EdgeEntry>& c, std::size_t i) {
           const EdgeEntry& e = c.entries[i];
           auto find = [&](store::Section& in) {
@@ -332,12 +342,15 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
             return std::pair(at, at != in.edges.end() && at->first == e.move);
           };
           store::EdgeRecord record = e.record;
-          if (auto [at, found] = find(below); found) {  // its counts so far
+          bool known = false;
+          if (auto [at, found] = find(below); found) {  // its counts so far, and its rank
             record.merge(at->second);
+            record.polyglot_rank = at->second.polyglot_rank;
             below.edges.erase(at);
-            below_changed = true;
+            below_changed = known = true;
           }
           auto [at, found] = find(section);
+          if (!found && !known) fresh.emplace_back(record.polyglot_rank, e.move);
           if (found) {
             at->second.merge(record);
           } else if (record.counters.games >= min_games) {
@@ -351,6 +364,17 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
           ++result.edges_written;
         }))
       return s;
+    // The new edges' ranks, after the book's (by move where the merged ranks tie).
+    std::stable_sort(fresh.begin(), fresh.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t r = 0; r < fresh.size(); ++r) {
+      const auto rank = std::uint8_t(std::min<std::size_t>(std::size_t(last_rank + 1) + r, 255));
+      for (auto* in : {&section, &below}) {
+        auto at = std::lower_bound(in->edges.begin(), in->edges.end(), fresh[r].second,
+                                   [](const auto& x, std::uint16_t m) { return x.first < m; });
+        if (at != in->edges.end() && at->first == fresh[r].second) at->second.polyglot_rank = rank;
+      }
+    }
     if (changed)
       if (auto s = write_section(txn, kept, nk, section, value)) return s;
     if (pruned && below_changed)
@@ -494,7 +518,7 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       if (auto s = fingerprints()) return s;
     if (auto s = appender.finish()) return s;
   }  // the merge threads have ended: the collision count is final
-  if (!merger.error().empty()) return store::Error{EIO, merger.error()};
+  if (auto e = merger.error()) return store::Error{EIO, e->message};
   result.collisions += merger.collisions();
 
   return to.write([&](store::WriteTxn& txn) -> Status {
@@ -559,7 +583,7 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
       if (auto s = open_pruned(txn, input.min_games, pruned_dbi)) return s;
       if (auto s = merge_sections(book, txn, ahead, append, pruned_dbi, input.min_games, result)) return s;
     }  // the merge threads have ended: the collision count is final
-    if (!merger.error().empty()) return store::Error{EIO, merger.error()};
+    if (auto e = merger.error()) return store::Error{EIO, e->message};
     result.collisions += merger.collisions();
 
     unsigned fp_flags = games_stat.ms_entries == 0 ? MDB_APPEND : 0;

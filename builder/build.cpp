@@ -155,10 +155,9 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
   (void)w.pool.run(threads, [&](std::size_t, std::size_t i) {
     for (const PartResult& r : results)
       for (const PendingGame& g : r.games.games)
-        if (!g.duplicate && !w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n)) {
-          failed[i] = BuildError::book(w.aggregators[i]->error());
-          return false;
-        }
+        if (!g.duplicate)
+          if ((failed[i] = w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n)))
+            return false;
     return true;
   });
   for (BuildStatus& f : failed)
@@ -380,15 +379,16 @@ std::optional<InputReport> add_input(Workers& w, const std::string& in, const st
 // spills in report.
 std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildReport& report,
                                                           BuildError* error) {
-  // (A finish that fails says why in its error().)
+  std::vector<BuildStatus> failed(w.aggregators.size());
   (void)w.pool.run(w.aggregators.size(),
-                   [&](std::size_t, std::size_t i) { return w.aggregators[i]->finish(); });
-  std::vector<const Run*> runs;
-  for (auto& a : w.aggregators) {
-    if (!a->error().empty()) {
-      *error = BuildError::book(a->error());
+                   [&](std::size_t, std::size_t i) { return !(failed[i] = w.aggregators[i]->finish()); });
+  for (BuildStatus& f : failed)
+    if (f) {
+      *error = std::move(*f);
       return std::nullopt;
     }
+  std::vector<const Run*> runs;
+  for (auto& a : w.aggregators) {
     report.collisions += a->collisions();
     report.spills += a->spills();
     for (const Run& r : a->runs()) runs.push_back(&r);

@@ -10,7 +10,9 @@ namespace gb::builder {
 namespace {
 
 constexpr std::size_t kBufferBytes = std::size_t(1) << 16;  // per stream: a final merge may read dozens
-constexpr std::size_t kMaxRecord = 8 + 2 + 8 + 2 + 1 + 1 + sizeof(store::Counters) + 4 + 4 + 1 + 4;
+// An edge with its counters in full: key, move, child key, min ply, flags,
+// rank, tag, counters, occurrences, score, learn.
+constexpr std::size_t kMaxRecord = 8 + 2 + 8 + 2 + 1 + 1 + 1 + sizeof(store::Counters) + 4 + 4 + 4;
 
 BuildError io_error(const char* what, const std::string& path) {
   return BuildError::book(std::string(what) + " the aggregation run " + path + ": " + std::strerror(errno));
@@ -107,7 +109,7 @@ char* RunFileWriter::node_head(Key key, std::uint64_t position_hash, std::uint16
 }
 
 char* RunFileWriter::edge_head(Key key, std::uint16_t move, Key child_key, std::uint16_t min_ply,
-                               std::uint8_t flags) {
+                               std::uint8_t flags, std::uint8_t rank) {
   if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
   reserve(kMaxRecord);
   char* p = buffer_.data() + used_;
@@ -115,7 +117,8 @@ char* RunFileWriter::edge_head(Key key, std::uint16_t move, Key child_key, std::
   p = put(p, move);
   p = put(p, child_key);
   p = put(p, min_ply);
-  return put(p, flags);
+  p = put(p, flags);
+  return put(p, rank);
 }
 
 // ... then its counters: tag 0 and one game, or tag 1 and the counters in full.
@@ -135,10 +138,10 @@ void RunFileWriter::add(const NodeEntry& e) {
 
 void RunFileWriter::add(const EdgeEntry& e) {
   const store::EdgeRecord& r = e.record;
-  char* p = edge_head(e.key, e.move, r.child_key, r.min_ply, r.flags);
+  char* p = edge_head(e.key, e.move, r.child_key, r.min_ply, r.flags, r.polyglot_rank);
   auto one = OneGame::of(r.counters);
   if (one && r.occurrences == 1 && r.score == store::play_score(one->result, mover_of(r)) &&
-      r.polyglot_rank == 0 && r.polyglot_learn == 0) {
+      r.polyglot_learn == 0) {
     p = put(p, std::uint8_t(0));
     p = put_one_game(p, *one);
   } else {
@@ -146,7 +149,6 @@ void RunFileWriter::add(const EdgeEntry& e) {
     p = put(p, r.counters);
     p = put(p, r.occurrences);
     p = put(p, r.score);
-    p = put(p, r.polyglot_rank);
     p = put(p, r.polyglot_learn);
   }
   end(p);
@@ -165,12 +167,16 @@ void RunFileWriter::add_node(const SlotTables& tables, const Slot& slot) {
   ++run_->node_count;
 }
 
-void RunFileWriter::add_edge(const SlotTables& tables, const Slot& slot) {
+void RunFileWriter::add_edge(const SlotTables& tables, const Slot& slot, std::uint8_t rank) {
   const GameRecord* g = tables.one_game(slot);
-  if (!g) return add(tables.edge(slot));
+  if (!g) {
+    EdgeEntry e = tables.edge(slot);
+    e.record.polyglot_rank = rank;
+    return add(e);
+  }
   const Color mover = slot.mover();
   char* p = edge_head(slot.key, slot.move, slot.hash, slot.min_ply(),
-                      mover == Color::Black ? store::kEdgeBlackMoves : 0);
+                      mover == Color::Black ? store::kEdgeBlackMoves : 0, rank);
   p = put(p, std::uint8_t(0));
   end(put_one_game(p, OneGame{g->elo[int(mover)], g->year, g->result}));
   ++run_->edge_count;
@@ -240,7 +246,7 @@ bool RunFileReader::next(NodeEntry& out) {
 
 bool RunFileReader::next(EdgeEntry& out) {
   if (left_ == 0 || failed_) return false;
-  constexpr std::size_t kHead = 8 + 2 + 8 + 2 + 1 + 1, kFull = sizeof(store::Counters) + 4 + 4 + 1 + 4;
+  constexpr std::size_t kHead = 8 + 2 + 8 + 2 + 1 + 1 + 1, kFull = sizeof(store::Counters) + 4 + 4 + 4;
   if (!fill(kHead + kFull) && end_ - at_ < kHead + 5) return !(failed_ = true);
   const char* p = buffer_.data() + at_;
   store::EdgeRecord& r = out.record;
@@ -250,6 +256,7 @@ bool RunFileReader::next(EdgeEntry& out) {
   p = get(p, r.child_key);
   p = get(p, r.min_ply);
   p = get(p, r.flags);
+  p = get(p, r.polyglot_rank);
   std::uint8_t tag;
   p = get(p, tag);
   if (tag == 0) {
@@ -262,7 +269,6 @@ bool RunFileReader::next(EdgeEntry& out) {
     p = get(p, r.counters);
     p = get(p, r.occurrences);
     p = get(p, r.score);
-    p = get(p, r.polyglot_rank);
     p = get(p, r.polyglot_learn);
   } else {
     return !(failed_ = true);

@@ -2,10 +2,11 @@
 // (key, move) order, as fixed little-endian fields (no varints: a run file is
 // written once and read once, and coding varints was a large part of a
 // full-depth build's time; bench/build.sh times it). A record is its key
-// (with the move for an edge), hash or child key, min ply and flags, then a
+// (with the move for an edge), hash or child key, min ply and flags (for an
+// edge then its rank of first play in the run, record.polyglot_rank), then a
 // tag: 0 for the counters of one game (the mover's Elo, the year and the
 // result, 5 bytes; most positions of a collection are reached by one game),
-// 1 for the counters in full. A one-game node takes 25 bytes, an edge 27.
+// 1 for the counters in full. A one-game node takes 25 bytes, an edge 28.
 #pragma once
 
 #include <cstdio>
@@ -34,17 +35,19 @@ class RunFileWriter {
   void add(const NodeEntry& e);
   void add(const EdgeEntry& e);
   // The node or edge of a slot of tables, as add(tables.node(slot)) writes
-  // it; a slot that names one game is written from it directly (expanding
-  // every slot into a full entry first was most of a spill's work).
+  // it (an edge with its rank of first play, edge_ranks); a slot that names
+  // one game is written from it directly (expanding every slot into a full
+  // entry first was most of a spill's work).
   void add_node(const SlotTables& tables, const Slot& slot);
-  void add_edge(const SlotTables& tables, const Slot& slot);
+  void add_edge(const SlotTables& tables, const Slot& slot, std::uint8_t rank);
   // Fills the run's counts and edge offset; an error if any write failed.
   [[nodiscard]] BuildStatus close();
 
  private:
   void reserve(std::size_t n);
   char* node_head(Key key, std::uint64_t position_hash, std::uint16_t min_ply, std::uint8_t flags);
-  char* edge_head(Key key, std::uint16_t move, Key child_key, std::uint16_t min_ply, std::uint8_t flags);
+  char* edge_head(Key key, std::uint16_t move, Key child_key, std::uint16_t min_ply, std::uint8_t flags,
+                  std::uint8_t rank);
   void end(const char* p) { used_ = std::size_t(p - buffer_.data()); }
   bool flush();
   Run* run_ = nullptr;

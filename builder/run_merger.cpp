@@ -44,14 +44,28 @@ void RunStream<T>::advance() {
   } else {
     const auto& slots = Part::slots(run_);
     has_ = at_ < slots.size();
-    if (has_) head_ = Part::expand(run_, slots[at_++]);
-    assert(!has_ || at_ < 2 || Part::before(Part::expand(run_, slots[at_ - 2]), head_));
+    if (!has_) return;
+    head_ = Part::expand(run_, slots[at_]);
+    if constexpr (std::is_same_v<T, EdgeEntry>) {
+      // A spill file holds the ranks edge_ranks gave (Aggregator::spill); here they are made a key at a time.
+      if (at_ >= group_end_) {
+        group_begin_ = at_;
+        for (group_end_ = at_ + 1; group_end_ < slots.size() && slots[group_end_].key == slots[at_].key;)
+          ++group_end_;
+        ranks_.resize(group_end_ - group_begin_);
+        edge_ranks(run_.memory, &slots[group_begin_], slots.data() + group_end_, ranks_.data());
+      }
+      head_.record.polyglot_rank = ranks_[at_ - group_begin_];
+    }
+    ++at_;
+    assert(at_ < 2 || Part::before(Part::expand(run_, slots[at_ - 2]), head_));
   }
 }
 
 template <class T>
 BuildStatus RunStream<T>::open() {
   at_ = 0;
+  group_begin_ = group_end_ = 0;
   has_ = false;
   if (!run_.path.empty())
     if (auto e = file_.open(run_.path, RunPart<T>::file_offset(run_), RunPart<T>::count(run_))) return e;
@@ -64,14 +78,15 @@ template class RunStream<EdgeEntry>;
 
 namespace {
 
-// A k-way merge step over streams: pops the smallest head and folds in every
-// equal head. The streams form a binary min-heap on their heads (exhausted
+// A k-way merge step over streams: pops the smallest head and every equal
+// head, handing each stream to take(stream, first) (first: the one popped
+// first) before it advances. The streams form a binary min-heap on their heads (exhausted
 // streams are dropped), so a step costs O(log k), not O(k): the final merge of
 // a build reads dozens of runs. The heap holds each head's key and move
 // beside its stream, so that sifting compares what is in the heap's own
 // cache lines instead of following a pointer to each stream.
-template <class T, class Fold>
-bool merge_step(std::vector<HeapItem<T>>& heap, T& out, Fold fold) {
+template <class T, class Take>
+bool merge_step(std::vector<HeapItem<T>>& heap, Take take) {
   if (heap.empty()) return false;
   // Advances the top stream and sifts it down in place: one pass of about
   // log k levels, where pop_heap + push_heap took two (the merge is the
@@ -95,10 +110,10 @@ bool merge_step(std::vector<HeapItem<T>>& heap, T& out, Fold fold) {
     heap[i] = top;
   };
   const HeapItem<T> first = heap.front();
-  out = *first.stream->peek();
+  take(*first.stream, true);
   pop_advance();
   while (!heap.empty() && heap.front().same_head(first)) {
-    fold(out, *heap.front().stream->peek());
+    take(*heap.front().stream, false);
     pop_advance();
   }
   return true;
@@ -120,9 +135,13 @@ BuildStatus RunMerger::open() {
   collisions_ = 0;
   node_error_.clear();
   edge_error_.clear();
-  for (const Run* r : runs_) {
-    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r));
-    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r));
+  group_.clear();
+  group_at_ = 0;
+  has_ahead_ = false;
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    const Run* r = runs_[i];
+    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r, i));
+    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r, i));
     if (auto e = nodes_.back()->open()) return e;
     if (auto e = edges_.back()->open()) return e;
   }
@@ -141,21 +160,69 @@ bool RunMerger::check(bool more, const std::vector<std::unique_ptr<RunStream<T>>
   return false;
 }
 
+BuildStatus RunMerger::error() const {
+  const std::string& e = node_error_.empty() ? edge_error_ : node_error_;
+  if (e.empty()) return std::nullopt;
+  return BuildError::book(e);
+}
+
 bool RunMerger::next_node(NodeEntry& out) {
-  return check(merge_step(node_heap_, out,
-                          [this](NodeEntry& acc, const NodeEntry& e) {
-                            if (e.record.position_hash == acc.record.position_hash)
-                              acc.record.merge(e.record);
+  return check(merge_step(node_heap_,
+                          [&](const RunStream<NodeEntry>& s, bool first) {
+                            const NodeEntry& e = *s.peek();
+                            if (first)
+                              out = e;
+                            else if (e.record.position_hash == out.record.position_hash)
+                              out.record.merge(e.record);
                             else
                               ++collisions_;
                           }),
                nodes_, node_error_);
 }
 
+bool RunMerger::merge_edge(EdgeEntry& out, std::uint64_t& first) {
+  return merge_step(edge_heap_, [&](const RunStream<EdgeEntry>& s, bool is_first) {
+    const EdgeEntry& e = *s.peek();
+    const std::uint64_t played = std::uint64_t(s.index()) << 8 | e.record.polyglot_rank;
+    if (is_first) {
+      out = e;
+      first = played;
+    } else {
+      out.record.merge(e.record);
+      first = std::min(first, played);
+    }
+  });
+}
+
+// The edges of a key are merged together (they come one after the other),
+// ranked by their first plays (ties, which only ranks capped at 255 make, by
+// move) and handed out in move order.
 bool RunMerger::next_edge(EdgeEntry& out) {
-  return check(
-      merge_step(edge_heap_, out, [](EdgeEntry& acc, const EdgeEntry& e) { acc.record.merge(e.record); }),
-      edges_, edge_error_);
+  if (group_at_ == group_.size()) {
+    group_.clear();
+    group_first_.clear();
+    group_at_ = 0;
+    if (!has_ahead_) has_ahead_ = merge_edge(ahead_, ahead_first_);
+    if (!has_ahead_) return check(false, edges_, edge_error_);
+    const Key key = ahead_.key;
+    while (has_ahead_ && ahead_.key == key) {
+      group_.push_back(ahead_);
+      group_first_.push_back(ahead_first_);
+      has_ahead_ = merge_edge(ahead_, ahead_first_);
+    }
+    if (group_.size() == 1) {
+      group_[0].record.polyglot_rank = 0;
+    } else {
+      group_order_.resize(group_.size());
+      for (std::size_t i = 0; i < group_.size(); ++i) group_order_[i] = std::uint32_t(i);
+      std::stable_sort(group_order_.begin(), group_order_.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return group_first_[a] < group_first_[b]; });
+      for (std::size_t r = 0; r < group_order_.size(); ++r)
+        group_[group_order_[r]].record.polyglot_rank = std::uint8_t(std::min<std::size_t>(r, 255));
+    }
+  }
+  out = group_[group_at_++];
+  return true;
 }
 
 }  // namespace gb::builder

@@ -3,6 +3,13 @@
 // equal keys. Two nodes with one key and different position hashes are a
 // collision: the first is kept, the other counted and dropped.
 //
+// Each merged edge gets, in record.polyglot_rank, its rank of first play
+// among the merged edges of its key: the runs are in the order of the input
+// (those of one key range, of one Aggregator, are), so an edge first played
+// in an earlier run came first, and within a run its rank there says
+// (aggregator.h, Run). This is the order Polyglot make-book keeps between
+// entries of equal weight (docs/FORMAT.md, "Polyglot export").
+//
 // open() may be called again to replay the streams from the start (a commit
 // that hit MDB_MAP_FULL is redone from scratch). After open(), the node
 // stream and the edge stream share nothing: one thread may take the nodes
@@ -24,18 +31,24 @@ namespace gb::builder {
 template <class T>
 class RunStream {
  public:
-  explicit RunStream(const Run& run) : run_(run) {}
+  // index: the run's place among the merged runs.
+  RunStream(const Run& run, std::size_t index) : run_(run), index_(index) {}
   [[nodiscard]] BuildStatus open();
   const T* peek() const { return has_ ? &head_ : nullptr; }
   void advance();
   bool failed() const { return file_.failed(); }
+  std::size_t index() const { return index_; }
 
  private:
   const Run& run_;
+  std::size_t index_;
   RunFileReader file_;
   std::size_t at_ = 0;  // in-memory runs: the next slot
   T head_;
   bool has_ = false;
+  // In-memory runs of edges: the ranks of the slots [group_begin_, group_end_) of one key.
+  std::size_t group_begin_ = 0, group_end_ = 0;
+  std::vector<std::uint8_t> ranks_;
 };
 
 // A stream in a merge's heap, with the key (and move) of its head.
@@ -66,12 +79,16 @@ class RunMerger {
   bool next_node(NodeEntry& out);
   bool next_edge(EdgeEntry& out);
   std::uint64_t collisions() const { return collisions_; }  // of the nodes taken
-  // Empty unless a run file could not be read to its end (once both streams ended).
-  std::string error() const { return node_error_.empty() ? edge_error_ : node_error_; }
+  // Once both streams ended: a BuildError::book naming the run file that
+  // could not be read to its end, if one could not.
+  BuildStatus error() const;
 
  private:
   template <class T>
   bool check(bool more, const std::vector<std::unique_ptr<RunStream<T>>>& streams, std::string& error);
+  // The next merged edge, and the order of its first play: the earliest run
+  // that holds it and its rank there.
+  bool merge_edge(EdgeEntry& out, std::uint64_t& first);
   std::vector<const Run*> runs_;
   std::vector<std::unique_ptr<RunStream<NodeEntry>>> nodes_;
   std::vector<std::unique_ptr<RunStream<EdgeEntry>>> edges_;
@@ -79,6 +96,15 @@ class RunMerger {
   std::vector<HeapItem<EdgeEntry>> edge_heap_;
   std::uint64_t collisions_ = 0;
   std::string node_error_, edge_error_;
+  // The merged edges of one key, their first plays, the next to hand out;
+  // and the first edge of the next key, merged ahead.
+  std::vector<EdgeEntry> group_;
+  std::vector<std::uint64_t> group_first_;
+  std::vector<std::uint32_t> group_order_;
+  std::size_t group_at_ = 0;
+  EdgeEntry ahead_;
+  std::uint64_t ahead_first_ = 0;
+  bool has_ahead_ = false;
 };
 
 }  // namespace gb::builder

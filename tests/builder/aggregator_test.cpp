@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
@@ -39,10 +41,10 @@ TEST_CASE("A position with a known key but another position hash is a collision,
   PlyRecord other[] = {{100, 999, m}, {200, 2, Move()}};  // key 100 again, a different position
   GameFacts g;
   g.result = store::Result::WhiteWins;
-  REQUIRE(agg.add_game(g, first, 2));
-  REQUIRE(agg.add_game(g, other, 2));
+  REQUIRE_FALSE(agg.add_game(g, first, 2));
+  REQUIRE_FALSE(agg.add_game(g, other, 2));
   CHECK(agg.collisions() == 1);
-  REQUIRE(agg.finish());
+  REQUIRE_FALSE(agg.finish());
   RunMerger merger({&agg.runs()[0]});
   REQUIRE_FALSE(merger.open());
   auto nodes = all_nodes(merger);
@@ -57,10 +59,10 @@ TEST_CASE("Two runs with one key and different position hashes merge as a counte
   Aggregator a(1 << 20, "/tmp", Side::Both), b(1 << 20, "/tmp", Side::Both);
   PlyRecord pa[] = {{7, 1, Move()}}, pb[] = {{7, 2, Move()}};
   GameFacts g;
-  REQUIRE(a.add_game(g, pa, 1));
-  REQUIRE(b.add_game(g, pb, 1));
-  REQUIRE(a.finish());
-  REQUIRE(b.finish());
+  REQUIRE_FALSE(a.add_game(g, pa, 1));
+  REQUIRE_FALSE(b.add_game(g, pb, 1));
+  REQUIRE_FALSE(a.finish());
+  REQUIRE_FALSE(b.finish());
   RunMerger merger({&a.runs()[0], &b.runs()[0]});
   REQUIRE_FALSE(merger.open());
   auto nodes = all_nodes(merger);
@@ -79,9 +81,9 @@ TEST_CASE("Spilled runs and the last in-memory run merge into exact totals", "[b
   for (int i = 0; i < games; ++i) {
     // Every game: the common first position, then its own position (keys spread over the range).
     PlyRecord plies[] = {{first, 1, Move(SQ_D2, SQ_D4)}, {Key(i + 1) * 0x9E3779B97F4A7C15ull, 5, Move()}};
-    REQUIRE(agg.add_game(g, plies, 2));
+    REQUIRE_FALSE(agg.add_game(g, plies, 2));
   }
-  REQUIRE(agg.finish());
+  REQUIRE_FALSE(agg.finish());
   CHECK(agg.spills() >= 16);
   CHECK(agg.runs().size() < agg.spills());  // spill files of one level were merged
   std::vector<const Run*> runs;
@@ -116,9 +118,9 @@ TEST_CASE("A spill file cut short is reported by the merge, never read as a shor
   GameFacts g;
   for (int i = 0; i < 30000; ++i) {
     PlyRecord plies[] = {{Key(i + 1) * 0x9E3779B97F4A7C15ull, 5, Move()}};
-    REQUIRE(agg.add_game(g, plies, 1));
+    REQUIRE_FALSE(agg.add_game(g, plies, 1));
   }
-  REQUIRE(agg.finish());
+  REQUIRE_FALSE(agg.finish());
   REQUIRE(agg.spills() > 0);
   const Run& spilled = agg.runs().front();
   REQUIRE(!spilled.path.empty());
@@ -129,7 +131,8 @@ TEST_CASE("A spill file cut short is reported by the merge, never read as a shor
   REQUIRE_FALSE(merger.open());
   auto nodes = all_nodes(merger);
   CHECK(nodes.size() < 30000);
-  CHECK(merger.error().find(spilled.path) != std::string::npos);
+  REQUIRE(merger.error());
+  CHECK(merger.error()->message.find(spilled.path) != std::string::npos);
 }
 
 TEST_CASE("Aggregators of key ranges count every position in exactly one range, as one would", "[builder]") {
@@ -164,14 +167,14 @@ TEST_CASE("Aggregators of key ranges count every position in exactly one range, 
   for (std::uint32_t i = 0; i < 3; ++i)
     ranges.push_back(std::make_unique<Aggregator>(1 << 20, "/tmp", Side::Both, KeyRange{i, 3}));
   for (std::size_t g = 0; g < games.size(); ++g) {
-    REQUIRE(whole.add_game(facts(int(g)), games[g].data(), games[g].size()));
-    for (auto& a : ranges) REQUIRE(a->add_game(facts(int(g)), games[g].data(), games[g].size()));
+    REQUIRE_FALSE(whole.add_game(facts(int(g)), games[g].data(), games[g].size()));
+    for (auto& a : ranges) REQUIRE_FALSE(a->add_game(facts(int(g)), games[g].data(), games[g].size()));
   }
-  REQUIRE(whole.finish());
+  REQUIRE_FALSE(whole.finish());
   std::vector<const Run*> whole_runs, runs;
   for (const Run& r : whole.runs()) whole_runs.push_back(&r);
   for (std::uint32_t i = 0; i < 3; ++i) {
-    REQUIRE(ranges[i]->finish());
+    REQUIRE_FALSE(ranges[i]->finish());
     for (const Run& r : ranges[i]->runs()) runs.push_back(&r);
     REQUIRE_FALSE(ranges[i]->runs().back().memory.nodes.empty());
     for (const Slot& s : ranges[i]->runs().back().memory.nodes) CHECK(KeyRange{i, 3}.holds(s.key));
@@ -196,6 +199,83 @@ TEST_CASE("Aggregators of key ranges count every position in exactly one range, 
   }
 }
 
+TEST_CASE("Merged edges rank by first play, game after game and ply after ply, over spills and key ranges",
+          "[builder]") {
+  // Random games over a pool of positions, some coming back to a position
+  // two plies later with another move; the expected ranks are counted here:
+  // each key's moves in the order the games first play them.
+  std::vector<std::vector<PlyRecord>> games;
+  std::uint64_t x = 0x13198A2E03707344ull;
+  auto next = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull; };
+  constexpr Key kPool = 30000;  // positions, half with White to move
+  for (int g = 0; g < 20000; ++g) {
+    const int n = 2 + int((next() >> 33) % 20);
+    std::vector<Key> index;
+    for (int i = 0; i < n; ++i)
+      index.push_back(i >= 2 && next() % 8 == 0 ? index[i - 2]
+                                                : ((next() >> 33) % (kPool / 2)) * 2 + Key(i % 2));
+    std::vector<PlyRecord> plies;
+    for (int i = 0; i < n; ++i) {
+      const Key key = (index[i] + 1) * 0x9E3779B97F4A7C15ull;
+      // One of 6 moves, so that most moves of a position are played by several games.
+      const auto c = int((next() >> 33) % 6);
+      plies.push_back({key, key ^ 0x5555, i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
+    }
+    games.push_back(std::move(plies));
+  }
+  std::map<Key, std::vector<std::uint16_t>> first_played;
+  for (const auto& game : games)
+    for (std::size_t i = 0; i + 1 < game.size(); ++i) {
+      auto& moves = first_played[game[i].key];
+      if (std::find(moves.begin(), moves.end(), game[i].move.raw()) == moves.end())
+        moves.push_back(game[i].move.raw());
+    }
+  auto check_ranks = [&](std::vector<Aggregator*> aggregators) {
+    std::vector<const Run*> runs;
+    for (Aggregator* a : aggregators) {
+      REQUIRE_FALSE(a->finish());
+      for (const Run& r : a->runs()) runs.push_back(&r);
+    }
+    RunMerger merger(runs);
+    REQUIRE_FALSE(merger.open());
+    std::size_t edges = 0, wrong = 0;
+    for (const EdgeEntry& e : all_edges(merger)) {
+      const auto& moves = first_played.at(e.key);
+      const auto rank = std::size_t(std::find(moves.begin(), moves.end(), e.move) - moves.begin());
+      REQUIRE(rank < moves.size());
+      wrong += e.record.polyglot_rank != std::min<std::size_t>(rank, 255);
+      ++edges;
+    }
+    REQUIRE_FALSE(merger.error());
+    std::size_t expected = 0;
+    for (const auto& [key, moves] : first_played) expected += moves.size();
+    CHECK(edges == expected);
+    CHECK(wrong == 0);
+  };
+  GameFacts facts;
+  SECTION("one run in memory") {
+    Aggregator whole(std::size_t(64) << 20, "/tmp", Side::Both);
+    for (const auto& game : games) REQUIRE_FALSE(whole.add_game(facts, game.data(), game.size()));
+    CHECK(whole.spills() == 0);
+    check_ranks({&whole});
+  }
+  SECTION("spill files, merged 16 at a time") {
+    Aggregator small(1, "/tmp", Side::Both);
+    for (const auto& game : games) REQUIRE_FALSE(small.add_game(facts, game.data(), game.size()));
+    CHECK(small.spills() > 16);
+    check_ranks({&small});
+  }
+  SECTION("three key ranges, spilling") {
+    std::vector<std::unique_ptr<Aggregator>> ranges;
+    for (std::uint32_t i = 0; i < 3; ++i)
+      ranges.push_back(std::make_unique<Aggregator>(1, "/tmp", Side::Both, KeyRange{i, 3}));
+    for (const auto& game : games)
+      for (auto& a : ranges) REQUIRE_FALSE(a->add_game(facts, game.data(), game.size()));
+    CHECK(ranges[0]->spills() > 1);
+    check_ranks({ranges[0].get(), ranges[1].get(), ranges[2].get()});
+  }
+}
+
 TEST_CASE("A table rebuilt in the middle of a game still counts the game's earlier positions", "[builder]") {
   // Keys packed into the top of the key space want the last home slots: a
   // long run of them overflows the slack past the end, and the table is
@@ -210,9 +290,9 @@ TEST_CASE("A table rebuilt in the middle of a game still counts the game's earli
   Aggregator agg(std::size_t(1) << 30, "/tmp", Side::Both);
   GameFacts g;
   g.result = store::Result::BlackWins;
-  REQUIRE(agg.add_game(g, first.data(), first.size()));
-  REQUIRE(agg.add_game(g, second.data(), second.size()));
-  REQUIRE(agg.finish());
+  REQUIRE_FALSE(agg.add_game(g, first.data(), first.size()));
+  REQUIRE_FALSE(agg.add_game(g, second.data(), second.size()));
+  REQUIRE_FALSE(agg.finish());
   RunMerger merger({&agg.runs()[0]});
   REQUIRE_FALSE(merger.open());
   auto nodes = all_nodes(merger);
@@ -251,7 +331,12 @@ TEST_CASE("A spill writes a slot of one game as the expanded entry would be writ
     RunFileWriter w;
     REQUIRE_FALSE(w.open(run));
     for (const Slot& s : slots) from_slots ? w.add_node(tables, s) : w.add(tables.node(s));
-    for (const Slot& s : slots) from_slots ? w.add_edge(tables, s) : w.add(tables.edge(s));
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      const auto rank = std::uint8_t(i % 3);  // the edge's rank of first play, in its head
+      EdgeEntry e = tables.edge(slots[i]);
+      e.record.polyglot_rank = rank;
+      from_slots ? w.add_edge(tables, slots[i], rank) : w.add(e);
+    }
     REQUIRE_FALSE(w.close());
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

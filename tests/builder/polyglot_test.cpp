@@ -59,11 +59,19 @@ std::vector<store::PolyglotEntry> make_book(const TempDir& dir, const std::strin
   return load(bin);
 }
 
+// Byte for byte, in order: make-book keeps the entries of one key with equal
+// weight in the order the games first played them (its entries are made in
+// that order and glibc's qsort is a stable merge sort), and so must we.
 void check_same(const std::vector<store::PolyglotEntry>& ours,
                 const std::vector<store::PolyglotEntry>& theirs) {
   CHECK(ours.size() == theirs.size());
   CHECK(gb::test::polyglot_ordered(ours));
   CHECK(gb::test::as_set(ours) == gb::test::as_set(theirs));
+  std::size_t differ = 0, first = 0;
+  for (std::size_t i = 0; i < std::min(ours.size(), theirs.size()); ++i)
+    if (!(ours[i] == theirs[i]) && differ++ == 0) first = i;
+  INFO(differ << " of " << theirs.size() << " entries in another place, the first at " << first);
+  CHECK(differ == 0);
 }
 
 }  // namespace
@@ -120,6 +128,64 @@ TEST_CASE("Export equals make-book run here on other games, options and -uniform
                                 {"--min-games", "2", "--color", "white", "--uniform"}),
                make_book(dir, pgn, {"-max-ply", "10", "-min-game", "2", "-only-white", "-uniform"}));
   }
+}
+
+TEST_CASE("Moves of equal weight are exported in the order the games first played them, as make-book does",
+          "[builder][polyglot]") {
+  // From the start position: Nh3, then Nf3 after the knight went back (one
+  // game, a repetition), then e4 and d4 in two more games; all draws, so each
+  // has weight 1. By move they would sort Nf3 (0x195), Nh3 (0x197), d4
+  // (0x2db), e4 (0x31c): the second played sorts first.
+  TempDir dir;
+  const std::string first = "[Event \"1\"]\n[Result \"1/2-1/2\"]\n\n1. Nh3 Nf6 2. Ng1 Ng8 3. Nf3 1/2-1/2\n\n";
+  const std::string later =
+      "[Event \"2\"]\n[Result \"1/2-1/2\"]\n\n1. e4 1/2-1/2\n\n"
+      "[Event \"3\"]\n[Result \"1/2-1/2\"]\n\n1. d4 1/2-1/2\n\n";
+  std::string pgn = dir.write("order.pgn", first + later);
+  auto theirs = make_book(dir, pgn, {"-min-game", "1"});
+  const Key start = Position().key();
+  std::vector<std::uint16_t> moves;
+  for (const auto& e : theirs)
+    if (e.key == start) moves.push_back(e.move);
+  CHECK(moves == std::vector<std::uint16_t>{0x197, 0x195, 0x31c, 0x2db});  // the rule, as make-book has it
+  check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1"}), theirs);
+  check_same(build_and_export(dir, pgn, {"--max-ply", "0"}, {"--min-games", "1", "--uniform"}),
+             make_book(dir, pgn, {"-min-game", "1", "-uniform"}));
+
+  // Built in two steps, the moves new to a position come after those the book has.
+  std::string book = dir.file("steps.book"), bin = dir.file("steps.bin");
+  for (const std::string& part : {first, later}) {
+    Output o = graphbook({"build", book, dir.write("part.pgn", part), "--max-ply", "0", "--quiet"});
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+  }
+  REQUIRE(graphbook({"export", book, bin, "--min-games", "1"}).status == 0);
+  check_same(load(bin), theirs);
+}
+
+TEST_CASE("Export equals make-book in order when the build spills and merges runs on several threads",
+          "[builder][polyglot]") {
+  // A small --memory: many spill files per thread, merged 16 at a time into
+  // runs of the next level, then all of them with the last in-memory runs.
+  TempDir dir;
+  std::string pgn = gb::test::data_path("pgn/small/twic0920.pgn");
+  check_same(build_and_export(dir, pgn, {"--max-ply", "16", "--threads", "2", "--memory", "1M"},
+                              {"--min-games", "1"}),
+             load(gb::test::reference_book("ref-twic0920-ply16-min1.bin")));
+  // And in three steps into one book.
+  std::string text = gb::test::read_file(pgn), book = dir.file("steps.book"), bin = dir.file("steps.bin");
+  std::size_t third = text.find("\n[Event ", text.size() / 3),
+              two_thirds = text.find("\n[Event ", 2 * text.size() / 3);
+  REQUIRE(two_thirds != std::string::npos);
+  for (const std::string& part :
+       {text.substr(0, third), text.substr(third, two_thirds - third), text.substr(two_thirds)}) {
+    Output o = graphbook({"build", book, dir.write("part.pgn", part), "--max-ply", "16", "--no-dedup",
+                          "--quiet", "--memory", "1M"});
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+  }
+  REQUIRE(graphbook({"export", book, bin, "--min-games", "1"}).status == 0);
+  check_same(load(bin), load(gb::test::reference_book("ref-twic0920-ply16-min1.bin")));
 }
 
 TEST_CASE("make-book's halving above 16384 plays of a move is matched while the order does not matter",
