@@ -70,7 +70,7 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
     e = store::Error{};  // a book never analysed exports learn 0
   }
   std::vector<store::PolyglotEntry> out;
-  std::vector<std::uint8_t> ranks;  // an imported entry's place among equal weights
+  std::vector<std::uint8_t> ranks;  // the order of first play (or of the imported file) among equal weights
   std::vector<store::EdgeRecord> group;
   std::vector<std::uint16_t> moves;
   Key group_key = 0;

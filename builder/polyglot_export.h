@@ -30,7 +30,9 @@ struct ExportOptions {
 // The learn field of a move whose resulting position the engine scored cp for its own side to move.
 std::uint32_t eval_learn_field(const store::Evaluation& child);
 
-// Entries sorted by key, higher weight first, then by move.
+// Entries sorted by key, higher weight first, then by polyglot_rank (the
+// order the games first played the moves, as make-book keeps it, or the
+// imported file's order), then by move (docs/FORMAT.md, "Polyglot export").
 [[nodiscard]] std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& book,
                                                                               const ExportOptions& options,
                                                                               std::string* error);
