@@ -104,9 +104,8 @@ struct EdgeRecord {
   std::uint32_t occurrences = 0;  // every time a game played it (Polyglot make-book's n)
   std::uint32_t score = 0;        // per occurrence 2*win + draw for the mover, "*" as a draw
   std::uint16_t min_ply = 0;
-  std::uint8_t flags = 0;  // EdgeFlags
-  std::uint8_t polyglot_rank =
-      0;  // its place among its position's edges: first played, or in the .bin (export ties)
+  std::uint8_t flags = 0;            // EdgeFlags
+  std::uint8_t polyglot_rank = 0;    // place among the position's edges: first play, or .bin order
   std::uint32_t polyglot_learn = 0;  // the learn field of an imported entry
 
   void merge(const EdgeRecord& o) {
