@@ -218,10 +218,11 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
     auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(Slot::kMaxPly)));
     return std::uint16_t(ply | (mover_at(i) == Color::Black ? Slot::kBlackPly : 0));
   };
+  const Side side = game.side == Side::Both ? side_ : game.side;
   auto counts_edge = [&](std::size_t i) {
     Color mover = mover_at(i);
-    return plies[i].move && i + 1 < n && !(side_ == Side::White && mover != Color::White) &&
-           !(side_ == Side::Black && mover != Color::Black);
+    return plies[i].move && i + 1 < n && !(side == Side::White && mover != Color::White) &&
+           !(side == Side::Black && mover != Color::Black);
   };
   // The lookups are cache misses in tables far larger than the cache, and so
   // are the tallies of slots that a second game reached. So the game is

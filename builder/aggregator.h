@@ -57,6 +57,9 @@ struct PlyRecord {
   Move move;
 };
 
+// Which side's moves become edges (--color).
+enum class Side : std::uint8_t { Both, White, Black };
+
 struct GameFacts {
   store::Result result = store::Result::Unknown;
   int white_elo = 0;  // 0: no rating
@@ -64,10 +67,9 @@ struct GameFacts {
   int year = 0;  // 0: unknown
   Color first_mover = Color::White;
   int first_ply = 0;  // the game ply of plies[0] (0 for the standard start)
+  Side side =
+      Side::Both;  // this game's edges (build --player: the player's colour); Both: the build's --color
 };
-
-// Which side's moves become edges (--color).
-enum class Side : std::uint8_t { Both, White, Black };
 
 // A node (move 0) or an edge in the tables.
 struct Slot {

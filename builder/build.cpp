@@ -468,6 +468,7 @@ std::string params_json(const BuildOptions& o) {
                       {"until", o.until},
                       {"color", o.side == Side::Both ? "both" : o.side == Side::White ? "white" : "black"},
                       {"dedup", o.dedup}};
+  if (!o.player.empty()) j["player"] = o.player;  // one-sided per game (merge requires the same)
   return j.dump();
 }
 

@@ -57,11 +57,17 @@ pgn::Control BuildVisitor::begin_movetext(const Position& start) {
   if (options_.min_elo > 0 && (white_elo_ < options_.min_elo || black_elo_ < options_.min_elo)) keep = false;
   if (options_.since && (date_value_ == 0 || date_value_ < options_.since)) keep = false;
   if (options_.until && (date_value_ == 0 || date_value_ > options_.until)) keep = false;
+  std::optional<Side> player_side;
+  if (keep && !options_.player.empty()) {
+    player_side = builder::player_side(white_, black_, options_.player, options_.side);
+    keep = player_side.has_value();
+  }
   if (!keep) {
     ++counts_.filtered;
     return pgn::Control::Skip;
   }
   facts_ = GameFacts{};
+  facts_.side = player_side.value_or(Side::Both);
   facts_.white_elo = white_elo_;
   facts_.black_elo = black_elo_;
   facts_.year = date_value_ / 10000;

@@ -12,6 +12,7 @@
 #include "book/cql/query_source.h"
 #include "builder/book_check.h"
 #include "builder/book_info.h"
+#include "builder/book_merge.h"
 #include "builder/book_upgrade.h"
 #include "builder/build.h"
 #include "builder/new_book_file.h"
@@ -97,6 +98,7 @@ void add_build(CLI::App& app, int& exit_status) {
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
     std::string filter;  // --filter: query text or file
+    std::string player;  // --player NAME
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
@@ -124,6 +126,11 @@ void add_build(CLI::App& app, int& exit_status) {
          "A one-sided repertoire: only this side's moves become edges. Every build into one book uses "
          "the same: left out, it is the book's")
       ->check(CLI::IsMember({"white", "black", "both"}));
+  cmd->add_option(
+      "--player", opt->player,
+      "A player's repertoire: only the games NAME plays (a White or Black tag containing NAME, as "
+      "graphbook cql --player matches), the player's moves and all replies; with --color, only "
+      "that colour's games");
   cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")->check(CLI::Range(1, 256));
   cmd->add_option(
       "--memory", opt->memory,
@@ -141,6 +148,7 @@ void add_build(CLI::App& app, int& exit_status) {
       "Examples:\n  graphbook build games.book twic0920.pgn\n"
       "  zstd -dc big.pgn.zst | graphbook build games.book - --max-ply 30 --min-elo 2400 --memory 2G\n"
       "  graphbook build white.book mine.pgn --color white --since 2020\n"
+      "  graphbook build carlsen.book twic*.pgn --player Carlsen   (add --color white for his White games)\n"
       "  graphbook build carlsen.book twic*.pgn --filter 'player black \"Carlsen\"'  (or --filter "
       "najdorf.cql)\n"
       "  graphbook build games.book twic0920.pgn --index-games   (then: graphbook match games.book "
@@ -159,6 +167,7 @@ void add_build(CLI::App& app, int& exit_status) {
     o.threads = unsigned(opt->threads);
     o.dedup = !opt->no_dedup;
     o.index_games = opt->index_games;
+    o.player = opt->player;
     o.progress = !opt->quiet;
     auto mem = parse_size(opt->memory);
     auto since = opt->since.empty() ? std::optional<int>(0) : parse_date_bound(opt->since, false);
@@ -428,6 +437,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   add_export(app, exit_status);
   add_import(app, exit_status);
   add_upgrade(app, exit_status);
+  add_merge_command(app, exit_status);
   add_check_command(app, exit_status);
 }
 

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "book/cql/tag_match.h"
+
 namespace gb::builder {
 
 namespace {
@@ -55,6 +57,16 @@ std::optional<int> parse_date_bound(std::string_view text, bool upper) {
 int parse_elo(std::string_view value) {
   auto v = number(value);
   return v && *v > 0 ? *v : 0;
+}
+
+std::optional<Side> player_side(std::string_view white, std::string_view black, std::string_view name,
+                                Side side) {
+  const bool as_white = side != Side::Black && cql::tag_contains(white, name);
+  const bool as_black = side != Side::White && cql::tag_contains(black, name);
+  if (as_white && as_black) return Side::Both;
+  if (as_white) return Side::White;
+  if (as_black) return Side::Black;
+  return std::nullopt;
 }
 
 }  // namespace gb::builder

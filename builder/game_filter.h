@@ -20,6 +20,9 @@ struct BuildOptions {
   int since = 0;    // yyyymmdd bounds, 0 = none
   int until = 0;
   Side side = Side::Both;
+  // --player: only the games this player plays (player_side), each one-sided:
+  // the edges are the player's moves in that game and all replies. Empty: every game.
+  std::string player;
   unsigned threads = 1;
   std::size_t memory = std::size_t(16) << 20;  // aggregation budget in bytes (all threads)
   bool dedup = true;
@@ -42,5 +45,15 @@ std::optional<int> parse_pgn_date(std::string_view value);
 std::optional<int> parse_date_bound(std::string_view text, bool upper);
 // A rating tag value; 0 when empty, "?" or not a number.
 int parse_elo(std::string_view value);
+
+// The side whose moves become edges in a game of --player NAME with these
+// White and Black tags: the player's colour, when NAME matches that tag as
+// CQL's `player white "NAME"` / `player black "NAME"` match it (the tag
+// value contains NAME, case-sensitive, as `graphbook cql --player` does) and
+// `side` (--color) allows it; nullopt when the player does not play the game
+// (or plays only the colour --color leaves out). A player named in both tags
+// (a game against themself, or a name both contain) plays both sides.
+std::optional<Side> player_side(std::string_view white, std::string_view black, std::string_view name,
+                                Side side);
 
 }  // namespace gb::builder

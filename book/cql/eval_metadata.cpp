@@ -1,5 +1,6 @@
 // Tags, the result, and the book statistics.
 #include "book/cql/evaluator_impl.h"
+#include "book/cql/tag_match.h"
 
 namespace gb::cql {
 
@@ -21,7 +22,7 @@ Value Evaluator::Impl::eval_metadata(const Node& n) {
           if (const std::string* u = tag("UTCDate")) value = *u;  // date: Date, else UTCDate
       }
       if (n.op == Op::TagValue) return value ? Value::string(*value) : Value::none();
-      return Value::boolean(value && value->find(n.args[0]->text) != std::string::npos);
+      return Value::boolean(value && tag_contains(*value, n.args[0]->text));
     }
     case Op::Year: {
       const std::string* d = tag("Date");
