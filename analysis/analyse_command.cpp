@@ -7,7 +7,8 @@
 #include "analysis/analyse_run.h"
 #include "analysis/book_walk.h"
 #include "analysis/commands.h"
-#include "probe/command_support.h"
+#include "book/explore/position_arg.h"
+#include "command/support.h"
 
 namespace gb::analysis {
 
@@ -32,12 +33,12 @@ std::string duration_text(double seconds) {
 
 // The root of the walk: --from as a FEN (it holds a '/') or moves from the start.
 std::optional<Position> resolve_root(const std::string& from) {
-  probe::PositionSpec spec;
+  explore::PositionSpec spec;
   (from.find('/') != std::string::npos ? spec.fen : spec.moves) = from;
-  std::string error;
-  auto r = probe::resolve_position(spec, &error);
+  explore::ExploreError error;
+  auto r = explore::resolve_position(spec, &error);
   if (!r) {
-    std::fprintf(stderr, "graphbook analyse: --from: %s\n", error.c_str());
+    std::fprintf(stderr, "graphbook analyse: --from: %s\n", error.message.c_str());
     return std::nullopt;
   }
   return r->position;
@@ -99,7 +100,7 @@ void add_commands(CLI::App& app, int& exit_status) {
     }
     auto root = opt->from.empty() ? Position::from_fen(Position::kStartFen) : resolve_root(opt->from);
     if (!root) return;
-    auto book = probe::open_book_or_report("analyse", opt->book, store::OpenMode::ReadWrite, exit_status);
+    auto book = command::open_book_or_report("analyse", opt->book, store::OpenMode::ReadWrite, exit_status);
     if (!book) return;
     store::Error e;
     auto positions = positions_below(*book, *root, {opt->plies, opt->min_games}, &e);

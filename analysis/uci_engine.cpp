@@ -74,8 +74,12 @@ std::optional<SearchInfo> parse_search_info(std::string_view line) {
 std::optional<UciEngine> UciEngine::start(const std::vector<std::string>& argv,
                                           const std::vector<std::pair<std::string, std::string>>& options,
                                           std::string* error) {
-  auto process = uci_adapter::EngineProcess::start(argv, error);
-  if (!process) return std::nullopt;
+  uci_adapter::AdapterError start_error;
+  auto process = uci_adapter::EngineProcess::start(argv, &start_error);
+  if (!process) {
+    if (error) *error = start_error.message;
+    return std::nullopt;
+  }
   UciEngine engine(std::move(*process));
   if (!engine.process_.send("uci")) {
     if (error) *error = "the engine closed its input";

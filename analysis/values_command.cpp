@@ -3,7 +3,7 @@
 
 #include "analysis/backed_up_values.h"
 #include "analysis/commands.h"
-#include "probe/command_support.h"
+#include "command/support.h"
 
 namespace gb::analysis {
 
@@ -29,7 +29,7 @@ void add_values_command(CLI::App& app, int& exit_status) {
       "before; run it again after analyse or build. probe shows them. docs/VALUES.md.\n"
       "Exit status: 0 done, 2 bad option or book, 3 a damaged book.");
   cmd->callback([opt, &exit_status] {
-    auto book = probe::open_book_or_report("values", opt->book, store::OpenMode::ReadWrite, exit_status);
+    auto book = command::open_book_or_report("values", opt->book, store::OpenMode::ReadWrite, exit_status);
     if (!book) return;
     ValuesSummary summary;
     store::Error e;

@@ -68,10 +68,10 @@ struct Player {
 };
 
 bool start(Player& p, std::vector<std::string> argv) {
-  std::string error;
+  uci_adapter::AdapterError error;
   auto process = uci_adapter::EngineProcess::start(argv, &error);
   if (!process) {
-    std::fprintf(stderr, "cannot start %s: %s\n", argv[0].c_str(), error.c_str());
+    std::fprintf(stderr, "cannot start %s: %s\n", argv[0].c_str(), error.message.c_str());
     return false;
   }
   p.process.emplace(std::move(*process));

@@ -8,7 +8,7 @@
 //   bench_match [PGN] [BOOK]   (default: tcec-standard of ../shared/data; skipped, exit 0, when absent)
 //
 // Last line: RATE match_p99_ms <x>.
-#include "probe/match.h"
+#include "match/match.h"
 
 #include <time.h>
 
@@ -109,9 +109,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_match: %s\n", error.message().c_str());
     return 2;
   }
-  gb::probe::RunFinder finder;
+  gb::match::RunFinder finder;
   std::vector<gb::store::IndexRow> scratch;
-  std::vector<gb::probe::MatchRun> runs;
+  std::vector<gb::match::MatchRun> runs;
   // Three passes over the 1,000 games. The first pass is what a user meets and
   // gives the RATE line; the fastest of three is printed beside it, as it
   // leaves out the preemptions of a machine shared with other work.
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < submitted.size(); ++i) {
       auto t = Clock::now();
       double cpu = thread_cpu_ms();
-      if (auto s = gb::probe::match_keys(*index, submitted[i], 1, finder, scratch, runs)) {
+      if (auto s = gb::match::match_keys(*index, submitted[i], 1, finder, scratch, runs)) {
         std::fprintf(stderr, "bench_match: %s\n", s->message().c_str());
         return 2;
       }

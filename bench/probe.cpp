@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "bench/data_dir.h"
+#include "book/explore/book_reader.h"
+#include "book/explore/move_choice.h"
 #include "book/store/book.h"
-#include "probe/book_reader.h"
-#include "probe/move_choice.h"
 
 namespace {
 
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
       if (section.next(move)) positions.push_back(gb::store::get_be64(item->key.data()));
     }
   }
-  gb::probe::Rng rng(20240601);
+  gb::explore::Rng rng(20240601);
   std::vector<std::uint64_t> keys(probes);
   for (auto& k : keys) k = positions[rng.next() % positions.size()];
 
@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   bin.entries = std::size_t(st.st_size) / 16;
 
   gb::store::Error e;
-  auto reader = gb::probe::BookReader::open(*book, &e);
+  auto reader = gb::explore::BookReader::open(*book, &e);
   if (!reader) return std::fprintf(stderr, "%s\n", e.message().c_str()), 1;
   std::vector<gb::store::BookEdge> edges;
   edges.reserve(256);

@@ -5,6 +5,8 @@
 #include "analysis/commands.h"
 #include "builder/commands.h"
 #include "cli/commands.h"
+#include "learning/commands.h"
+#include "match/commands.h"
 #include "probe/commands.h"
 #include "query/commands.h"
 #include "serve/commands.h"
@@ -46,7 +48,12 @@ int main(int argc, char** argv) {
   gb::cli::add_perft_command(app, exit_status);
   gb::cli::add_pgn_check_command(app, exit_status);
   gb::builder::add_commands(app, exit_status);
-  gb::probe::add_commands(app, exit_status);
+  // `graphbook --help` lists the subcommands in this order.
+  gb::probe::add_probe_commands(app, exit_status);
+  gb::learning::add_learn_commands(app, exit_status);
+  gb::probe::add_tree_command(app, exit_status);
+  gb::match::add_commands(app, exit_status);
+  gb::learning::add_pending_command(app, exit_status);
   gb::uci_adapter::add_commands(app, exit_status);
   gb::serve::add_commands(app, exit_status);
   gb::analysis::add_commands(app, exit_status);

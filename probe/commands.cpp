@@ -5,14 +5,36 @@
 #include <random>
 
 #include "book/chess/notation.h"
-#include "probe/book_reader.h"
-#include "probe/book_tree.h"
-#include "probe/command_support.h"
-#include "probe/match_command.h"
-#include "probe/move_choice.h"
-#include "probe/position_report.h"
+#include "book/explore/book_reader.h"
+#include "book/explore/book_tree.h"
+#include "book/explore/move_choice.h"
+#include "book/explore/position_report.h"
+#include "command/support.h"
 
 namespace gb::probe {
+
+// The commands present what book/explore computes, with the options every
+// subcommand shares (command/support.h).
+using command::add_position_options;
+using command::kExitBadInput;
+using command::kExitDamagedBook;
+using command::kExitNotInBook;
+using command::load_names;
+using command::open_book_or_report;
+using command::PositionOptions;
+using command::resolve_or_report;
+using explore::BookReader;
+using explore::BookTree;
+using explore::Candidate;
+using explore::Choice;
+using explore::OpeningTable;
+using explore::PickOptions;
+using explore::Policy;
+using explore::PositionReport;
+using explore::ResolvedPosition;
+using explore::Rng;
+using explore::TreeOptions;
+using explore::Weighing;
 
 namespace {
 
@@ -187,7 +209,7 @@ void add_pick(CLI::App& app, int& exit_status) {
   cmd->callback([opt, &exit_status] {
     Probed p;
     if (!probe_position("pick", opt->book, opt->position, p, exit_status)) return;
-    PickOptions options{*parse_policy(opt->policy), opt->min_games, opt->temperature};
+    PickOptions options{*explore::parse_policy(opt->policy), opt->min_games, opt->temperature};
     std::uint64_t seed = opt->seed ? *opt->seed : std::random_device{}();
     std::vector<Candidate> candidates = to_candidates(*p.report);
     std::vector<Weighing> weighing = weigh(candidates, options);
@@ -255,10 +277,10 @@ void add_tree(CLI::App& app, int& exit_status) {
     if (opt->format == "json") text = tree_json(*tree).dump(2) + "\n";
     if (opt->format == "dot") text = tree_dot(*tree);
     if (opt->format == "svg") {
-      std::string svg_error;
-      auto svg = render_svg(tree_dot(*tree), &svg_error);
+      explore::ExploreError svg_error;
+      auto svg = explore::render_svg(tree_dot(*tree), &svg_error);
       if (!svg) {
-        std::fprintf(stderr, "graphbook tree: %s\n", svg_error.c_str());
+        std::fprintf(stderr, "graphbook tree: %s\n", svg_error.message.c_str());
         return;  // graphviz missing or failing: an input error (2), like a file that cannot be read
       }
       text = *svg;
@@ -279,12 +301,11 @@ void add_tree(CLI::App& app, int& exit_status) {
 
 }  // namespace
 
-void add_commands(CLI::App& app, int& exit_status) {
+void add_probe_commands(CLI::App& app, int& exit_status) {
   add_probe(app, exit_status);
   add_pick(app, exit_status);
-  add_learn_commands(app, exit_status);
-  add_tree(app, exit_status);
-  add_match_commands(app, exit_status);
 }
+
+void add_tree_command(CLI::App& app, int& exit_status) { add_tree(app, exit_status); }
 
 }  // namespace gb::probe

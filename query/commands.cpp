@@ -12,7 +12,7 @@
 #include "book/cql/query_source.h"
 #include "book/store/polyglot.h"
 #include "builder/polyglot_export.h"
-#include "probe/command_support.h"
+#include "command/support.h"
 #include "query/graph_query.h"
 #include "query/sub_book.h"
 
@@ -30,7 +30,7 @@ struct Options {
   std::string book;
   std::string query_file;
   std::vector<std::string> cql_text;
-  probe::PositionOptions from;
+  command::PositionOptions from;
   QueryOptions run;
   std::optional<double> time_limit;  // seconds
   std::int64_t limit = -1;
@@ -44,7 +44,7 @@ struct Shown {
   Position position;
   std::string line;   // SAN from the start of the game (--from's moves, then the traversal's)
   std::string below;  // SAN from the start position of the traversal
-  const probe::OpeningName* opening;
+  const explore::OpeningName* opening;
 };
 
 // The line in SAN, numbered as a PGN movetext from the position it starts at.
@@ -136,20 +136,20 @@ void run(Options& o, int& exit_status) {
       std::fputs(error.c_str(), stderr);
     else
       std::fprintf(stderr, "graphbook query: %s\n", error.c_str());
-    exit_status = probe::kExitBadInput;
+    exit_status = command::kExitBadInput;
     return;
   }
-  auto from = probe::resolve_or_report(kCommand, o.from);
+  auto from = command::resolve_or_report(kCommand, o.from);
   if (!from) {
-    exit_status = probe::kExitBadInput;
+    exit_status = command::kExitBadInput;
     return;
   }
-  auto names = probe::load_names(kCommand, o.from);
+  auto names = command::load_names(kCommand, o.from);
   if (!names) {
-    exit_status = probe::kExitBadInput;
+    exit_status = command::kExitBadInput;
     return;
   }
-  auto book = probe::open_book_or_report(kCommand, o.book, store::OpenMode::ReadOnly, exit_status);
+  auto book = command::open_book_or_report(kCommand, o.book, store::OpenMode::ReadOnly, exit_status);
   if (!book) return;
   o.run.start_ply = int(from->line.size()) - 1;
   const Position start = from->position;
@@ -160,13 +160,13 @@ void run(Options& o, int& exit_status) {
   auto result = run_graph_query(*book, loaded->program, start, o.run, stderr, &error);
   if (!result) {
     std::fprintf(stderr, "graphbook query: %s: %s\n", o.book.c_str(), error.c_str());
-    exit_status = probe::kExitDamagedBook;
+    exit_status = command::kExitDamagedBook;
     return;
   }
   for (const std::string& v : result->persistent) std::fprintf(stderr, "%s\n", v.c_str());
   if (!result->fatal.empty()) {
     std::fprintf(stderr, "graphbook query: %s\n", result->fatal.c_str());
-    exit_status = probe::kExitBadInput;
+    exit_status = command::kExitBadInput;
     return;
   }
   const std::uint64_t matched = result->matches.size();
@@ -180,7 +180,7 @@ void run(Options& o, int& exit_status) {
     auto entries = builder::export_entries(*book, eo, &error);
     if (!entries || !store::write_polyglot_file(o.export_bin, *entries, &error)) {
       std::fprintf(stderr, "graphbook query: %s: %s\n", o.export_bin.c_str(), error.c_str());
-      exit_status = probe::kExitBadInput;
+      exit_status = command::kExitBadInput;
       return;
     }
   }
@@ -188,7 +188,7 @@ void run(Options& o, int& exit_status) {
     auto report = write_sub_book(*book, keys, o.sub_book, &error);
     if (!report) {
       std::fprintf(stderr, "graphbook query: %s\n", error.c_str());
-      exit_status = probe::kExitBadInput;
+      exit_status = command::kExitBadInput;
       return;
     }
   }
@@ -215,7 +215,7 @@ void run(Options& o, int& exit_status) {
   }
   if (!o.pgn.empty() && !write_pgn(o.pgn, start, shown)) {
     std::fprintf(stderr, "graphbook query: cannot write %s\n", o.pgn.c_str());
-    exit_status = probe::kExitBadInput;
+    exit_status = command::kExitBadInput;
     return;
   }
   if (o.count) {

@@ -5,9 +5,9 @@
 #include <charconv>
 
 #include "book/chess/notation.h"
+#include "book/explore/book_tree.h"
 #include "book/pgn/game_record.h"
-#include "probe/book_tree.h"
-#include "probe/match.h"
+#include "match/match.h"
 #include "serve/query_route.h"
 #include "serve/request_params.h"
 
@@ -64,7 +64,7 @@ std::optional<store::GameIndexReader> stored_games(ApiContext& ctx, ThreadReader
 }
 
 // The position of fen/play, or a 400 sent.
-std::optional<probe::ResolvedPosition> position_of(const httplib::Request& req, httplib::Response& res) {
+std::optional<explore::ResolvedPosition> position_of(const httplib::Request& req, httplib::Response& res) {
   ParamError error;
   auto where = parse_position(param(req, "fen"), param(req, "play"), &error);
   if (!where) send_error(res, 400, error.message);
@@ -93,7 +93,7 @@ void explore(ApiContext& ctx, const httplib::Request& req, httplib::Response& re
   ThreadReaders* readers = begin_reading(ctx, res);
   if (!readers) return;
   store::Error e;
-  auto report = probe::make_report(readers->reader(), *where, ctx.names, &e);
+  auto report = explore::make_report(readers->reader(), *where, ctx.names, &e);
   if (!report) return send_error(res, 503, ctx.source->path() + ": " + e.message());
   ExplorerQuery query{int(*moves), int(*top), *since, *until};
   std::shared_ptr<const PositionGames> games;
@@ -154,14 +154,14 @@ void tree(ApiContext& ctx, const httplib::Request& req, httplib::Response& res) 
   if (!format) return send_error(res, 400, error.message);
   ThreadReaders* readers = begin_reading(ctx, res);
   if (!readers) return;
-  probe::TreeOptions options{int(*depth), std::uint32_t(*min_games), std::size_t(*max_nodes)};
+  explore::TreeOptions options{int(*depth), std::uint32_t(*min_games), std::size_t(*max_nodes)};
   store::Error e;
-  auto built = probe::build_tree(readers->reader(), *where, options, ctx.names, &e);
+  auto built = explore::build_tree(readers->reader(), *where, options, ctx.names, &e);
   if (!built) return send_error(res, 503, ctx.source->path() + ": " + e.message());
-  if (*format == "json") return send_json(res, probe::tree_json(*built));
-  std::string svg_error;
-  auto svg = probe::render_svg(probe::tree_dot(*built), &svg_error);
-  if (!svg) return send_error(res, 501, svg_error);
+  if (*format == "json") return send_json(res, explore::tree_json(*built));
+  explore::ExploreError svg_error;
+  auto svg = explore::render_svg(explore::tree_dot(*built), &svg_error);
+  if (!svg) return send_error(res, 501, svg_error.message);
   res.set_content(*svg, "image/svg+xml");
 }
 
@@ -236,13 +236,13 @@ void match(ApiContext& ctx, const httplib::Request& req, httplib::Response& res)
   auto index = stored_games(ctx, *readers, res, 400);
   if (!index) return;
   store::Error e;
-  probe::RunFinder finder;
+  match::RunFinder finder;
   std::vector<store::IndexRow> rows;
-  std::vector<probe::MatchRun> runs;
-  if (auto s = probe::match_keys(*index, game->keys, std::size_t(*top), finder, rows, runs))
+  std::vector<match::MatchRun> runs;
+  if (auto s = match::match_keys(*index, game->keys, std::size_t(*top), finder, rows, runs))
     return send_error(res, 503, ctx.source->path() + ": " + s->message());
   Json matches = Json::array();
-  for (const probe::MatchRun& run : runs) {
+  for (const match::MatchRun& run : runs) {
     auto stored = index->game(run.game, &e);
     if (!stored)
       return send_error(res, 503, ctx.source->path() + ": stored game " + std::to_string(run.game));

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "probe/opening_names.h"
+#include "book/explore/opening_names.h"
 #include "serve/book_source.h"
 #include "serve/explorer.h"
 
@@ -21,8 +21,8 @@ namespace gb::serve {
 
 struct ApiContext {
   BookSource* source = nullptr;
-  const probe::OpeningTable* names = nullptr;  // nullptr: no opening names
-  std::string web_root;                        // "" : no page (the API still answers)
+  const explore::OpeningTable* names = nullptr;  // nullptr: no opening names
+  std::string web_root;                          // "" : no page (the API still answers)
   int threads = 0;
   GamesCache games_cache;
 };

@@ -128,7 +128,7 @@ store::Status ThreadReaders::begin_request(BookSource& source) {
     reader_.reset();
     book_ = source.current();
     store::Error error;
-    auto reader = probe::BookReader::open(book_->book(), &error);
+    auto reader = explore::BookReader::open(book_->book(), &error);
     if (!reader) return error;
     reader_.emplace(std::move(*reader));
     return std::nullopt;

@@ -17,9 +17,9 @@
 #include <optional>
 #include <string>
 
+#include "book/explore/book_reader.h"
 #include "book/store/book.h"
 #include "book/store/game_index.h"
-#include "probe/book_reader.h"
 
 namespace gb::serve {
 
@@ -87,7 +87,7 @@ class ThreadReaders {
   // fresh snapshot of it.
   [[nodiscard]] store::Status begin_request(BookSource& source);
   OpenBook& book() { return *book_; }
-  probe::BookReader& reader() { return *reader_; }
+  explore::BookReader& reader() { return *reader_; }
   // A reader of the stored games in a snapshot of its own (a read
   // transaction of its own, begun here); nullopt and error->code ==
   // MDB_NOTFOUND for a book without them.
@@ -95,7 +95,7 @@ class ThreadReaders {
 
  private:
   std::shared_ptr<OpenBook> book_;
-  std::optional<probe::BookReader> reader_;
+  std::optional<explore::BookReader> reader_;
 };
 
 ThreadReaders& thread_readers();

@@ -134,9 +134,9 @@ nlohmann::json game_summary_json(const GameSummary& g) {
   return j;
 }
 
-nlohmann::json explorer_json(const probe::PositionReport& report, const ExplorerQuery& query,
+nlohmann::json explorer_json(const explore::PositionReport& report, const ExplorerQuery& query,
                              const PositionGames* games) {
-  nlohmann::json j = probe::format_json(report);
+  nlohmann::json j = explore::format_json(report);
   j["in_book"] = report.in_book();
   nlohmann::json& moves = j["moves"];
   j["moves_total"] = moves.size();

@@ -1,7 +1,7 @@
 // The lichess opening explorer's answer for a position of the book, and the
 // stored games behind it: what GET /masters, /lichess and /masters/pgn/{id}
-// return. The position's data is probe's (probe::make_report and
-// probe::format_json, the answer of `graphbook probe --json`); this adds the
+// return. The position's data is book/explore's (explore::make_report and
+// explore::format_json, the answer of `graphbook probe --json`); this adds the
 // lichess fields probe has no need of (`topGames`, each move's `game`), cuts
 // the moves to `moves`, and keeps every field of probe's answer.
 #pragma once
@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "book/explore/position_report.h"
 #include "book/store/game_index.h"
-#include "probe/position_report.h"
 
 namespace gb::serve {
 
@@ -81,7 +81,7 @@ class GamesCache {
 // The lichess-shaped JSON of a report: probe's fields, moves cut to
 // query.moves, `topGames` and each move's `game` from games (empty when the
 // book has no stored games).
-nlohmann::json explorer_json(const probe::PositionReport& report, const ExplorerQuery& query,
+nlohmann::json explorer_json(const explore::PositionReport& report, const ExplorerQuery& query,
                              const PositionGames* games);
 
 nlohmann::json game_summary_json(const GameSummary& g);

@@ -64,7 +64,7 @@ std::optional<double> seconds(const httplib::Request& req, httplib::Response& re
 
 bool query_available() { return true; }
 
-void answer_query(ThreadReaders& readers, const probe::OpeningTable* names, const httplib::Request& req,
+void answer_query(ThreadReaders& readers, const explore::OpeningTable* names, const httplib::Request& req,
                   httplib::Response& res) {
   const auto received = std::chrono::steady_clock::now();
   const std::string text = req.get_param_value("cql");
@@ -133,7 +133,7 @@ void answer_query(ThreadReaders& readers, const probe::OpeningTable* names, cons
       pos.do_move(mv, undo);
       keys.push_back(pos.key());
     }
-    const probe::OpeningName* opening = names ? names->nearest(keys) : nullptr;
+    const explore::OpeningName* opening = names ? names->nearest(keys) : nullptr;
     const store::Counters& c = m.record.counters;
     results.push_back(
         {{"fen", pos.fen()},

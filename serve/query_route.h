@@ -2,7 +2,7 @@
 // time and node budget; a syntax error is a 400 naming the place.
 #pragma once
 
-#include "probe/opening_names.h"
+#include "book/explore/opening_names.h"
 #include "serve/book_source.h"
 
 namespace httplib {
@@ -14,7 +14,7 @@ namespace gb::serve {
 
 // Whether this build answers /api/query (false: it answers 501).
 bool query_available();
-void answer_query(ThreadReaders& readers, const probe::OpeningTable* names, const httplib::Request& req,
+void answer_query(ThreadReaders& readers, const explore::OpeningTable* names, const httplib::Request& req,
                   httplib::Response& res);
 
 }  // namespace gb::serve

@@ -54,9 +54,9 @@ std::optional<std::string_view> oversized_counter(std::string_view fen) {
 
 }  // namespace
 
-std::optional<probe::ResolvedPosition> parse_position(std::string_view fen, std::string_view play,
-                                                      ParamError* error) {
-  probe::ResolvedPosition r;
+std::optional<explore::ResolvedPosition> parse_position(std::string_view fen, std::string_view play,
+                                                        ParamError* error) {
+  explore::ResolvedPosition r;
   if (!fen.empty()) {
     if (fen.size() > kMaxFenLength) {
       fail(error, "fen: longer than " + std::to_string(kMaxFenLength) + " characters");

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "probe/position_arg.h"
+#include "book/explore/position_arg.h"
 
 namespace gb::serve {
 
@@ -28,8 +28,9 @@ inline constexpr std::size_t kMaxPlayMoves = 600;
 // (comma-separated UCI moves from it, or from the start when fen is empty),
 // with the keys of the line for opening names. nullopt and error when the
 // FEN does not parse or a move is not UCI or not legal.
-[[nodiscard]] std::optional<probe::ResolvedPosition> parse_position(std::string_view fen,
-                                                                    std::string_view play, ParamError* error);
+[[nodiscard]] std::optional<explore::ResolvedPosition> parse_position(std::string_view fen,
+                                                                      std::string_view play,
+                                                                      ParamError* error);
 
 // A whole number in [min, max] (decimal digits only, an optional leading '-');
 // an empty value gives fallback. name is the parameter, for the message.

@@ -1,7 +1,7 @@
 #include <unistd.h>
 
+#include "book/explore/opening_names.h"
 #include "book/store/exit_status.h"
-#include "probe/opening_names.h"
 #include "serve/commands.h"
 #include "serve/server.h"
 
@@ -35,7 +35,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   cmd->add_option("--web-root", opt->serve.web_root,
                   "The page's folder (serve/web, with node_modules); default: the source tree's");
   cmd->add_option("--eco", opt->serve.eco_tables,
-                  "Opening-name table(s) (default " + std::string(probe::kDefaultEcoTable) + ")");
+                  "Opening-name table(s) (default " + std::string(explore::kDefaultEcoTable) + ")");
   cmd->add_flag("--no-names", opt->serve.no_names, "Do not look up opening names");
   cmd->footer(
       "Examples:\n"

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "book/store/exit_status.h"
-#include "probe/command_support.h"
+#include "command/support.h"
 #include "serve/api.h"
 
 #ifndef GRAPHBOOK_SOURCE_DIR
@@ -82,10 +82,10 @@ std::string find_web_root(const std::string& requested, const std::string& binar
 }
 
 int serve(const ServeOptions& o, const std::string& binary_path) {
-  probe::PositionOptions names_options;
+  command::PositionOptions names_options;
   names_options.eco_tables = o.eco_tables;
   names_options.no_names = o.no_names;
-  auto names = probe::load_names("serve", names_options);
+  auto names = command::load_names("serve", names_options);
   if (!names) return store::kExitBadInput;
   std::string error;
   int status = 0;

@@ -12,11 +12,14 @@ struct BookFilter::Compiled {
   cql::Evaluator evaluator;  // refers to program: Compiled never moves (held by pointer)
 };
 
-std::variant<BookFilter, std::string> BookFilter::compile(std::string_view query) {
+std::optional<BookFilter> BookFilter::compile(std::string_view query, AdapterError* error) {
   BookFilter filter;
   if (query.find_first_not_of(" \t") == std::string_view::npos) return filter;
   auto parsed = cql::parse(query);
-  if (auto* error = std::get_if<cql::ParseError>(&parsed)) return error->render(query, "BookFilter");
+  if (auto* parse_error = std::get_if<cql::ParseError>(&parsed)) {
+    if (error) *error = AdapterError{AdapterError::Code::Filter, parse_error->render(query, "BookFilter")};
+    return std::nullopt;
+  }
   filter.compiled_ = std::make_shared<Compiled>(std::move(std::get<cql::Program>(parsed)));
   return filter;
 }

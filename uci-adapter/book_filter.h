@@ -7,20 +7,21 @@
 #pragma once
 
 #include <memory>
-#include <string>
+#include <optional>
 #include <string_view>
-#include <variant>
 
 #include "book/chess/position.h"
+#include "uci-adapter/adapter_error.h"
 
 namespace gb::uci_adapter {
 
 class BookFilter {
  public:
   BookFilter() = default;  // no filter: every move passes
-  // Compiles query; empty text gives no filter. An invalid query gives the
-  // CQL parser's message ("BookFilter:1:5: error: ...").
-  [[nodiscard]] static std::variant<BookFilter, std::string> compile(std::string_view query);
+  // Compiles query; empty text gives no filter. An invalid query is nullopt
+  // and an AdapterError::Code::Filter with the CQL parser's message
+  // ("BookFilter:1:5: error: ..."). error may be nullptr.
+  [[nodiscard]] static std::optional<BookFilter> compile(std::string_view query, AdapterError* error);
 
   bool active() const { return compiled_ != nullptr; }
   // True when the position after m (legal in pos) matches, or no filter is set.

@@ -6,9 +6,9 @@
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
+#include "book/explore/position_report.h"
 #include "book/store/evaluation.h"
 #include "book/store/records.h"
-#include "probe/position_report.h"
 
 namespace gb::uci_adapter {
 
@@ -22,7 +22,9 @@ std::string percent(std::uint32_t part, std::uint32_t whole) {
 // says what the book has, where "0 games, +0%" would read as a move that never
 // scored. Never " score ": fastchess takes any info line holding it for an
 // evaluation.
-std::string weight_text(const probe::Candidate& c) { return "weight " + std::to_string(*c.imported_weight); }
+std::string weight_text(const explore::Candidate& c) {
+  return "weight " + std::to_string(*c.imported_weight);
+}
 
 std::string pawns(double cp) {
   char buf[32];
@@ -92,36 +94,36 @@ std::optional<std::string> exit_guard_reason(store::Book& book, const Position& 
   return std::nullopt;
 }
 
-std::vector<probe::Candidate> book_candidates(store::Book& book, const Position& pos) {
-  std::vector<probe::Candidate> out;
+std::vector<explore::Candidate> book_candidates(store::Book& book, const Position& pos) {
+  std::vector<explore::Candidate> out;
   auto edges = book.find_all(pos.key());
   if (edges.empty()) return out;
   MoveList legal;
   generate_legal(pos, legal);
   for (const auto& e : edges)
     if (legal.contains(e.move))
-      out.push_back(probe::to_candidate(e.move, e.record, e.learning, pos.side_to_move()));
+      out.push_back(explore::to_candidate(e.move, e.record, e.learning, pos.side_to_move()));
   return out;
 }
 
 std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
-                                      const probe::PickOptions& options, probe::Rng& rng,
+                                      const explore::PickOptions& options, explore::Rng& rng,
                                       const BookFilter& filter, const ExitGuard& guard,
                                       std::string* left_because, bool chess960) {
   auto candidates = book_candidates(book, pos);
   if (filter.active())
-    std::erase_if(candidates, [&](const probe::Candidate& c) { return !filter.allows(pos, c.move); });
+    std::erase_if(candidates, [&](const explore::Candidate& c) { return !filter.allows(pos, c.move); });
   if (candidates.empty()) return std::nullopt;
   if (guard.active()) {
     // Only moves the policy could play are judged, so that the reasons name what was given up; best
     // and lcb keep one move in their weighing, so every move they may choose from is judged.
-    probe::PickOptions playable = options;
+    explore::PickOptions playable = options;
     playable.temperature = 1.0;
-    if (options.policy == probe::Policy::Best) playable.policy = probe::Policy::Weighted;
-    if (options.policy == probe::Policy::Lcb) playable.policy = probe::Policy::Uniform;
-    auto weighing = probe::weigh(candidates, playable);
+    if (options.policy == explore::Policy::Best) playable.policy = explore::Policy::Weighted;
+    if (options.policy == explore::Policy::Lcb) playable.policy = explore::Policy::Uniform;
+    auto weighing = explore::weigh(candidates, playable);
     std::vector<std::string> reasons;
-    std::vector<probe::Candidate> kept;
+    std::vector<explore::Candidate> kept;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       if (weighing[i].weight <= 0) continue;
       auto reason = exit_guard_reason(book, pos, candidates[i].move, guard, chess960);
@@ -137,8 +139,8 @@ std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
     candidates = std::move(kept);
     if (candidates.empty()) return std::nullopt;
   }
-  auto weighing = probe::weigh(candidates, options);
-  auto choice = probe::choose(candidates, weighing, rng);
+  auto weighing = explore::weigh(candidates, options);
+  auto choice = explore::choose(candidates, weighing, rng);
   if (!choice) return std::nullopt;
   BookAnswer a;
   a.move = choice->move;
@@ -151,12 +153,12 @@ std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
   UndoInfo undo;
   next.do_move(a.move, undo);
   auto replies = book_candidates(book, next);
-  probe::PickOptions best{probe::Policy::Best, options.min_games, 0.0};
-  if (auto reply = probe::choose(replies, best, rng)) a.ponder = reply->move;
+  explore::PickOptions best{explore::Policy::Best, options.min_games, 0.0};
+  if (auto reply = explore::choose(replies, best, rng)) a.ponder = reply->move;
   return a;
 }
 
-std::string describe(const BookAnswer& a, const Position&, probe::Policy policy, bool chess960) {
+std::string describe(const BookAnswer& a, const Position&, explore::Policy policy, bool chess960) {
   const auto& s = a.stats.source;
   char p[32];
   std::snprintf(p, sizeof p, "%.2f", a.weighing.probability);
@@ -172,16 +174,16 @@ std::string describe(const BookAnswer& a, const Position&, probe::Policy policy,
            std::to_string(l.losses);
   out += "; " + std::to_string(a.candidates) + " book moves";
   if (a.position_games) out += ", " + std::to_string(a.position_games) + " games here";
-  out += "; policy " + std::string(probe::to_string(policy)) + ", probability " + p;
+  out += "; policy " + std::string(explore::to_string(policy)) + ", probability " + p;
   return out;
 }
 
-std::string describe_all(const std::vector<probe::Candidate>& candidates, bool chess960) {
-  std::vector<probe::Candidate> sorted = candidates;
+std::string describe_all(const std::vector<explore::Candidate>& candidates, bool chess960) {
+  std::vector<explore::Candidate> sorted = candidates;
   // Most games first; moves without games (imported) by their weight.
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     if (a.source.games() != b.source.games()) return a.source.games() > b.source.games();
-    return a.source.games() == 0 && probe::polyglot_weight(a) > probe::polyglot_weight(b);
+    return a.source.games() == 0 && explore::polyglot_weight(a) > explore::polyglot_weight(b);
   });
   std::string out = "book moves:";
   for (const auto& c : sorted) {

@@ -1,5 +1,5 @@
 // The adapter's questions to the book: which moves a position has, and which
-// one the policy plays. The choice itself is probe's choose() — the same code
+// one the policy plays. The choice itself is book/explore's choose() — the same code
 // as `graphbook pick`.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "book/chess/position.h"
+#include "book/explore/move_choice.h"
 #include "book/store/book.h"
-#include "probe/move_choice.h"
 #include "uci-adapter/book_filter.h"
 
 namespace gb::uci_adapter {
@@ -17,13 +17,13 @@ namespace gb::uci_adapter {
 // The book's legal moves of pos as probe candidates, results from the mover's
 // side (unfinished games counted as draws, as Polyglot does). Edges whose
 // move is not legal here (a key collision) are left out.
-std::vector<probe::Candidate> book_candidates(store::Book& book, const Position& pos);
+std::vector<explore::Candidate> book_candidates(store::Book& book, const Position& pos);
 
 struct BookAnswer {
   Move move;
   Move ponder;  // the book's best reply, null when it has none
-  probe::Candidate stats;
-  probe::Weighing weighing;
+  explore::Candidate stats;
+  explore::Weighing weighing;
   std::size_t candidates = 0;  // how many moves the book has here
   std::uint32_t position_games = 0;
 };
@@ -48,16 +48,16 @@ std::optional<std::string> exit_guard_reason(store::Book& book, const Position& 
 // allow, nullopt when the book has none that may play; then, when the guard
 // left out every move that would have played, *left_because says why.
 std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
-                                      const probe::PickOptions& options, probe::Rng& rng,
+                                      const explore::PickOptions& options, explore::Rng& rng,
                                       const BookFilter& filter = {}, const ExitGuard& guard = {},
                                       std::string* left_because = nullptr, bool chess960 = false);
 
 // "book e2e4: 1234 games, +40% =30% -30% for the mover; learned +1 =0 -0; 20 book moves, 5000 games
 // here; policy best, probability 0.45"; a move of an imported .bin without games: "book e2e4: weight
 // 120 (imported, no games); ...". Never " score " (GUIs read it as an evaluation).
-std::string describe(const BookAnswer& a, const Position& pos, probe::Policy policy, bool chess960);
+std::string describe(const BookAnswer& a, const Position& pos, explore::Policy policy, bool chess960);
 // "book moves: e2e4 (1234 games, 56%) d2d4 (...)" for analysis mode; an imported move without games
 // "e2e4 (weight 120, imported)".
-std::string describe_all(const std::vector<probe::Candidate>& candidates, bool chess960);
+std::string describe_all(const std::vector<explore::Candidate>& candidates, bool chess960);
 
 }  // namespace gb::uci_adapter

@@ -5,10 +5,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
-#include "probe/command_support.h"
-#include "probe/pending_games.h"
+#include "book/store/book.h"
+#include "book/store/exit_status.h"
 #include "uci-adapter/line_reader.h"
 #include "uci-adapter/options.h"
 #include "uci-adapter/run.h"
@@ -90,79 +89,7 @@ std::optional<int> run_from_configuration(int argc, char** argv) {
   return run_checked(config);
 }
 
-namespace {
-
-void add_pending_command(CLI::App& app, int& exit_status) {
-  struct Args {
-    std::string book;
-    std::vector<std::string> pgns;
-    bool json = false;
-  };
-  auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand(
-      "uci-pending", "List the games `graphbook uci` recorded without a result, or resolve them from a PGN");
-  cmd->add_option("book", args->book, "The book the adapter learned into")->required();
-  cmd->add_option("games", args->pgns,
-                  "The tournament's PGN files: each pending game found there is learned");
-  cmd->add_flag("--json", args->json, "JSON output");
-  cmd->footer(
-      "Examples:\n  graphbook uci-pending games.book\n  graphbook uci-pending games.book tournament.pgn "
-      "--json\n"
-      "A pending game matches a game of the PGN with the same moves; it is learned for the side the adapter\n"
-      "played (as `graphbook learn --side`), once, and removed. `graphbook learn BOOK tournament.pgn`\n"
-      "resolves them too, after learning the file. See docs/UCI.md.");
-  cmd->callback([args, &exit_status] {
-    auto book = probe::open_book_or_report(
-        "uci-pending", args->book,
-        args->pgns.empty() ? store::OpenMode::ReadOnly : store::OpenMode::ReadWrite, exit_status);
-    if (!book) return;
-    nlohmann::json resolved = nlohmann::json::array();
-    for (const auto& pgn : args->pgns) {
-      probe::ResolveSummary summary;
-      if (auto error = probe::resolve_pending_from_pgn(*book, pgn, &summary)) {
-        std::fprintf(stderr, "graphbook uci-pending: %s\n", error->message.c_str());
-        exit_status = probe::exit_status_for(*error);
-        return;
-      }
-      resolved.push_back({{"file", pgn},
-                          {"resolved", summary.resolved},
-                          {"learned", summary.learned},
-                          {"still_pending", summary.still_pending}});
-      if (!args->json)
-        std::printf("%s: %zu pending games resolved (%zu learned now), %zu still pending\n", pgn.c_str(),
-                    summary.resolved, summary.learned, summary.still_pending);
-    }
-    store::Error error;
-    auto pending = probe::pending_games(*book, &error);
-    if (error.code) {
-      std::fprintf(stderr, "graphbook uci-pending: %s: %s\n", args->book.c_str(), error.message().c_str());
-      exit_status = probe::kExitDamagedBook;  // LMDB failed reading the book
-      return;
-    }
-    nlohmann::json games = nlohmann::json::array();
-    for (const auto& p : pending) {
-      std::string moves = probe::uci_moves(p.game);
-      games.push_back(
-          {{"fen", p.game.start_fen.empty() ? std::string(Position::kStartFen) : p.game.start_fen},
-           {"side", p.side == Color::White ? "white" : "black"},
-           {"moves", moves},
-           {"plies", p.game.moves.size()}});
-      if (!args->json)
-        std::printf("pending: adapter played %s, %zu plies: %s\n", p.side == Color::White ? "white" : "black",
-                    p.game.moves.size(), moves.c_str());
-    }
-    if (args->json)
-      std::printf("%s\n", nlohmann::json{{"resolved", resolved}, {"pending", games}}.dump(2).c_str());
-    else if (pending.empty())
-      std::printf("no pending games\n");
-    exit_status = 0;
-  });
-}
-
-}  // namespace
-
 void add_commands(CLI::App& app, int& exit_status) {
-  add_pending_command(app, exit_status);
   struct Args {
     std::string config;
     std::optional<std::string> book, policy, filter;

@@ -45,9 +45,9 @@ EngineProcess::~EngineProcess() {
   close_fd(from_engine_);
 }
 
-std::optional<EngineProcess> EngineProcess::start(const std::vector<std::string>& argv, std::string* error) {
+std::optional<EngineProcess> EngineProcess::start(const std::vector<std::string>& argv, AdapterError* error) {
   auto fail = [&](const std::string& what) {
-    if (error) *error = what;
+    if (error) *error = AdapterError{AdapterError::Code::Engine, what};
     return std::nullopt;
   };
   if (argv.empty()) return fail("no engine command given");

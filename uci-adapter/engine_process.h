@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "uci-adapter/adapter_error.h"
+
 namespace gb::uci_adapter {
 
 struct ExitStatus {
@@ -30,11 +32,12 @@ class EngineProcess {
   EngineProcess(const EngineProcess&) = delete;
   ~EngineProcess();
 
-  // Starts argv[0] (searched in PATH) with its arguments. nullopt with a
-  // message ("cannot run 'x': No such file or directory") when it cannot be
-  // started; a failing exec is detected, not just a failing fork.
+  // Starts argv[0] (searched in PATH) with its arguments. nullopt and an
+  // AdapterError::Code::Engine ("cannot run 'x': No such file or directory")
+  // when it cannot be started; a failing exec is detected, not just a failing
+  // fork. error may be nullptr.
   [[nodiscard]] static std::optional<EngineProcess> start(const std::vector<std::string>& argv,
-                                                          std::string* error);
+                                                          AdapterError* error);
 
   int output_fd() const { return from_engine_; }  // non-blocking, for poll()
   // Sends one line (a "\n" is added). False when the engine is gone.

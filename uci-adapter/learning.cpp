@@ -19,7 +19,7 @@ std::string today() {
 
 }  // namespace
 
-std::optional<std::string> learn_game(store::Book& book, const probe::PlayedGame& game, Color side,
+std::optional<std::string> learn_game(store::Book& book, const learning::PlayedGame& game, Color side,
                                       Outcome outcome, LearnSummary* summary) {
   pgn::Outcome result = outcome == Outcome::Draw                              ? pgn::Outcome::Draw
                         : (outcome == Outcome::Win) == (side == Color::White) ? pgn::Outcome::WhiteWins
@@ -30,11 +30,12 @@ std::optional<std::string> learn_game(store::Book& book, const probe::PlayedGame
       {"Site", "pid " + std::to_string(::getpid())},
       {"Date", today()},
       // A unique Round makes a unique fingerprint: every game played counts.
-      {"Round", std::to_string(probe::unique_game_number())},
+      {"Round", std::to_string(learning::unique_game_number())},
       {"White", side == Color::White ? us : them},
       {"Black", side == Color::White ? them : us}};
   std::uint64_t moves = 0;
-  if (auto error = probe::learn_played_game(book, game, side, result, std::move(tags), &moves)) return error;
+  if (auto error = learning::learn_played_game(book, game, side, result, std::move(tags), &moves))
+    return error;
   if (summary) summary->moves_learned = moves;
   return std::nullopt;
 }

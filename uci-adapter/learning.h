@@ -1,8 +1,8 @@
 // Online learning into the book: the result of a game the adapter played.
 //
-// Learning itself is probe's (probe::learn_played_game, `graphbook learn`'s
-// code, for the side the adapter played), as is the store of pending games,
-// games whose result was not on the board (probe/pending_games.h). Each learn
+// Learning itself is book/learning's (learning::learn_played_game, `graphbook
+// learn`'s code, for the side the adapter played), as is the store of pending
+// games, games whose result was not on the board (pending_games.h). Each learn
 // is one LMDB write transaction that reads and updates the counters inside
 // it, so several adapter processes learning into one book serialize on LMDB's
 // writer lock and lose no update; a map grown by another process
@@ -13,19 +13,19 @@
 #include <optional>
 #include <string>
 
+#include "book/learning/pending_games.h"
 #include "book/store/book.h"
-#include "probe/pending_games.h"
 #include "uci-adapter/game_end.h"
 
 namespace gb::uci_adapter {
 
 struct LearnSummary {
-  std::size_t moves_learned = 0;  // book moves credited (probe's moves_credited)
+  std::size_t moves_learned = 0;  // book moves credited (learning's moves_credited)
 };
 // Learns outcome (for side) on side's moves while the game stays in the book.
 // Each call is a new game (its PGN gets a unique Round tag), so two equal
 // games both count. Returns an error text (naming the book) on failure.
-[[nodiscard]] std::optional<std::string> learn_game(store::Book& book, const probe::PlayedGame& game,
+[[nodiscard]] std::optional<std::string> learn_game(store::Book& book, const learning::PlayedGame& game,
                                                     Color side, Outcome outcome,
                                                     LearnSummary* summary = nullptr);
 

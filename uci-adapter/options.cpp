@@ -48,7 +48,7 @@ std::vector<std::string> option_lines(const BookOptions& o) {
           string_option("BookFile", o.file),
           spin_option("BookDepth", o.depth, 0, kMaxDepth),
           spin_option("BookMinGames", o.min_games, 1, kMaxMinGames),
-          combo_option("BookPolicy", probe::to_string(o.policy),
+          combo_option("BookPolicy", explore::to_string(o.policy),
                        {"best", "weighted", "uniform", "learned", "lcb"}),
           check_option("BookLearning", o.learning),
           string_option("BookFilter", o.filter),
@@ -84,7 +84,7 @@ std::optional<std::string> apply_option(BookOptions& o, std::string_view name, s
     if (!n || *n < 0 || *n > (margin ? kMaxExitMargin : kMaxLookahead)) return bad("out of range:");
     (margin ? o.exit_margin : o.lookahead) = int(*n);
   } else if (same_name(name, "BookPolicy")) {
-    auto p = probe::parse_policy(value);
+    auto p = explore::parse_policy(value);
     if (!p) return bad("not best, weighted, uniform, learned or lcb:");
     o.policy = *p;
   } else if (same_name(name, "BookFilter")) {

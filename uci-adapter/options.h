@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "probe/move_choice.h"
+#include "book/explore/move_choice.h"
 
 namespace gb::uci_adapter {
 
@@ -20,7 +20,7 @@ struct BookOptions {
   std::string file;      // the book (empty: no book)
   int depth = 256;       // book moves only while the game ply is below this
   int min_games = 3;     // a move needs this many source games (Polyglot make-book's -min-game; docs/UCI.md)
-  probe::Policy policy = probe::Policy::Best;
+  explore::Policy policy = explore::Policy::Best;
   bool learning = false;   // write game results into the book
   std::string filter;      // a CQL filter for the resulting position (stored; see docs/UCI.md)
   int exit_margin = 0;     // BookExitMargin, cp: leave a move whose backed-up value is this far below

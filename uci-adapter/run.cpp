@@ -66,12 +66,12 @@ void finish_engine(Session& session, LineReader& from_engine, EngineProcess& eng
 
 int run_adapter(const AdapterConfig& config) {
   ::signal(SIGPIPE, SIG_IGN);  // a dead engine shows as EPIPE on write, not as our death
-  std::string error;
+  AdapterError error;
   auto engine = EngineProcess::start(config.engine, &error);
   if (!engine) {
-    std::string line = "info string graphbook: cannot start the engine: " + error + "\n";
+    std::string line = "info string graphbook: cannot start the engine: " + error.message + "\n";
     (void)write_all(STDOUT_FILENO, line);
-    std::fprintf(stderr, "graphbook uci: %s\n", error.c_str());
+    std::fprintf(stderr, "graphbook uci: %s\n", error.message.c_str());
     return 1;
   }
   Session session(config.book);

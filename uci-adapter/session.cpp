@@ -34,13 +34,13 @@ Session::Session(BookOptions options) : options_(std::move(options)), rng_(seed_
 }
 
 void Session::compile_filter(Outbox* out) {
-  auto compiled = BookFilter::compile(options_.filter);
-  if (auto* filter = std::get_if<BookFilter>(&compiled)) {
-    filter_ = *filter;
+  AdapterError error;
+  if (auto compiled = BookFilter::compile(options_.filter, &error)) {
+    filter_ = *compiled;
     return;
   }
   filter_ = BookFilter();
-  std::string message = std::get<std::string>(compiled);
+  std::string message = error.message;
   for (char& c : message)
     if (c == '\n') c = ' ';
   if (out)
@@ -182,7 +182,7 @@ void Session::on_go(std::string_view line, Outbox& out) {
   }
   std::optional<BookAnswer> answer;
   if (b && limited && game_.position.game_ply() < options_.depth) {
-    probe::PickOptions pick{options_.policy, std::uint32_t(options_.min_games), 1.0};
+    explore::PickOptions pick{options_.policy, std::uint32_t(options_.min_games), 1.0};
     ExitGuard guard{options_.exit_margin, options_.lookahead, std::uint32_t(options_.min_games)};
     std::string left_because;
     answer = book_answer(*b, game_.position, pick, rng_, filter_, guard, &left_because, chess960_);
@@ -332,7 +332,8 @@ void Session::check_game_end(const Position& pos, const std::vector<Key>& keys,
   if (!b) return;
   Outcome outcome = outcome_for(pos, t, *game_.our_side);
   LearnSummary summary;
-  if (auto error = learn_game(*b, probe::PlayedGame{game_.fen, played}, *game_.our_side, outcome, &summary)) {
+  if (auto error =
+          learn_game(*b, learning::PlayedGame{game_.fen, played}, *game_.our_side, outcome, &summary)) {
     say(out, "graphbook: learning failed: " + *error);
     return;
   }
@@ -348,8 +349,8 @@ void Session::close_game(Outbox& out) {
   game_.finished = true;
   store::Book* b = book(out);
   if (!b) return;
-  if (auto error = probe::record_pending_game(*b, probe::PlayedGame{game_.fen, game_.played()},
-                                              *game_.our_side, bool(game_.our_move)))
+  if (auto error = learning::record_pending_game(*b, learning::PlayedGame{game_.fen, game_.played()},
+                                                 *game_.our_side, bool(game_.our_move)))
     say(out, "graphbook: recording the game as pending failed: " + error->message());
 }
 

@@ -89,7 +89,7 @@ class Session {
 
   BookOptions options_;
   BookFilter filter_;
-  probe::Rng rng_;
+  explore::Rng rng_;
   std::optional<store::Book> book_;
   std::string book_opened_;  // the path book_ is (or failed to be) opened from
   bool book_failed_ = false;

@@ -67,7 +67,7 @@ inline constexpr std::size_t kMaxIndexedPly = 65535;
                                        std::uint32_t* first_id = nullptr);
 
 // Reads the stored games and the index of a book with one read transaction
-// kept open (like probe::BookReader). Not thread-safe; the Book must outlive it.
+// kept open (like explore::BookReader). Not thread-safe; the Book must outlive it.
 class GameIndexReader {
  public:
   GameIndexReader(GameIndexReader&& o) noexcept;

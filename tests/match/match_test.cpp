@@ -1,12 +1,12 @@
-// The longest-run search over hand-made index rows (probe/match.h): the
+// The longest-run search over hand-made index rows (match/match.h): the
 // expected runs are read off the rows by hand.
-#include "probe/match.h"
+#include "match/match.h"
 
 #include <catch2/catch.hpp>
 
 using gb::Move;
-using gb::probe::longest_runs;
-using gb::probe::MatchRun;
+using gb::match::longest_runs;
+using gb::match::MatchRun;
 using gb::store::IndexRow;
 using Rows = std::vector<std::vector<IndexRow>>;
 
@@ -102,7 +102,7 @@ TEST_CASE("A submitted game that shares nothing has no runs", "[match]") {
 }
 
 TEST_CASE("A run finder reused for a second game forgets the first", "[match]") {
-  gb::probe::RunFinder finder;
+  gb::match::RunFinder finder;
   std::vector<IndexRow> a = {{1, 0, kMoveA}}, b = {{1, 1, kMoveA}}, c = {{2, 5, kMoveB}};
   finder.add_ply(0, a);
   finder.add_ply(1, b);

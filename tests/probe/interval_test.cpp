@@ -4,11 +4,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "probe/move_choice.h"
+#include "book/explore/move_choice.h"
 #include "probe_helpers.h"
 
 using namespace gb;
-using namespace gb::probe;
+using namespace gb::explore;
 
 namespace {
 

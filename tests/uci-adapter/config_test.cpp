@@ -43,7 +43,7 @@ TEST_CASE("A configuration file sets the engine and the book options", "[uci-ada
   REQUIRE_FALSE(uci_adapter::read_config_file(write_config(dir, "sf.conf"), config));
   CHECK(config.engine == std::vector<std::string>{kStockfish});
   CHECK(config.book.depth == 12);
-  CHECK(config.book.policy == probe::Policy::Weighted);
+  CHECK(config.book.policy == explore::Policy::Weighted);
   std::ofstream(dir + "/bad.conf") << "engine = x\nboook = y\n";
   auto error = uci_adapter::read_config_file(dir + "/bad.conf", config);
   REQUIRE(error);

@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "book/chess/notation.h"
+#include "book/learning/pending_games.h"
 #include "book/store/book.h"
-#include "probe/pending_games.h"
 #include "run_graphbook.h"
 #include "scripted_gui.h"
 #include "uci-adapter/protocol.h"
@@ -122,7 +122,7 @@ TEST_CASE("A game that ends in mate teaches the book a win for the side the adap
   CHECK(learned(*book, after_e4.key(), move_of(after_e4, "e7e5")).wins +
             learned(*book, after_e4.key(), move_of(after_e4, "e7e5")).losses ==
         0);
-  CHECK(probe::pending_games(*book).empty());
+  CHECK(learning::pending_games(*book).empty());
 }
 
 TEST_CASE("A game without a result on the board waits as pending until the tournament's PGN resolves it",
@@ -131,7 +131,7 @@ TEST_CASE("A game without a result on the board waits as pending until the tourn
   std::vector<std::string> moves = play_until_white_resigns(book_path);
   auto book = store::Book::open(book_path, store::OpenMode::ReadWrite, nullptr);
   REQUIRE(book);
-  auto pending = probe::pending_games(*book);
+  auto pending = learning::pending_games(*book);
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].side == Color::White);
   CHECK(pending[0].last_ours);
@@ -149,7 +149,7 @@ TEST_CASE("A game without a result on the board waits as pending until the tourn
   REQUIRE(graphbook("learn " + quote(book_path) + " " + quote(pgn) + " --side white").status == 0);
   book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
   REQUIRE(book);
-  CHECK(probe::pending_games(*book).empty());
+  CHECK(learning::pending_games(*book).empty());
   Position start;
   auto first = learned(*book, start.key(), move_of(start, moves[0].c_str()));
   CHECK(first.losses == 1);
@@ -164,7 +164,7 @@ TEST_CASE("graphbook learn resolves a pending game of the adapter from the tourn
   {
     auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
     REQUIRE(book);
-    REQUIRE(probe::pending_games(*book).size() == 1);
+    REQUIRE(learning::pending_games(*book).size() == 1);
   }
   std::string pgn = write_black_win("pending-learn-pgn", moves);
   auto learn = [&] {
@@ -183,7 +183,7 @@ TEST_CASE("graphbook learn resolves a pending game of the adapter from the tourn
   auto expect_counters = [&] {
     auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
     REQUIRE(book);
-    CHECK(probe::pending_games(*book).empty());
+    CHECK(learning::pending_games(*book).empty());
     Position pos;
     bool in_book = true;
     std::size_t credited = 0;
@@ -244,7 +244,7 @@ TEST_CASE("Four adapters learning into one book at once lose no update", "[uci-a
   REQUIRE(book);
   Position start;
   CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == kAdapters * kGames);
-  CHECK(probe::pending_games(*book).size() == kAdapters);
+  CHECK(learning::pending_games(*book).size() == kAdapters);
 }
 
 TEST_CASE("An adapter keeps learning after another process grew the book's map (MDB_MAP_RESIZED)",
@@ -259,7 +259,7 @@ TEST_CASE("An adapter keeps learning after another process grew the book's map (
     auto other = store::Book::open(book_path, store::OpenMode::ReadWrite, nullptr, std::size_t(4) << 30);
     REQUIRE(other);
     Position start;
-    REQUIRE_FALSE(probe::record_pending_game(*other, {"", {move_of(start, "d2d4")}}, Color::White, true));
+    REQUIRE_FALSE(learning::record_pending_game(*other, {"", {move_of(start, "d2d4")}}, Color::White, true));
   }
   end_with_scholars_mate(gui);
   gui.send("quit");

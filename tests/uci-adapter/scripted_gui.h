@@ -43,8 +43,7 @@ inline constexpr std::chrono::milliseconds kNoHang = 30000ms;
 class ScriptedGui {
  public:
   explicit ScriptedGui(const std::vector<std::string>& argv) {
-    std::string error;
-    process_.emplace(std::move(*uci_adapter::EngineProcess::start(argv, &error)));
+    process_.emplace(std::move(*uci_adapter::EngineProcess::start(argv, nullptr)));
     reader_.emplace(process_->output_fd());
   }
 

@@ -44,7 +44,7 @@ TEST_CASE("Setoption for the adapter's options is kept, the engine's is forwarde
   CHECK(gui(s, "setoption name BookDepth value 12").to_engine.empty());
   CHECK(s.options().depth == 12);
   CHECK(gui(s, "setoption name bookpolicy value weighted").to_engine.empty());
-  CHECK(s.options().policy == gb::probe::Policy::Weighted);
+  CHECK(s.options().policy == gb::explore::Policy::Weighted);
   auto bad = gui(s, "setoption name BookPolicy value sometimes");
   CHECK(bad.to_engine.empty());
   REQUIRE(bad.to_gui.size() == 1);

@@ -1,0 +1,64 @@
+// Repeated lookups in one book without a transaction per call: the prober's
+// hot path (`graphbook probe`, `tree`, the benchmark). One read transaction
+// and two cursors (positions, learning counters) are kept open; refresh()
+// drops the snapshot and takes a new one (call it between batches, so that a
+// long-lived reader neither misses later writes nor keeps old pages alive).
+//
+// Not thread-safe: one BookReader per thread. The Book must outlive it.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "book/store/book.h"
+#include "book/store/evaluation.h"
+
+namespace gb::explore {
+
+class BookReader {
+ public:
+  [[nodiscard]] static std::optional<BookReader> open(store::Book& book, store::Error* error);
+
+  // The edges of the position with this key, in move order, into out (cleared
+  // first; the caller keeps it to reuse its memory). Learning counters are
+  // filled when with_learning. An empty out means the position has no moves.
+  [[nodiscard]] store::Status edges(Key key, std::vector<store::BookEdge>& out, bool with_learning = true);
+  // The node's record (totals of every game that reached the position).
+  [[nodiscard]] std::optional<store::NodeRecord> node(Key key, store::Error* error = nullptr);
+  // The learning counters of the node itself (move 0), zero when none.
+  store::LearnRecord node_learning(Key key);
+  // The engine evaluation (`graphbook analyse`) and the backed-up value
+  // (`graphbook values`) of the position; nullopt when the book holds none
+  // (a book made before them has neither database).
+  [[nodiscard]] std::optional<store::Evaluation> evaluation(Key key);
+  [[nodiscard]] std::optional<store::BackedUpValue> value(Key key);
+
+  [[nodiscard]] store::Status refresh();
+
+ private:
+  BookReader(store::Book& book, store::ReadTxn txn, store::Cursor cursor, store::Cursor learn_cursor)
+      : book_(&book),
+        txn_(std::move(txn)),
+        cursor_(std::move(cursor)),
+        learn_cursor_(std::move(learn_cursor)) {}
+  // The section of key in this snapshot (valid until the next call or
+  // refresh()); nullopt when absent (or on an error, reported through error).
+  std::optional<std::string_view> section(Key key, store::Error* error);
+  // Fills the learning of out's edges from one range of the learn database
+  // (its keys are the position key then the move).
+  [[nodiscard]] store::Status attach_learning(Key key, std::vector<store::BookEdge>& out);
+  // What this snapshot holds besides the positions: learning_, whether the
+  // learn database is not empty, and the handles of the evals and values
+  // databases where the book has them (looked up once per snapshot: a handle
+  // first opened in a read transaction is closed when refresh() resets it).
+  void note_snapshot();
+  store::Book* book_;
+  bool learning_ = true;
+  std::optional<MDB_dbi> evals_, values_;
+  store::ReadTxn txn_;
+  std::optional<store::Cursor> cursor_;        // over the positions; closed and reopened by refresh()
+  std::optional<store::Cursor> learn_cursor_;  // over the learning counters, likewise
+};
+
+}  // namespace gb::explore
