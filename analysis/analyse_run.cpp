@@ -54,7 +54,7 @@ struct Shared {
 
 void work(const AnalyseOptions& options, std::span<const Position> todo, const std::atomic<bool>& stop,
           Shared& shared) {
-  std::string error;
+  EngineError error{};
   auto engine = UciEngine::start(options.engine, options.engine_options, &error);
   auto finish = [&](std::optional<std::string> failure) {
     std::lock_guard lock(shared.mutex);
@@ -63,7 +63,7 @@ void work(const AnalyseOptions& options, std::span<const Position> todo, const s
     --shared.workers_left;
     shared.arrived.notify_all();
   };
-  if (!engine) return finish(error);
+  if (!engine) return finish(error.message);
   {
     std::lock_guard lock(shared.mutex);
     if (shared.engine_name.empty()) shared.engine_name = engine->name();
@@ -73,7 +73,7 @@ void work(const AnalyseOptions& options, std::span<const Position> todo, const s
     std::size_t i = shared.next++;
     if (i >= todo.size()) return finish(std::nullopt);
     auto eval = engine->search(todo[i], options.limit, &error);
-    if (!eval) return finish(error);
+    if (!eval) return finish(error.message);
     std::lock_guard lock(shared.mutex);
     shared.results.push_back({todo[i].key(), std::move(*eval)});
     shared.arrived.notify_all();

@@ -36,6 +36,12 @@ bool starts_with_word(std::string_view line, std::string_view word) {
   return !w.empty() && w.front() == word;
 }
 
+void set(EngineError* error, EngineError::Code code, std::string message) {
+  if (error) *error = {code, std::move(message)};
+}
+
+constexpr const char* kClosedInput = "the engine closed its input";
+
 }  // namespace
 
 std::optional<SearchInfo> parse_search_info(std::string_view line) {
@@ -73,22 +79,23 @@ std::optional<SearchInfo> parse_search_info(std::string_view line) {
 
 std::optional<UciEngine> UciEngine::start(const std::vector<std::string>& argv,
                                           const std::vector<std::pair<std::string, std::string>>& options,
-                                          std::string* error) {
+                                          EngineError* error) {
   uci_adapter::AdapterError start_error;
   auto process = uci_adapter::EngineProcess::start(argv, &start_error);
   if (!process) {
-    if (error) *error = start_error.message;
+    set(error, EngineError::Code::Start, std::move(start_error.message));
     return std::nullopt;
   }
   UciEngine engine(std::move(*process));
   if (!engine.process_.send("uci")) {
-    if (error) *error = "the engine closed its input";
+    set(error, EngineError::Code::Died, kClosedInput);
     return std::nullopt;
   }
   for (;;) {
-    auto line = engine.next_line(kAnswerTimeoutMs, error);
+    EngineError why{};
+    auto line = engine.next_line(kAnswerTimeoutMs, &why);
     if (!line) {
-      if (error) *error = "no uciok from the engine: " + *error;
+      set(error, why.code, "no uciok from the engine: " + why.message);
       return std::nullopt;
     }
     if (line->rfind("id name ", 0) == 0) engine.name_ = line->substr(8);
@@ -96,20 +103,31 @@ std::optional<UciEngine> UciEngine::start(const std::vector<std::string>& argv,
   }
   for (const auto& [name, value] : options)
     if (!engine.process_.send("setoption name " + name + " value " + value)) break;
-  if (!engine.process_.send("isready") || !engine.wait_for("readyok", kAnswerTimeoutMs, error))
+  if (!engine.process_.send("isready")) {
+    set(error, EngineError::Code::Died, kClosedInput);
     return std::nullopt;
+  }
+  if (auto e = engine.wait_for("readyok", kAnswerTimeoutMs)) {
+    if (error) *error = std::move(*e);
+    return std::nullopt;
+  }
   return engine;
 }
 
 std::optional<store::Evaluation> UciEngine::search(const Position& pos, SearchLimit limit,
-                                                   std::string* error) {
+                                                   EngineError* error) {
   std::string go =
       limit.depth > 0 ? "go depth " + std::to_string(limit.depth) : "go nodes " + std::to_string(limit.nodes);
-  if (!process_.send("ucinewgame") || !process_.send("isready") ||
-      !wait_for("readyok", kAnswerTimeoutMs, error))
+  if (!process_.send("ucinewgame") || !process_.send("isready")) {
+    set(error, EngineError::Code::Died, kClosedInput);
     return std::nullopt;
+  }
+  if (auto e = wait_for("readyok", kAnswerTimeoutMs)) {
+    if (error) *error = std::move(*e);
+    return std::nullopt;
+  }
   if (!process_.send("position fen " + pos.fen()) || !process_.send(go)) {
-    if (error) *error = "the engine closed its input";
+    set(error, EngineError::Code::Died, kClosedInput);
     return std::nullopt;
   }
   std::optional<SearchInfo> exact, any;
@@ -125,7 +143,7 @@ std::optional<store::Evaluation> UciEngine::search(const Position& pos, SearchLi
     if (w.empty() || w[0] != "bestmove") continue;
     const std::optional<SearchInfo>& last = exact ? exact : any;
     if (!last) {
-      if (error) *error = "the engine gave no score for " + pos.fen();
+      set(error, EngineError::Code::Protocol, "the engine gave no score for " + pos.fen());
       return std::nullopt;
     }
     store::Evaluation e;
@@ -137,7 +155,8 @@ std::optional<store::Evaluation> UciEngine::search(const Position& pos, SearchLi
     if (w.size() > 1 && w[1] != "(none)" && w[1] != "0000") {
       auto move = parse_uci(pos, w[1]);
       if (!move) {
-        if (error) *error = "the engine's best move " + std::string(w[1]) + " is not legal in " + pos.fen();
+        set(error, EngineError::Code::Protocol,
+            "the engine's best move " + std::string(w[1]) + " is not legal in " + pos.fen());
         return std::nullopt;
       }
       e.best = *move;
@@ -146,7 +165,7 @@ std::optional<store::Evaluation> UciEngine::search(const Position& pos, SearchLi
   }
 }
 
-std::optional<std::string> UciEngine::next_line(int timeout_ms, std::string* error) {
+std::optional<std::string> UciEngine::next_line(int timeout_ms, EngineError* error) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (next_ >= lines_.size()) {
     lines_.clear();
@@ -156,33 +175,35 @@ std::optional<std::string> UciEngine::next_line(int timeout_ms, std::string* err
       auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
-        if (error) *error = "no answer within " + std::to_string(timeout_ms / 1000) + " s";
+        set(error, EngineError::Code::Timeout,
+            "no answer within " + std::to_string(timeout_ms / 1000) + " s");
         return std::nullopt;
       }
       wait = int(left.count());
     }
     pollfd p{reader_.fd(), POLLIN, 0};
     if (::poll(&p, 1, wait) < 0 && errno != EINTR) {
-      if (error) *error = "poll failed";
+      set(error, EngineError::Code::System, "poll failed");
       return std::nullopt;
     }
     auto read = reader_.read_available(lines_);
     if (lines_.empty() &&
         (read == uci_adapter::LineReader::Read::End || read == uci_adapter::LineReader::Read::Error)) {
       auto status = process_.wait_exit(1000);
-      if (error)
-        *error = "the engine ended (" + (status ? status->describe() : std::string("still running")) + ")";
+      set(error, EngineError::Code::Died,
+          "the engine ended (" + (status ? status->describe() : std::string("still running")) + ")");
       return std::nullopt;
     }
   }
   return std::move(lines_[next_++]);
 }
 
-bool UciEngine::wait_for(std::string_view word, int timeout_ms, std::string* error) {
+std::optional<EngineError> UciEngine::wait_for(std::string_view word, int timeout_ms) {
   for (;;) {
-    auto line = next_line(timeout_ms, error);
-    if (!line) return false;
-    if (starts_with_word(*line, word)) return true;
+    EngineError error{};
+    auto line = next_line(timeout_ms, &error);
+    if (!line) return error;
+    if (starts_with_word(*line, word)) return std::nullopt;
   }
 }
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/engine_error.h"
 #include "book/chess/position.h"
 #include "book/store/evaluation.h"
 #include "uci-adapter/engine_process.h"
@@ -46,28 +47,29 @@ class UciEngine {
 
   // Starts argv, does the handshake (uci -> uciok, reading `id name`) and sets
   // the options (setoption name N value V), then waits for readyok. nullopt
-  // and a message when the engine cannot be started, dies or does not answer
-  // within 30 s.
+  // and an error (Start, Died, Timeout) when the engine cannot be started, dies
+  // or does not answer within 30 s.
   [[nodiscard]] static std::optional<UciEngine> start(
       const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& options,
-      std::string* error);
+      EngineError* error);
 
   const std::string& name() const { return name_; }
 
   // Searches pos to the limit. The evaluation is that of the last info line
   // with an exact score (else the last with any) before `bestmove`, from the
   // side to move's point of view; best is Move() for `bestmove (none)`.
-  // nullopt and a message when the engine dies or says nothing usable.
+  // nullopt and an error when the engine dies (Died) or says nothing usable (Protocol).
   [[nodiscard]] std::optional<store::Evaluation> search(const Position& pos, SearchLimit limit,
-                                                        std::string* error);
+                                                        EngineError* error);
 
  private:
   explicit UciEngine(uci_adapter::EngineProcess process)
       : process_(std::move(process)), reader_(process_.output_fd()) {}
-  // The next line from the engine; nullopt when it ended or after timeout_ms (-1: none).
-  std::optional<std::string> next_line(int timeout_ms, std::string* error);
-  // Reads lines until one starts with word; false (error set) when none came.
-  bool wait_for(std::string_view word, int timeout_ms, std::string* error);
+  // The next line from the engine; nullopt and an error (Died, Timeout, System)
+  // when it ended or after timeout_ms (-1: none).
+  std::optional<std::string> next_line(int timeout_ms, EngineError* error);
+  // Reads lines until one starts with word; the error of next_line when none came.
+  [[nodiscard]] std::optional<EngineError> wait_for(std::string_view word, int timeout_ms);
 
   uci_adapter::EngineProcess process_;
   uci_adapter::LineReader reader_;
