@@ -58,19 +58,16 @@ int add_child(std::vector<GameNode>& nodes, int parent, Move m, bool null_move) 
   return id;
 }
 
-bool GameBuilder::begin(std::string_view fen, std::string& error) {
+std::optional<FenError> GameBuilder::begin(std::string_view fen) {
   Position start;
   if (!fen.empty()) {
     FenError e;
     auto pos = Position::from_fen(fen, &e);
-    if (!pos) {
-      error = "invalid FEN tag: " + e.message();
-      return false;
-    }
+    if (!pos) return e;
     start = *pos;
   }
   begin(start);
-  return true;
+  return std::nullopt;
 }
 
 void GameBuilder::begin(const Position& start) {
@@ -101,25 +98,24 @@ void GameBuilder::add_tag(std::string name, std::string value) {
   tags_.emplace_back(std::move(name), std::move(value));
 }
 
-bool GameBuilder::add_san(std::string_view san, std::string& error) {
+std::string SanError::message() const {
+  if (!reason) return "null move while in check";
+  return std::string(to_string(*reason)) + " move '" + san + "'";
+}
+
+std::optional<SanError> GameBuilder::add_san(std::string_view san) {
   const Position& pos = nodes_[current_].position;
   bool null_move = san == "--" || san == "Z0" || san == "null" || san == "pass" || san == "0000";
   Move m;
   if (null_move) {
-    if (pos.in_check()) {
-      error = "null move while in check";
-      return false;
-    }
+    if (pos.in_check()) return SanError{std::string(san), std::nullopt};
   } else {
     MoveParse parsed = parse_san(pos, san);
-    if (!parsed.ok()) {
-      error = std::string(to_string(parsed.error)) + " move '" + std::string(san) + "'";
-      return false;
-    }
+    if (!parsed.ok()) return SanError{std::string(san), parsed.error};
     m = parsed.move;
   }
   add_move(m, null_move);
-  return true;
+  return std::nullopt;
 }
 
 void GameBuilder::add_move(Move m, bool null_move) {

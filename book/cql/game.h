@@ -6,11 +6,13 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "book/chess/notation.h"
 #include "book/chess/position.h"
 
 namespace gb::cql {
@@ -43,13 +45,23 @@ struct Game {
   const std::string* tag(std::string_view name) const;
 };
 
+// Why GameBuilder::add_san refused a move (docs/DESIGN.md, "Errors: one
+// convention per layer"): the chess layer's MoveError for the SAN, or a null
+// move ("--") played in check, which the chess layer has no word for.
+struct SanError {
+  std::string san;                  // the move as written
+  std::optional<MoveError> reason;  // empty: a null move while in check
+  std::string message() const;      // "illegal move 'Nf6'", "null move while in check"
+};
+
 // Builds a game tree while reading a game's movetext in order. Moves are SAN;
 // the builder decodes them against the position they are played from.
 class GameBuilder {
  public:
   // Starts a game from the FEN tag (empty: the standard position).
-  // Returns false with a message when the FEN is invalid.
-  [[nodiscard]] bool begin(std::string_view fen, std::string& error);
+  // Returns the chess layer's FenError when the FEN is invalid (the tree is
+  // unchanged); a caller says "invalid FEN tag: " + its message().
+  [[nodiscard]] std::optional<FenError> begin(std::string_view fen);
   // Tags may come before begin(); reset() drops everything of a game.
   void add_tag(std::string name, std::string value);
   void reset();
@@ -58,8 +70,8 @@ class GameBuilder {
   // Plays m, which must be legal where the last move left off (Move() with
   // null_move for "--").
   void add_move(Move m, bool null_move);
-  // Parses SAN first; false (tree unchanged) when it is illegal or unreadable.
-  [[nodiscard]] bool add_san(std::string_view san, std::string& error);
+  // Parses SAN first; an error (tree unchanged) when it is illegal or unreadable.
+  [[nodiscard]] std::optional<SanError> add_san(std::string_view san);
   void add_comment(std::string text);
   void add_nag(int nag);
   // A variation: an alternative to the last move played.

@@ -63,14 +63,13 @@ bool matches_in(const Game& g, int id, const std::string& q, const TestBook& boo
 // 1.e4 e5 (1...c5) 2.Nf3: IDs 0 start, 1 after e4, 2 after e5, 3 after Nf3, 4 after c5.
 Game test_game() {
   GameBuilder b;
-  std::string error;
-  REQUIRE(b.begin("", error));
-  REQUIRE(b.add_san("e4", error));
-  REQUIRE(b.add_san("e5", error));
+  REQUIRE_FALSE(b.begin(""));
+  REQUIRE_FALSE(b.add_san("e4"));
+  REQUIRE_FALSE(b.add_san("e5"));
   REQUIRE(b.begin_variation());
-  REQUIRE(b.add_san("c5", error));
+  REQUIRE_FALSE(b.add_san("c5"));
   b.end_variation();
-  REQUIRE(b.add_san("Nf3", error));
+  REQUIRE_FALSE(b.add_san("Nf3"));
   Game g = b.finish(1);
   REQUIRE(g.nodes.size() == 5);
   REQUIRE(g.nodes[4].parent == 1);

@@ -365,13 +365,12 @@ TEST_CASE("Traps of section 30 behave as the reference says", "[cql][traps]") {
 TEST_CASE("consecutivemoves counts the longest run of moves two lines share", "[cql][tree]") {
   // 1.e4 (1.d4 Nf6 2.e4 e5) Nf6 2.d4 e5: the lines e4 Nf6 d4 e5 and d4 Nf6 e4 e5 share runs of one move.
   GameBuilder b;
-  std::string error;
-  REQUIRE(b.begin("", error));
-  REQUIRE(b.add_san("e4", error));
+  REQUIRE_FALSE(b.begin(""));
+  REQUIRE_FALSE(b.add_san("e4"));
   REQUIRE(b.begin_variation());
-  for (const char* m : {"d4", "Nf6", "Nc3", "e5"}) REQUIRE(b.add_san(m, error));
+  for (const char* m : {"d4", "Nf6", "Nc3", "e5"}) REQUIRE_FALSE(b.add_san(m));
   b.end_variation();
-  for (const char* m : {"Nf6", "Nc3", "e5"}) REQUIRE(b.add_san(m, error));
+  for (const char* m : {"Nf6", "Nc3", "e5"}) REQUIRE_FALSE(b.add_san(m));
   Game g = b.finish(1);
   // IDs: 0 start, 1 e4, 2 Nf6, 3 Nc3, 4 e5, 5 d4, 6 Nf6, 7 Nc3, 8 e5.
   REQUIRE(g.nodes.size() == 9);

@@ -113,13 +113,12 @@ TEST_CASE("With variations off an ordinary move sees only the main line's move",
   // start variations; section 1/2: without variations the game tree is the main line alone.
   // 1.e4 (1.d4) e5: IDs 0 start, 1 e4, 2 e5, 3 d4.
   GameBuilder b;
-  std::string error;
-  REQUIRE(b.begin("", error));
-  REQUIRE(b.add_san("e4", error));
+  REQUIRE_FALSE(b.begin(""));
+  REQUIRE_FALSE(b.add_san("e4"));
   REQUIRE(b.begin_variation());
-  REQUIRE(b.add_san("d4", error));
+  REQUIRE_FALSE(b.add_san("d4"));
   b.end_variation();
-  REQUIRE(b.add_san("e5", error));
+  REQUIRE_FALSE(b.add_san("e5"));
   Game g = b.finish(1);
   REQUIRE(g.nodes.size() == 4);
   CHECK(eval_text(g, 0, "move count") == "1");
@@ -183,8 +182,7 @@ TEST_CASE("Inside message a tag filter followed by a string prints the tag then 
   b.add_tag("Event", "Linares");
   b.add_tag("White", "Kasparov");
   b.add_tag("Black", "Topalov");
-  std::string error;
-  REQUIRE(b.begin("", error));
+  REQUIRE_FALSE(b.begin(""));
   Game g = b.finish(1);
   auto messages = [&](const std::string& text) {
     INFO(text);

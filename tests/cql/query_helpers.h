@@ -13,11 +13,10 @@ namespace gb::cql::test {
 // The game of these SAN moves from fen ("" the start position).
 inline Game game_from(const std::vector<std::string>& sans, const std::string& fen = "") {
   GameBuilder b;
-  std::string error;
-  REQUIRE(b.begin(fen, error));
+  REQUIRE_FALSE(b.begin(fen));
   for (const auto& s : sans) {
     INFO(s);
-    REQUIRE(b.add_san(s, error));
+    REQUIRE_FALSE(b.add_san(s));
   }
   return b.finish(1);
 }
