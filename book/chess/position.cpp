@@ -25,11 +25,6 @@ inline Key castling_key(CastlingRights cr) {
   return k;
 }
 
-Piece piece_from_char(char c) {
-  auto i = std::string_view(kPieceChars).find(c);
-  return (i == std::string_view::npos || c == ' ') ? Piece::None : Piece(i);
-}
-
 std::string_view field_name(FenError::Field f) {
   switch (f) {
     case FenError::Field::Placement: return "piece placement";

@@ -30,6 +30,14 @@ constexpr Color color_of(Piece p) { return Color(int(p) >> 3); }
 // Black; ' ' for None and the two unused codes).
 inline constexpr char kPieceChars[] = " PNBRQK  pnbrqk";
 constexpr char piece_char(Piece p) { return kPieceChars[int(p)]; }
+// The piece of a FEN letter (kPieceChars' inverse); None for any other
+// character. The one decoder: FEN, and CQL's piece designators and fen
+// patterns, all read letters through it.
+constexpr Piece piece_from_char(char c) {
+  for (int i = 0; kPieceChars[i] != '\0'; ++i)
+    if (kPieceChars[i] == c && c != ' ') return Piece(i);
+  return Piece::None;
+}
 // The piece type of a SAN piece letter ("NBRQK", and 'P', which SAN leaves
 // out but long algebraic and some files write); None for any other character.
 constexpr PieceType piece_type_of_letter(char c) {

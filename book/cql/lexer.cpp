@@ -11,19 +11,8 @@ namespace {
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
 std::optional<int> piece_bit(char c) {
+  if (Piece p = piece_from_char(c); p != Piece::None) return int(p);  // the FEN letters
   switch (c) {
-    case 'P': return int(Piece::WPawn);
-    case 'N': return int(Piece::WKnight);
-    case 'B': return int(Piece::WBishop);
-    case 'R': return int(Piece::WRook);
-    case 'Q': return int(Piece::WQueen);
-    case 'K': return int(Piece::WKing);
-    case 'p': return int(Piece::BPawn);
-    case 'n': return int(Piece::BKnight);
-    case 'b': return int(Piece::BBishop);
-    case 'r': return int(Piece::BRook);
-    case 'q': return int(Piece::BQueen);
-    case 'k': return int(Piece::BKing);
     case 'A': return -1;  // any white piece
     case 'a': return -2;  // any black piece
     case '_': return 0;

@@ -288,10 +288,8 @@ NodePtr Parser::parse_fen_pattern(const Token& t, const std::string& text) {
       continue;
     }
     std::uint16_t bits;
-    static const std::string letters = "PNBRQKpnbrqk";
-    auto i = letters.find(c);
-    if (i != std::string::npos)
-      bits = std::uint16_t(1u << ((i < 6 ? 1 : 9) + int(i % 6)));
+    if (Piece p = piece_from_char(c); p != Piece::None)
+      bits = std::uint16_t(1u << int(p));  // the Piece code is the bit, as in the lexer's piece designators
     else if (c == 'A')
       bits = kWhitePieceBits;
     else if (c == 'a')

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "book/chess/position.h"
 
@@ -80,4 +81,14 @@ TEST_CASE("The en passant square is written only when the capture is legal", "[c
   REQUIRE(pinned);
   CHECK(pinned->ep_square() == SQ_D6);
   CHECK(pinned->fen() == "8/8/8/K2pP2q/8/8/8/7k w - - 0 2");
+}
+
+TEST_CASE("piece_from_char reads exactly the twelve FEN letters", "[chess][fen]") {
+  // Expected from the FEN standard's letters, not from kPieceChars.
+  const std::string white = "PNBRQK", black = "pnbrqk";
+  for (int t = 0; t < 6; ++t) {
+    CHECK(piece_from_char(white[t]) == make_piece(Color::White, PieceType(t + 1)));
+    CHECK(piece_from_char(black[t]) == make_piece(Color::Black, PieceType(t + 1)));
+  }
+  for (char c : std::string(" _.Aa1xX\0", 9)) CHECK(piece_from_char(c) == Piece::None);
 }
