@@ -126,48 +126,53 @@ MoveParse parse_san(const Position& pos, std::string_view text) {
   return {Move(), matches == 0 ? MoveError::Illegal : MoveError::Ambiguous};
 }
 
+void append_san_body(const Position& pos, const MoveList& legal, Move m, std::string& san) {
+  if (m.kind() == Move::Kind::Castling) {
+    san += m.to() > m.from() ? "O-O" : "O-O-O";
+    return;
+  }
+  PieceType piece = type_of(pos.piece_on(m.from()));
+  assert(piece != PieceType::None && color_of(pos.piece_on(m.from())) == pos.side_to_move());
+  bool capture = !pos.empty(m.to()) || m.kind() == Move::Kind::EnPassant;
+  if (piece == PieceType::Pawn) {
+    if (capture) {
+      san += char('a' + file_of(m.from()));
+      san += 'x';
+    }
+    san += square_name(m.to());
+    if (m.kind() == Move::Kind::Promotion) {
+      san += '=';
+      san += san_letter(m.promotion());
+    }
+    return;
+  }
+  san += san_letter(piece);
+  bool ambiguous = false, same_file = false, same_rank = false;
+  for (Move o : legal) {
+    if (o == m || o.to() != m.to() || o.kind() == Move::Kind::Castling) continue;
+    if (type_of(pos.piece_on(o.from())) != piece) continue;
+    ambiguous = true;
+    same_file |= file_of(o.from()) == file_of(m.from());
+    same_rank |= rank_of(o.from()) == rank_of(m.from());
+  }
+  if (ambiguous) {
+    if (!same_file)
+      san += char('a' + file_of(m.from()));
+    else if (!same_rank)
+      san += char('1' + rank_of(m.from()));
+    else
+      san += square_name(m.from());
+  }
+  if (capture) san += 'x';
+  san += square_name(m.to());
+}
+
 std::string to_san(const Position& pos, Move m) {
   std::string san;
-  if (m.kind() == Move::Kind::Castling) {
-    san = m.to() > m.from() ? "O-O" : "O-O-O";
-  } else {
-    PieceType piece = type_of(pos.piece_on(m.from()));
-    assert(piece != PieceType::None && color_of(pos.piece_on(m.from())) == pos.side_to_move());
-    bool capture = !pos.empty(m.to()) || m.kind() == Move::Kind::EnPassant;
-    if (piece == PieceType::Pawn) {
-      if (capture) {
-        san += char('a' + file_of(m.from()));
-        san += 'x';
-      }
-      san += square_name(m.to());
-      if (m.kind() == Move::Kind::Promotion) {
-        san += '=';
-        san += san_letter(m.promotion());
-      }
-    } else {
-      san += san_letter(piece);
-      MoveList moves;
-      generate_legal(pos, moves);
-      bool ambiguous = false, same_file = false, same_rank = false;
-      for (Move o : moves) {
-        if (o == m || o.to() != m.to() || o.kind() == Move::Kind::Castling) continue;
-        if (type_of(pos.piece_on(o.from())) != piece) continue;
-        ambiguous = true;
-        same_file |= file_of(o.from()) == file_of(m.from());
-        same_rank |= rank_of(o.from()) == rank_of(m.from());
-      }
-      if (ambiguous) {
-        if (!same_file)
-          san += char('a' + file_of(m.from()));
-        else if (!same_rank)
-          san += char('1' + rank_of(m.from()));
-        else
-          san += square_name(m.from());
-      }
-      if (capture) san += 'x';
-      san += square_name(m.to());
-    }
-  }
+  MoveList moves;  // only a piece move may need telling apart from another
+  if (m.kind() != Move::Kind::Castling && type_of(pos.piece_on(m.from())) != PieceType::Pawn)
+    generate_legal(pos, moves);
+  append_san_body(pos, moves, m, san);
   Position next = pos;
   UndoInfo undo;
   next.do_move(m, undo);

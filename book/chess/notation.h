@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "book/chess/movegen.h"
 #include "book/chess/position.h"
 
 namespace gb {
@@ -27,6 +28,10 @@ struct MoveParse {
 
 // The standard SAN of a legal move: minimal disambiguation, "=Q", "+", "#".
 std::string to_san(const Position& pos, Move m);
+// Appends to san the SAN of m without its check suffix, from the legal moves
+// of pos the caller has already generated (a generator of many games would
+// otherwise generate them twice a ply).
+void append_san_body(const Position& pos, const MoveList& legal, Move m, std::string& san);
 // The same with its move number: "9. Nc7" for White, "9... Nc7" for Black.
 std::string numbered_san(const Position& pos, Move m);
 

@@ -246,39 +246,6 @@ Move choose_move(const Position& pos, const MoveList& legal, bool in_theory, con
   }
 }
 
-// Appends SAN without its check suffix: to_san's, from the legal moves at
-// hand rather than generated again (one game in ten million is a second).
-void append_san(const Position& pos, const MoveList& legal, Move m, std::string& out) {
-  if (m.kind() == Move::Kind::Castling) return void(out += m.to() > m.from() ? "O-O" : "O-O-O");
-  PieceType piece = type_of(pos.piece_on(m.from()));
-  bool capture = !pos.empty(m.to()) || m.kind() == Move::Kind::EnPassant;
-  if (piece == PieceType::Pawn) {
-    if (capture) out += char('a' + file_of(m.from())), out += 'x';
-    out += square_name(m.to());
-    if (m.kind() == Move::Kind::Promotion) out += '=', out += " PNBRQK"[int(m.promotion())];
-    return;
-  }
-  out += " PNBRQK"[int(piece)];
-  bool ambiguous = false, same_file = false, same_rank = false;
-  for (Move o : legal) {
-    if (o == m || o.to() != m.to() || o.kind() == Move::Kind::Castling) continue;
-    if (type_of(pos.piece_on(o.from())) != piece) continue;
-    ambiguous = true;
-    same_file |= file_of(o.from()) == file_of(m.from());
-    same_rank |= rank_of(o.from()) == rank_of(m.from());
-  }
-  if (ambiguous) {
-    if (!same_file)
-      out += char('a' + file_of(m.from()));
-    else if (!same_rank)
-      out += char('1' + rank_of(m.from()));
-    else
-      out += square_name(m.from());
-  }
-  if (capture) out += 'x';
-  out += square_name(m.to());
-}
-
 enum class End { Mate, Stalemate, InsufficientMaterial, Repetition, FiftyMoves, Length };
 
 // Whether the position (the last of history) occurred twice before since the
@@ -368,7 +335,7 @@ void generate_game(const Options& opt, const OpeningTree& openings, std::uint64_
     if (ply >= length) break;
     Move m = choose_move(pos, legal, ply < theory, openings, rng, weights);
     if (ply % 2 == 0) token = std::to_string(ply / 2 + 1) + ". ";
-    append_san(pos, legal, m, token);
+    append_san_body(pos, legal, m, token);
     assert(token.ends_with(to_san(pos, m).substr(0, to_san(pos, m).find_first_of("+#"))));
     UndoInfo undo;
     pos.do_move(m, undo);
