@@ -79,14 +79,14 @@ int main(int argc, char** argv) {
     const gb::cql::Program& program = std::get<gb::cql::Program>(parsed);
     gb::query::QueryOptions options;
     options.max_ply = 40;
-    std::string run_error;
+    gb::query::QueryError run_error;
     (void)gb::query::run_graph_query(*book, program, gb::Position(), options, stderr, &run_error);  // warm-up
     auto start = std::chrono::steady_clock::now();
     double cpu_start = thread_cpu_seconds();
     auto run = gb::query::run_graph_query(*book, program, gb::Position(), options, stderr, &run_error);
     double cpu = thread_cpu_seconds() - cpu_start;
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!run) return std::fprintf(stderr, "%s\n", run_error.c_str()), 1;
+    if (!run) return std::fprintf(stderr, "%s\n", run_error.message().c_str()), 1;
     std::printf(
         "query '%s': %llu nodes, %zu matched, %.3f s on the thread's CPU, %.3f s wall (%.0f nodes/s)\n", text,
         (unsigned long long)run->nodes_visited, run->matches.size(), cpu, seconds,

@@ -65,7 +65,7 @@ std::optional<cql::LoadedQuery> load_filter(const std::string& filter, bool inde
     *error = BuildError::input(std::move(message));
     return std::nullopt;
   };
-  std::string load_error;
+  cql::QueryLoadError load_error;
   std::error_code ignored;
   const bool is_file = std::filesystem::is_regular_file(filter, ignored) ||
                        std::filesystem::is_regular_file(filter + ".cql", ignored);
@@ -74,8 +74,8 @@ std::optional<cql::LoadedQuery> load_filter(const std::string& filter, bool inde
               : cql::QuerySource{.texts = {filter}, .file = "", .prefix = "", .text_name = "--filter"},
       &load_error);
   if (!query) {
-    if (!load_error.ends_with('\n')) return fail("--filter: " + load_error);
-    std::fputs(load_error.c_str(), stderr);
+    if (load_error.code != cql::QueryLoadError::Code::Parse) return fail("--filter: " + load_error.message());
+    std::fputs(load_error.message().c_str(), stderr);
     return fail("--filter: the query does not parse");
   }
   if (query->program.has_persistent())
@@ -346,8 +346,8 @@ void add_export(CLI::App& app, int& exit_status) {
       exit_status = store::kExitDamagedBook;
       return;
     }
-    if (!store::write_polyglot_file(opt->out, *entries, &error)) {
-      std::fprintf(stderr, "graphbook export: %s\n", error.c_str());
+    if (auto e = store::write_polyglot_file(opt->out, *entries)) {
+      std::fprintf(stderr, "graphbook export: %s\n", e->message().c_str());
       exit_status = store::kExitBadInput;  // an output that cannot be written
       return;
     }

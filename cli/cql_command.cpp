@@ -94,14 +94,14 @@ void run(const CqlOptions& o, int& exit_status) {
     exit_status = 2;
     return;
   }
-  std::string load_error;
+  cql::QueryLoadError load_error;
   auto loaded = cql::load_query({o.cql_text, o.query_file, injected}, &load_error);
   if (!loaded) {
     // A parse error is rendered whole (with its caret); the rest is one line.
-    if (load_error.ends_with('\n'))
-      std::fputs(load_error.c_str(), stderr);
+    if (load_error.code == cql::QueryLoadError::Code::Parse)
+      std::fputs(load_error.message().c_str(), stderr);
     else
-      std::fprintf(stderr, "graphbook cql: %s\n", load_error.c_str());
+      std::fprintf(stderr, "graphbook cql: %s\n", load_error.message().c_str());
     exit_status = 2;
     return;
   }

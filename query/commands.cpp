@@ -129,13 +129,14 @@ bool write_pgn(const std::string& path, const Position& start, const std::vector
 }
 
 void run(Options& o, int& exit_status) {
-  std::string error;
-  auto loaded = cql::load_query({o.cql_text, o.query_file, ""}, &error);
+  cql::QueryLoadError load_error;
+  auto loaded = cql::load_query({o.cql_text, o.query_file, ""}, &load_error);
   if (!loaded) {
-    if (error.ends_with('\n'))
-      std::fputs(error.c_str(), stderr);
+    // A parse error is rendered whole (with its caret); the rest is one line.
+    if (load_error.code == cql::QueryLoadError::Code::Parse)
+      std::fputs(load_error.message().c_str(), stderr);
     else
-      std::fprintf(stderr, "graphbook query: %s\n", error.c_str());
+      std::fprintf(stderr, "graphbook query: %s\n", load_error.message().c_str());
     exit_status = command::kExitBadInput;
     return;
   }
@@ -157,9 +158,10 @@ void run(Options& o, int& exit_status) {
     o.run.deadline =
         std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                std::chrono::duration<double>(*o.time_limit));
+  QueryError error;
   auto result = run_graph_query(*book, loaded->program, start, o.run, stderr, &error);
   if (!result) {
-    std::fprintf(stderr, "graphbook query: %s: %s\n", o.book.c_str(), error.c_str());
+    std::fprintf(stderr, "graphbook query: %s: %s\n", o.book.c_str(), error.message().c_str());
     exit_status = command::kExitDamagedBook;
     return;
   }
@@ -177,9 +179,13 @@ void run(Options& o, int& exit_status) {
   if (!o.export_bin.empty()) {
     builder::ExportOptions eo;
     eo.positions = &keys;
-    auto entries = builder::export_entries(*book, eo, &error);
-    if (!entries || !store::write_polyglot_file(o.export_bin, *entries, &error)) {
-      std::fprintf(stderr, "graphbook query: %s: %s\n", o.export_bin.c_str(), error.c_str());
+    std::string export_error;
+    auto entries = builder::export_entries(*book, eo, &export_error);
+    std::optional<store::PolyglotFileError> written;
+    if (entries) written = store::write_polyglot_file(o.export_bin, *entries);
+    if (!entries || written) {
+      std::fprintf(stderr, "graphbook query: %s: %s\n", o.export_bin.c_str(),
+                   written ? written->message().c_str() : export_error.c_str());
       exit_status = command::kExitBadInput;
       return;
     }
@@ -187,7 +193,8 @@ void run(Options& o, int& exit_status) {
   if (!o.sub_book.empty()) {
     auto report = write_sub_book(*book, keys, o.sub_book, &error);
     if (!report) {
-      std::fprintf(stderr, "graphbook query: %s\n", error.c_str());
+      // Book or Output: a sub-book not written is reported as the user's (2), as before.
+      std::fprintf(stderr, "graphbook query: %s\n", error.message().c_str());
       exit_status = command::kExitBadInput;
       return;
     }

@@ -50,17 +50,16 @@ std::vector<Move> QueryRun::line(std::uint32_t visit) const {
 }
 
 std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& program, const Position& start,
-                                        const QueryOptions& options, std::FILE* messages,
-                                        std::string* error) {
+                                        const QueryOptions& options, std::FILE* messages, QueryError* error) {
   store::Error e;
   auto sections = BookSections::open(book, &e);
-  if (!sections) return *error = e.message(), std::nullopt;
+  if (!sections) return *error = QueryError::book(e.message()), std::nullopt;
   // A traversal of the whole graph below the start reads most sections:
   // one sequential pass first makes each read a lookup in memory (on a book
   // of a million positions the pass takes a quarter of a second and saves
   // a second). Not for a node budget of less than half the book.
   if (options.depth < 0 && (options.max_nodes == 0 || options.max_nodes >= sections->position_count() / 2))
-    if (auto s = sections->index_all()) return *error = s->message(), std::nullopt;
+    if (auto s = sections->index_all()) return *error = QueryError::book(s->message()), std::nullopt;
   QueryRun run;
   const QueryShape shape = shape_of(program);
   BookWindow window(*sections, shape, std::max(options.window, 1));

@@ -12,6 +12,7 @@
 
 #include "book/cql/evaluator.h"
 #include "book/store/book.h"
+#include "query/query_error.h"
 
 namespace gb::query {
 
@@ -72,7 +73,7 @@ struct QueryRun {
 // cannot be read at all; a start not in the book visits nothing.
 [[nodiscard]] std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& program,
                                                       const Position& start, const QueryOptions& options,
-                                                      std::FILE* messages, std::string* error);
+                                                      std::FILE* messages, QueryError* error);
 
 // Sorts matches by the query's sort filters (each maximised unless it says
 // min; a node without a value last), else by games, most first; ties keep

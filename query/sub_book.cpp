@@ -8,14 +8,14 @@
 namespace gb::query {
 
 std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unordered_set<Key>& nodes,
-                                            const std::string& out_path, std::string* error) {
+                                            const std::string& out_path, QueryError* error) {
   std::vector<Key> keys(nodes.begin(), nodes.end());
   std::sort(keys.begin(), keys.end());  // LMDB's order: the keys are big-endian
   store::Error e;
   auto txn = store::ReadTxn::begin(book.env(), &e);
-  if (!txn) return *error = book.path() + ": " + e.message(), std::nullopt;
+  if (!txn) return *error = QueryError::book(book.path() + ": " + e.message()), std::nullopt;
   auto learn = store::Cursor::open(*txn, book.dbs().learn, &e);
-  if (!learn) return *error = book.path() + ": " + e.message(), std::nullopt;
+  if (!learn) return *error = QueryError::book(book.path() + ": " + e.message()), std::nullopt;
   std::string params = book.build_params();
   store::BookStats source_stats = book.stats(*txn);
 
@@ -67,7 +67,7 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
           return params.empty() ? std::nullopt : to.put_build_params(w, params);
         });
       });
-  if (status) return *error = out_path + ": " + status->message(), std::nullopt;
+  if (status) return *error = QueryError::output(out_path + ": " + status->message()), std::nullopt;
   return report;
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "book/store/book.h"
+#include "query/query_error.h"
 
 namespace gb::query {
 
@@ -21,6 +22,6 @@ struct SubBookReport {
 // cannot be written.
 [[nodiscard]] std::optional<SubBookReport> write_sub_book(store::Book& book,
                                                           const std::unordered_set<Key>& nodes,
-                                                          const std::string& out_path, std::string* error);
+                                                          const std::string& out_path, QueryError* error);
 
 }  // namespace gb::query

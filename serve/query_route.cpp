@@ -93,9 +93,9 @@ void answer_query(ThreadReaders& readers, const explore::OpeningTable* names, co
   auto from = root ? parse_position(fen, play, &perror) : std::nullopt;
   if (!from) return send(res, 400, {{"error", perror.message}});
 
-  std::string error;
-  auto loaded = cql::load_query({{text}, "", "", "cql"}, &error);
-  if (!loaded) return send(res, 400, {{"error", "cql: " + error}});
+  cql::QueryLoadError load_error;
+  auto loaded = cql::load_query({{text}, "", "", "cql"}, &load_error);
+  if (!loaded) return send(res, 400, {{"error", "cql: " + load_error.message()}});
   query::QueryOptions options;
   options.depth = int(*depth);
   options.max_ply = int(*max_ply);
@@ -105,9 +105,10 @@ void answer_query(ThreadReaders& readers, const explore::OpeningTable* names, co
   options.max_nodes = std::uint64_t(*max_nodes);
   options.deadline = received + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                     std::chrono::duration<double>(*time_limit));
+  query::QueryError error;
   auto run = query::run_graph_query(readers.book().book(), loaded->program, from->position, options, nullptr,
                                     &error);
-  if (!run) return send(res, 503, {{"error", readers.book().book().path() + ": " + error}});
+  if (!run) return send(res, 503, {{"error", readers.book().book().path() + ": " + error.message()}});
   if (!run->fatal.empty()) return send(res, 400, {{"error", "the query stopped: " + run->fatal}});
   query::sort_matches(loaded->program, run->matches);
 

@@ -15,26 +15,35 @@ bool read_query_file(const std::string& path, std::string& out) {
   return true;
 }
 
-std::optional<LoadedQuery> load_query(const QuerySource& source, std::string* error) {
+std::string QueryLoadError::message() const {
+  switch (code) {
+    case Code::File: return "cannot read query file " + detail;
+    case Code::Empty: return "no query: give a query file or --cql TEXT";
+    case Code::Parse: return detail;
+  }
+  return detail;
+}
+
+std::optional<LoadedQuery> load_query(const QuerySource& source, QueryLoadError* error) {
   std::string text, name = source.text_name;
   for (const auto& t : source.texts) text += t + "\n";
   if (!source.file.empty()) {
     std::string file_text;
     if (!read_query_file(source.file, file_text) && !read_query_file(source.file + ".cql", file_text)) {
-      *error = "cannot read query file " + source.file;
+      *error = {QueryLoadError::Code::File, source.file};
       return std::nullopt;
     }
     name = source.texts.empty() ? source.file : source.file + " (after " + source.text_name + " text)";
     text += file_text;
   }
   if (text.empty() && source.prefix.empty()) {
-    *error = "no query: give a query file or --cql TEXT";
+    *error = {QueryLoadError::Code::Empty, ""};
     return std::nullopt;
   }
   text = source.prefix + text;
   auto parsed = parse(text);
   if (auto* e = std::get_if<ParseError>(&parsed)) {
-    *error = e->render(text, name);
+    *error = {QueryLoadError::Code::Parse, e->render(text, name)};
     return std::nullopt;
   }
   return LoadedQuery{std::move(std::get<Program>(parsed)), std::move(text), std::move(name)};

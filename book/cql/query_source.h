@@ -25,10 +25,25 @@ struct LoadedQuery {
   std::string name;  // how errors name it: "--cql", the file, "FILE (after --cql text)"
 };
 
-// The parsed query, or nullopt with error set: the rendered parse error
-// (several lines ending in a newline), or one line without a newline for an
-// unreadable file or an empty query.
-[[nodiscard]] std::optional<LoadedQuery> load_query(const QuerySource& source, std::string* error);
+// Why a query did not load (docs/DESIGN.md, "Errors: one convention per
+// layer"); each is the user's input (exit status 2).
+struct QueryLoadError {
+  enum class Code {
+    File,   // the query file (nor FILE.cql) cannot be read; detail is the path
+    Empty,  // no --cql text and no file
+    Parse,  // the query does not parse; detail is the rendered error
+  };
+  Code code = Code::File;
+  std::string detail;
+  // File: "cannot read query file PATH"; Empty: "no query: give a query file
+  // or --cql TEXT" (one line each, without a newline); Parse: the parse error
+  // rendered with its caret, naming the source (several lines ending in a
+  // newline, to print as they are).
+  std::string message() const;
+};
+
+// The parsed query, or nullopt with *error set.
+[[nodiscard]] std::optional<LoadedQuery> load_query(const QuerySource& source, QueryLoadError* error);
 
 // A file's bytes; false when it cannot be read.
 [[nodiscard]] bool read_query_file(const std::string& path, std::string& out);

@@ -56,6 +56,7 @@ std::string PolyglotFileError::message() const {
     case Code::Open: return path + ": " + std::strerror(system_error);
     case Code::Read: return path + ": read error";
     case Code::NotPolyglot: return path + ": not a Polyglot book (size is not a multiple of 16 bytes)";
+    case Code::Write: return path + ": write error: " + std::strerror(system_error);
   }
   return path;
 }
@@ -91,13 +92,11 @@ std::optional<std::vector<PolyglotEntry>> read_polyglot_file(const std::string& 
   return entries;
 }
 
-bool write_polyglot_file(const std::string& path, const std::vector<PolyglotEntry>& entries,
-                         std::string* error) {
+std::optional<PolyglotFileError> write_polyglot_file(const std::string& path,
+                                                     const std::vector<PolyglotEntry>& entries) {
+  using Code = PolyglotFileError::Code;
   File f(std::fopen(path.c_str(), "wb"));
-  if (!f) {
-    if (error) *error = path + ": " + std::strerror(errno);
-    return false;
-  }
+  if (!f) return PolyglotFileError{.code = Code::Open, .path = path, .system_error = errno};
   std::vector<unsigned char> buf(entries.size() * 16);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     unsigned char* p = buf.data() + 16 * i;
@@ -109,10 +108,9 @@ bool write_polyglot_file(const std::string& path, const std::vector<PolyglotEntr
   // An empty book is an empty file: fwrite must not be given the null data() of an empty vector.
   if ((!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), f.get()) != buf.size()) ||
       std::fflush(f.get()) != 0) {
-    if (error) *error = path + ": write error: " + std::strerror(errno);
-    return false;
+    return PolyglotFileError{.code = Code::Write, .path = path, .system_error = errno};
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace gb::store

@@ -33,15 +33,16 @@ Move from_polyglot_move(const Position& pos, std::uint16_t pm);
 // Promotion gb::Move with the same squares; to_polyglot_move gives pm back.
 Move raw_move_from_polyglot(std::uint16_t pm);
 
-// Why a .bin file could not be read: it could not be opened (the errno
-// code) or read, or it is not a Polyglot book.
+// Why a .bin file could not be read or written: it could not be opened (the
+// errno code) or read, it is not a Polyglot book, or writing it failed.
 struct PolyglotFileError {
-  enum class Code { Open, Read, NotPolyglot /* its size is not a multiple of 16 bytes */ };
+  enum class Code { Open, Read, NotPolyglot /* its size is not a multiple of 16 bytes */, Write };
   Code code = Code::Open;
   std::string path;
-  int system_error = 0;  // errno, for Open
+  int system_error = 0;  // errno, for Open and Write
   // "PATH: No such file or directory", "PATH: read error", "PATH: not a
-  // Polyglot book (size is not a multiple of 16 bytes)".
+  // Polyglot book (size is not a multiple of 16 bytes)", "PATH: write error:
+  // No space left on device".
   std::string message() const;
 };
 
@@ -49,8 +50,9 @@ struct PolyglotFileError {
 // cannot be opened or read or is not a Polyglot book.
 [[nodiscard]] std::optional<std::vector<PolyglotEntry>> read_polyglot_file(const std::string& path,
                                                                            PolyglotFileError* error);
-// Writes entries in the given order; false and error on an I/O failure.
-[[nodiscard]] bool write_polyglot_file(const std::string& path, const std::vector<PolyglotEntry>& entries,
-                                       std::string* error);
+// Writes entries in the given order; empty on success, else why (Open or
+// Write), the status form of docs/DESIGN.md's "Errors: one convention per layer".
+[[nodiscard]] std::optional<PolyglotFileError> write_polyglot_file(const std::string& path,
+                                                                   const std::vector<PolyglotEntry>& entries);
 
 }  // namespace gb::store

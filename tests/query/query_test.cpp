@@ -405,8 +405,7 @@ TEST_CASE("query follows an imported Polyglot book's moves whose positions the i
       {after_nf3.key(), store::to_polyglot_move(Move(SQ_B8, SQ_C6)), 10, 0}};
   std::sort(entries.begin(), entries.end(),
             [](const store::PolyglotEntry& a, const store::PolyglotEntry& b) { return a.key < b.key; });
-  std::string error;
-  REQUIRE(store::write_polyglot_file(dir.file("keys.bin"), entries, &error));
+  REQUIRE_FALSE(store::write_polyglot_file(dir.file("keys.bin"), entries));
   auto imported = graphbook("import " + quote(dir.file("keys.book")) + " " + quote(dir.file("keys.bin")));
   INFO(imported.out << imported.err);
   REQUIRE(imported.status == 0);
