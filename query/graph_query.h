@@ -29,10 +29,10 @@ struct QueryOptions {
   std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
-// Nodes visited between two looks at the clock. A look is cheap (some 35 ns
-// against a node's 1 to 3 us), but need not be made at every node: a walk
-// stops within a few milliseconds of its deadline, later for a query slow
-// at each node.
+// Nodes visited between two looks at the clock. A look costs far less than
+// evaluating a query at a node (bench_query prints the nodes per second), but
+// need not be made at every node: a walk stops within some milliseconds of
+// its deadline, later for a query slow at each node.
 inline constexpr std::uint64_t kClockInterval = 1024;
 
 // Why a walk ended before it visited every node below its start.
