@@ -7,11 +7,11 @@
 
 namespace gb::builder {
 
-std::optional<BookInfo> book_info(store::Book& book, std::string* error) {
+std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
   BookInfo info;
   store::Error e;
   auto txn = store::ReadTxn::begin(book.env(), &e);
-  if (!txn) return *error = e.message(), std::nullopt;
+  if (!txn) return *error = BuildError::book(e.message()), std::nullopt;
   MDB_stat st;
   if (!txn->stat(book.dbs().learn, st)) info.learned = st.ms_entries;
   std::size_t sections = 0;
@@ -21,7 +21,7 @@ std::optional<BookInfo> book_info(store::Book& book, std::string* error) {
   std::unordered_map<Key, std::uint32_t> incoming;
   incoming.reserve(sections);
   auto positions = store::Cursor::open(*txn, book.dbs().positions, &e);
-  if (!positions) return *error = e.message(), std::nullopt;
+  if (!positions) return *error = BuildError::book(e.message()), std::nullopt;
   const store::NodeKey root(Position().key());
   for (auto item = positions->first(&e); item; item = positions->next(&e)) {
     store::SectionReader section(item->value);
@@ -40,7 +40,7 @@ std::optional<BookInfo> book_info(store::Book& book, std::string* error) {
         ++incoming[r.child_key];
     }
   }
-  if (e.code) return *error = e.message(), std::nullopt;
+  if (e.code) return *error = BuildError::book(e.message()), std::nullopt;
   for (const auto& [key, n] : incoming)
     if (n > 1) ++info.transpositions;
   txn.reset();

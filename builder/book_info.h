@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "builder/build_error.h"
 
 namespace gb::builder {
 
@@ -24,7 +25,8 @@ struct BookInfo {
   std::uint64_t root_games = 0;  // games through the start position
 };
 
-[[nodiscard]] std::optional<BookInfo> book_info(store::Book& book, std::string* error);
+// nullopt and a BuildError::book when LMDB fails reading the book.
+[[nodiscard]] std::optional<BookInfo> book_info(store::Book& book, BuildError* error);
 nlohmann::json to_json(const BookInfo& info);
 std::string to_text(const BookInfo& info);
 

@@ -281,11 +281,11 @@ void add_info(CLI::App& app, int& exit_status) {
       exit_status = store::exit_status_for(be);
       return;
     }
-    std::string error;
+    BuildError error;
     auto info = book_info(*book, &error);
-    if (!info) {
-      std::fprintf(stderr, "graphbook info: %s\n", error.c_str());
-      exit_status = store::kExitDamagedBook;  // the book opened, and LMDB failed reading it
+    if (!info) {  // the book opened, and LMDB failed reading it
+      std::fprintf(stderr, "graphbook info: %s\n", error.message.c_str());
+      exit_status = exit_status_for(error);
       return;
     }
     if (opt->json)
@@ -339,11 +339,11 @@ void add_export(CLI::App& app, int& exit_status) {
                           .side = parse_side(opt->color),
                           .uniform = opt->uniform,
                           .eval_learn = opt->eval_learn};
-    std::string error;
+    BuildError error;
     auto entries = export_entries(*book, o, &error);
     if (!entries) {  // the book opened, and LMDB failed reading it
-      std::fprintf(stderr, "graphbook export: %s\n", error.c_str());
-      exit_status = store::kExitDamagedBook;
+      std::fprintf(stderr, "graphbook export: %s\n", error.message.c_str());
+      exit_status = exit_status_for(error);
       return;
     }
     if (auto e = store::write_polyglot_file(opt->out, *entries)) {

@@ -56,17 +56,17 @@ void scale_position(std::vector<store::EdgeRecord*>& edges) {
 
 std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& book,
                                                                 const ExportOptions& options,
-                                                                std::string* error) {
+                                                                BuildError* error) {
   store::Error e;
   auto txn = store::ReadTxn::begin(book.env(), &e);
-  if (!txn) return *error = e.message(), std::nullopt;
+  if (!txn) return *error = BuildError::book(e.message()), std::nullopt;
   auto cursor = store::Cursor::open(*txn, book.dbs().positions, &e);
-  if (!cursor) return *error = e.message(), std::nullopt;
+  if (!cursor) return *error = BuildError::book(e.message()), std::nullopt;
 
   std::optional<MDB_dbi> evals;
   if (options.eval_learn) {
     evals = store::open_evals(*txn, false, &e);
-    if (!evals && e.code != MDB_NOTFOUND) return *error = e.message(), std::nullopt;
+    if (!evals && e.code != MDB_NOTFOUND) return *error = BuildError::book(e.message()), std::nullopt;
     e = store::Error{};  // a book never analysed exports learn 0
   }
   std::vector<store::PolyglotEntry> out;
@@ -115,7 +115,7 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
     }
     if (!group.empty()) flush();
   }
-  if (e.code) return *error = e.message(), std::nullopt;
+  if (e.code) return *error = BuildError::book(e.message()), std::nullopt;
   std::vector<std::size_t> order(out.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {

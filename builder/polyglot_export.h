@@ -11,6 +11,7 @@
 #include "book/store/evaluation.h"
 #include "book/store/polyglot.h"
 #include "builder/aggregator.h"
+#include "builder/build_error.h"
 
 namespace gb::builder {
 
@@ -33,8 +34,9 @@ std::uint32_t eval_learn_field(const store::Evaluation& child);
 // Entries sorted by key, higher weight first, then by polyglot_rank (the
 // order the games first played the moves, as make-book keeps it, or the
 // imported file's order), then by move (docs/FORMAT.md, "Polyglot export").
+// nullopt and a BuildError::book when LMDB fails reading the book.
 [[nodiscard]] std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& book,
                                                                               const ExportOptions& options,
-                                                                              std::string* error);
+                                                                              BuildError* error);
 
 }  // namespace gb::builder

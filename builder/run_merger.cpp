@@ -133,8 +133,8 @@ BuildStatus RunMerger::open() {
   nodes_.clear();
   edges_.clear();
   collisions_ = 0;
-  node_error_.clear();
-  edge_error_.clear();
+  node_error_.reset();
+  edge_error_.reset();
   group_.clear();
   group_at_ = 0;
   has_ahead_ = false;
@@ -153,18 +153,15 @@ BuildStatus RunMerger::open() {
 // At the end of a stream: a run file that ended early is an error, not an end.
 template <class T>
 bool RunMerger::check(bool more, const std::vector<std::unique_ptr<RunStream<T>>>& streams,
-                      std::string& error) {
-  if (more || !error.empty()) return more;
+                      BuildStatus& error) {
+  if (more || error) return more;
   for (std::size_t i = 0; i < runs_.size(); ++i)
-    if (streams[i]->failed()) error = "the aggregation run " + runs_[i]->path + " is damaged";
+    if (streams[i]->failed())
+      error = BuildError::book("the aggregation run " + runs_[i]->path + " is damaged");
   return false;
 }
 
-BuildStatus RunMerger::error() const {
-  const std::string& e = node_error_.empty() ? edge_error_ : node_error_;
-  if (e.empty()) return std::nullopt;
-  return BuildError::book(e);
-}
+BuildStatus RunMerger::error() const { return node_error_ ? node_error_ : edge_error_; }
 
 bool RunMerger::next_node(NodeEntry& out) {
   return check(merge_step(node_heap_,

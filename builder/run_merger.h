@@ -85,7 +85,7 @@ class RunMerger {
 
  private:
   template <class T>
-  bool check(bool more, const std::vector<std::unique_ptr<RunStream<T>>>& streams, std::string& error);
+  bool check(bool more, const std::vector<std::unique_ptr<RunStream<T>>>& streams, BuildStatus& error);
   // The next merged edge, and the order of its first play: the earliest run
   // that holds it and its rank there.
   bool merge_edge(EdgeEntry& out, std::uint64_t& first);
@@ -95,7 +95,7 @@ class RunMerger {
   std::vector<HeapItem<NodeEntry>> node_heap_;  // streams with a head, as a min-heap
   std::vector<HeapItem<EdgeEntry>> edge_heap_;
   std::uint64_t collisions_ = 0;
-  std::string node_error_, edge_error_;
+  BuildStatus node_error_, edge_error_;  // the first damaged run file of each stream
   // The merged edges of one key, their first plays, the next to hand out;
   // and the first edge of the next key, merged ahead.
   std::vector<EdgeEntry> group_;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "book/cql/parser.h"
 #include "book/cql/query_source.h"
@@ -37,12 +38,18 @@ std::optional<cql::Range> to_range(const std::vector<std::int64_t>& v) {
   return r;
 }
 
-// The --player/--white/... injections as CQL text; empty string when none.
-// Returns false with a message for a value CQL cannot quote.
-bool injections(const CqlOptions& o, std::string& text, std::string& error) {
+// An option whose value cannot become CQL; the message names the option.
+struct OptionError {
+  std::string message;
+};
+
+// The --player/--white/... injections as CQL text; empty string when none;
+// nullopt and error for a value CQL cannot quote.
+std::optional<std::string> injections(const CqlOptions& o, OptionError* error) {
+  std::string text;
   auto quoted = [&](const std::string& option, const std::string& v, std::string& out) {
     if (v.find('"') != std::string::npos) {
-      error = option + ": a CQL string cannot contain a double quote";
+      *error = {option + ": a CQL string cannot contain a double quote"};
       return false;
     }
     out = "\"" + v + "\"";
@@ -59,13 +66,13 @@ bool injections(const CqlOptions& o, std::string& text, std::string& error) {
                       {&o.site, "--site", "site "},           {&o.fen, "--fen", "fen "}};
   for (const Inj& i : list) {
     if (i.value->empty()) continue;
-    if (!quoted(i.option, *i.value, q)) return false;
+    if (!quoted(i.option, *i.value, q)) return std::nullopt;
     text += std::string(i.filter) + q + "\n";
   }
   if (!o.result.empty()) {
     if (o.result != "1-0" && o.result != "0-1" && o.result != "1/2-1/2" && o.result != "*") {
-      error = "--result: expected 1-0, 0-1, 1/2-1/2 or *";
-      return false;
+      *error = {"--result: expected 1-0, 0-1, 1/2-1/2 or *"};
+      return std::nullopt;
     }
     text += "result \"" + o.result + "\"\n";
   }
@@ -73,7 +80,7 @@ bool injections(const CqlOptions& o, std::string& text, std::string& error) {
     text += std::to_string(y->lo) + " <= year <= " + std::to_string(y->hi) + "\n";
   if (o.wtm) text += "wtm\n";
   if (o.btm) text += "btm\n";
-  return true;
+  return text;
 }
 
 nlohmann::json summary_json(const cql::RunSummary& s, double seconds) {
@@ -88,14 +95,15 @@ nlohmann::json summary_json(const cql::RunSummary& s, double seconds) {
 
 void run(const CqlOptions& o, int& exit_status) {
   // The query: the injections, the --cql texts, then the file.
-  std::string injected, inj_error;
-  if (!injections(o, injected, inj_error)) {
-    std::fprintf(stderr, "graphbook cql: %s\n", inj_error.c_str());
+  OptionError option_error;
+  auto injected = injections(o, &option_error);
+  if (!injected) {
+    std::fprintf(stderr, "graphbook cql: %s\n", option_error.message.c_str());
     exit_status = 2;
     return;
   }
   cql::QueryLoadError load_error;
-  auto loaded = cql::load_query({o.cql_text, o.query_file, injected}, &load_error);
+  auto loaded = cql::load_query({o.cql_text, o.query_file, *injected}, &load_error);
   if (!loaded) {
     // A parse error is rendered whole (with its caret); the rest is one line.
     if (load_error.code == cql::QueryLoadError::Code::Parse)

@@ -179,13 +179,13 @@ void run(Options& o, int& exit_status) {
   if (!o.export_bin.empty()) {
     builder::ExportOptions eo;
     eo.positions = &keys;
-    std::string export_error;
+    builder::BuildError export_error;
     auto entries = builder::export_entries(*book, eo, &export_error);
     std::optional<store::PolyglotFileError> written;
     if (entries) written = store::write_polyglot_file(o.export_bin, *entries);
     if (!entries || written) {
       std::fprintf(stderr, "graphbook query: %s: %s\n", o.export_bin.c_str(),
-                   written ? written->message().c_str() : export_error.c_str());
+                   written ? written->message().c_str() : export_error.message.c_str());
       exit_status = command::kExitBadInput;
       return;
     }

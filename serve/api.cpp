@@ -276,9 +276,9 @@ void match(ApiContext& ctx, const httplib::Request& req, httplib::Response& res)
 void info(ApiContext& ctx, httplib::Response& res) {
   ThreadReaders* readers = begin_reading(ctx, res);
   if (!readers) return;
-  std::string error;
+  builder::BuildError error;
   auto info = readers->book().info(&error);
-  if (!info) return send_error(res, 503, ctx.source->path() + ": " + error);
+  if (!info) return send_error(res, 503, ctx.source->path() + ": " + error.message);
   send_json(res, {{"book", ctx.source->path()},
                   {"version", GRAPHBOOK_SERVE_VERSION},
                   {"generation", readers->book().generation()},

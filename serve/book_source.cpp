@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "book/store/exit_status.h"
 #include "builder/book_info.h"
 
 namespace gb::serve {
@@ -24,7 +23,7 @@ std::int64_t now_ns() {
 
 }  // namespace
 
-std::optional<nlohmann::json> OpenBook::info(std::string* error) {
+std::optional<nlohmann::json> OpenBook::info(builder::BuildError* error) {
   std::lock_guard lock(info_mutex_);
   if (!info_) {
     auto info = builder::book_info(book_, error);
@@ -67,14 +66,9 @@ std::shared_ptr<OpenBook> BookSource::open_book(const std::string& path, std::ui
   return std::make_shared<OpenBook>(std::move(*book), generation, has_games);
 }
 
-std::unique_ptr<BookSource> BookSource::open(const std::string& path, std::string* error, int* exit_status) {
-  store::BookError e;
-  auto book = open_book(path, 1, &e);
-  if (!book) {
-    *error = e.message;
-    *exit_status = store::exit_status_for(e);
-    return nullptr;
-  }
+std::unique_ptr<BookSource> BookSource::open(const std::string& path, store::BookError* error) {
+  auto book = open_book(path, 1, error);
+  if (!book) return nullptr;
   std::unique_ptr<BookSource> source(new BookSource(path));
   source->book_ = std::move(book);
   source->generation_ = 1;

@@ -4,6 +4,7 @@
 // renewed per request), so requests never share a transaction and never take
 // a lock on the hot path.
 //
+//   store::BookError error;
 //   auto source = BookSource::open("games.book", &error);
 //   ThreadReaders& r = thread_readers();
 //   if (auto s = r.begin_request(*source)) ...;   // r.book(), r.reader()
@@ -20,6 +21,7 @@
 #include "book/explore/book_reader.h"
 #include "book/store/book.h"
 #include "book/store/game_index.h"
+#include "builder/build_error.h"
 
 namespace gb::serve {
 
@@ -35,7 +37,7 @@ class OpenBook {
   bool has_games() const { return has_games_; }
   // `graphbook info --json` of this book, computed on first use (it walks
   // the whole book) and kept; nullopt and error when the walk fails.
-  [[nodiscard]] std::optional<nlohmann::json> info(std::string* error);
+  [[nodiscard]] std::optional<nlohmann::json> info(builder::BuildError* error);
 
  private:
   store::Book book_;
@@ -47,10 +49,9 @@ class OpenBook {
 
 class BookSource {
  public:
-  // Opens the book read-only; nullopt and error (with the exit status of the
-  // README's table in exit_status) when it does not open.
-  [[nodiscard]] static std::unique_ptr<BookSource> open(const std::string& path, std::string* error,
-                                                        int* exit_status);
+  // Opens the book read-only; nullptr and error (whose code decides the exit
+  // status, store::exit_status_for) when it does not open.
+  [[nodiscard]] static std::unique_ptr<BookSource> open(const std::string& path, store::BookError* error);
 
   // At most every kCheckInterval (the first caller after it is due) checks
   // that the file at the path is still the one open, and opens the new one

@@ -47,12 +47,18 @@ void add_commands(CLI::App& app, int& exit_status) {
       "flight. Exit status: 0 stopped by a signal, 2 bad option or address, or a book that does not open,\n"
       "3 a damaged book.");
   cmd->callback([opt, &exit_status] {
-    std::string error;
-    if (!parse_listen(opt->listen, opt->serve, &error)) {
-      std::fprintf(stderr, "graphbook serve: %s\n", error.c_str());
+    auto address = parse_listen(opt->listen, opt->serve.host);
+    if (!address) {
+      std::fprintf(
+          stderr,
+          "graphbook serve: --listen: '%s' is not HOST:PORT (like 127.0.0.1:8642; port 0 takes a free "
+          "one)\n",
+          opt->listen.c_str());
       exit_status = store::kExitBadInput;
       return;
     }
+    opt->serve.host = address->host;
+    opt->serve.port = address->port;
     exit_status = serve(opt->serve, binary_path());
   });
 }

@@ -48,8 +48,8 @@ httplib::Server::HandlerResponse on_error(const httplib::Request& req, httplib::
 
 }  // namespace
 
-bool parse_listen(const std::string& text, ServeOptions& o, std::string* error) {
-  std::string host = o.host, port_text = text;
+std::optional<ListenAddress> parse_listen(const std::string& text, const std::string& default_host) {
+  std::string host = default_host, port_text = text;
   if (auto colon = text.rfind(':'); colon != std::string::npos) {
     host = text.substr(0, colon);
     port_text = text.substr(colon + 1);
@@ -58,13 +58,9 @@ bool parse_listen(const std::string& text, ServeOptions& o, std::string* error) 
   int port = -1;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (host.empty() || ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 ||
-      port > 65535) {
-    *error = "--listen: '" + text + "' is not HOST:PORT (like 127.0.0.1:8642; port 0 takes a free one)";
-    return false;
-  }
-  o.host = host;
-  o.port = port;
-  return true;
+      port > 65535)
+    return std::nullopt;
+  return ListenAddress{host, port};
 }
 
 std::string find_web_root(const std::string& requested, const std::string& binary_path) {
@@ -87,12 +83,11 @@ int serve(const ServeOptions& o, const std::string& binary_path) {
   names_options.no_names = o.no_names;
   auto names = command::load_names("serve", names_options);
   if (!names) return store::kExitBadInput;
-  std::string error;
-  int status = 0;
-  auto source = BookSource::open(o.book, &error, &status);
+  store::BookError error;
+  auto source = BookSource::open(o.book, &error);
   if (!source) {
-    std::fprintf(stderr, "graphbook serve: %s\n", error.c_str());
-    return status;
+    std::fprintf(stderr, "graphbook serve: %s\n", error.message.c_str());
+    return store::exit_status_for(error);
   }
   ApiContext ctx;
   ctx.source = source.get();

@@ -29,8 +29,14 @@ inline constexpr int kMaxThreads = 120;
 // a body (POST /api/match) past this is refused before it is read.
 inline constexpr std::size_t kMaxBodyBytes = 1 << 20;
 
-// "HOST:PORT", "[V6]:PORT" or "PORT"; nullopt and error when it does not parse.
-[[nodiscard]] bool parse_listen(const std::string& text, ServeOptions& options, std::string* error);
+struct ListenAddress {
+  std::string host;
+  int port = 0;
+};
+// "HOST:PORT", "[V6]:PORT" or "PORT" (on default_host); nullopt when it does
+// not parse, the one way it fails (the caller says what --listen takes).
+[[nodiscard]] std::optional<ListenAddress> parse_listen(const std::string& text,
+                                                        const std::string& default_host);
 
 // The folder of the page: options.web_root, else GRAPHBOOK_SOURCE_DIR/serve/web
 // (the source tree the binary was built from), else serve/web beside the

@@ -193,8 +193,14 @@ TEST_CASE("serve stops on SIGTERM and on SIGINT with exit status 0", "[serve]") 
 }
 
 TEST_CASE("serve refuses a missing book and a bad --listen with exit status 2", "[serve]") {
-  CHECK(graphbook("serve /nonexistent/x.book --listen 127.0.0.1:0").status == 2);
-  CHECK(graphbook("serve " + quote(twic_games_book()) + " --listen nonsense").status == 2);
+  Run missing = graphbook("serve /nonexistent/x.book --listen 127.0.0.1:0");
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("/nonexistent/x.book") != std::string::npos);
+  for (const char* listen : {"nonsense", "127.0.0.1:65536", ":8080", "127.0.0.1:80x"}) {
+    Run bad = graphbook("serve " + quote(twic_games_book()) + " --listen " + quote(listen));
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find(std::string("--listen: '") + listen + "' is not HOST:PORT") != std::string::npos);
+  }
   CHECK(graphbook("serve " + quote(twic_games_book()) + " --threads 0").status == 2);
 }
 
