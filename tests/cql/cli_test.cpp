@@ -115,6 +115,13 @@ TEST_CASE("cql reports a bad query with its place and exits 2", "[cql][cli]") {
   CHECK(r.status == 2);
   CHECK(r.err.find("--cql:2:7: error: unknown filter 'frob'\n  check frob\n        ^~~~\n") !=
         std::string::npos);
+  // An injection CQL cannot quote, and a result that is none: the option is named, nothing is read.
+  Run quote_in_name = graphbook("cql -i " + kTwic + " --player 'Carlsen\"' --cql mate");
+  CHECK(quote_in_name.status == 2);
+  CHECK(quote_in_name.err == "graphbook cql: --player: a CQL string cannot contain a double quote\n");
+  Run result = graphbook("cql -i " + kTwic + " --result 2-0 --cql mate");
+  CHECK(result.status == 2);
+  CHECK(result.err == "graphbook cql: --result: expected 1-0, 0-1, 1/2-1/2 or *\n");
   Run missing = graphbook("cql -i /nonexistent.pgn --cql mate");
   CHECK(missing.status == 2);
   CHECK(missing.err.find("/nonexistent.pgn") != std::string::npos);
