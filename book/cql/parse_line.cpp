@@ -1,4 +1,6 @@
 // The line filter: its constituents, quantifiers and the automaton built from them.
+#include <cassert>
+
 #include "book/cql/parser_impl.h"
 
 namespace gb::cql {
@@ -106,6 +108,32 @@ std::vector<Parser::LineItem> Parser::parse_line_items(Node& line, const std::st
   }
   if (items.empty()) fail("unexpected " + describe(tok()), "'" + arrow + "' and a constituent");
   return items;
+}
+
+// The shape eval_line relies on: (kind, a, b) triples; state 0 a Split to
+// the first constituent; every exit patched (a Filter goes on to a state, a
+// Split to two, none to -1) and a Filter tests an argument the node has; one
+// Accept, the last state.
+[[maybe_unused]] static bool line_automaton_is_whole(const std::vector<std::int32_t>& nfa, std::size_t args) {
+  const std::int32_t states = std::int32_t(nfa.size() / 3);
+  if (nfa.size() % 3 != 0 || states < 2 || LineState(nfa[0]) != LineState::Split) return false;
+  auto state = [&](std::int32_t s) { return s >= 0 && s < states; };
+  for (std::int32_t s = 0; s < states; ++s) {
+    const std::int32_t a = nfa[std::size_t(s) * 3 + 1], b = nfa[std::size_t(s) * 3 + 2];
+    switch (LineState(nfa[std::size_t(s) * 3])) {
+      case LineState::Filter:
+        if (a < 0 || std::size_t(a) >= args || !state(b)) return false;
+        break;
+      case LineState::Split:
+        if (!state(a) || !state(b)) return false;
+        break;
+      case LineState::Accept:
+        if (s != states - 1) return false;
+        break;
+      default: return false;
+    }
+  }
+  return LineState(nfa[std::size_t(states - 1) * 3]) == LineState::Accept;
 }
 
 int Parser::add_state(std::vector<std::int32_t>& nfa, LineState kind, int a, int b) {
@@ -239,6 +267,7 @@ NodePtr Parser::parse_line(const Token& t) {
   nfa[2] = f.start;
   int accept = add_state(nfa, LineState::Accept, -1, -1);
   patch(nfa, f.outs, accept);
+  assert(line_automaton_is_whole(nfa, n->args.size()));
   n->nfa = std::move(nfa);
   n->text = std::to_string(line_count_++);  // the line's identity for nestban
   if (n->line_spec.last_position) n->type = Type::Position;
