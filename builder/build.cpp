@@ -83,10 +83,15 @@ std::size_t last_boundary(std::string_view text) {
 //   games and are held to the end: a DedupSet of n fingerprints of 16 bytes
 //   holds at most n * 15 / 8 slots (it grows by half past a load of 0.8),
 //   plus its 64 shards' first 64 slots (build_visitor.h).
-// The tables keep at least half the budget: under a small budget the fixed
-// part alone is more than the budget, and the tables still need room.
+// The tables keep at least kMinTables (the whole budget when it is smaller):
+// under a small budget the fixed part alone is more than the budget, and
+// tables any smaller spill more than they save; so a budget under about
+// kReserve + kMinTables (40 MiB on two threads) bounds the tables alone, as
+// --memory always did (a default build is unchanged), and so does a budget
+// whose fingerprints leave the tables less (docs/SCALE.md: past some 7
+// million games at --memory 256M).
 constexpr std::size_t kMiB = std::size_t(1) << 20;
-constexpr std::size_t kReserve = 12 * kMiB, kReservePerThread = 4 * kMiB;
+constexpr std::size_t kReserve = 12 * kMiB, kReservePerThread = 4 * kMiB, kMinTables = 16 * kMiB;
 
 std::size_t dedup_bytes(const std::vector<DedupSet>& sets) {
   std::size_t bytes = 0;
@@ -97,8 +102,8 @@ std::size_t dedup_bytes(const std::vector<DedupSet>& sets) {
 // The budget of each thread's tables, when the build holds outside_bytes that grow with the input.
 std::size_t table_budget(const BuildOptions& options, unsigned threads, std::size_t outside_bytes) {
   const std::size_t outside = kReserve + kReservePerThread * threads + outside_bytes;
-  const std::size_t tables = options.memory > 2 * outside ? options.memory - outside : options.memory / 2;
-  return tables / threads;
+  const std::size_t floor = std::min(options.memory, kMinTables);
+  return std::max(options.memory > outside ? options.memory - outside : 0, floor) / threads;
 }
 
 // The state shared by the parse of one build.
