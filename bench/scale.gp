@@ -28,7 +28,7 @@ plot ply40 using 1:4 title "--max-ply 40" pt 7, \
      t0 * x / n0 title "n (through the first full-depth point)" dt 2 lc rgb "gray", \
      t0 * x * log(x) / (n0 * log(n0)) title "n log n" dt 3 lc rgb "black"
 
-set title "peak resident memory (RSS; anonymous: heap and stacks, what --memory bounds)"
+set title "peak memory: RSS, and anonymous (heap and stacks: what --memory bounds)"
 set ylabel "MiB"
 plot ply40 using 1:($6 / 1024) title "RSS, --max-ply 40" pt 7, \
      full using 1:($6 / 1024) title "RSS, full depth" pt 5, \

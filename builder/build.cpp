@@ -88,7 +88,7 @@ std::size_t last_boundary(std::string_view text) {
 // tables any smaller spill more than they save; so a budget under about
 // kReserve + kMinTables (40 MiB on two threads) bounds the tables alone, as
 // --memory always did (a default build is unchanged), and so does a budget
-// whose fingerprints leave the tables less (docs/SCALE.md: past some 7
+// whose fingerprints leave the tables less (docs/SCALE.md: past 7 to 8
 // million games at --memory 256M).
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 constexpr std::size_t kReserve = 12 * kMiB, kReservePerThread = 4 * kMiB, kMinTables = 16 * kMiB;
