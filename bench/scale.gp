@@ -1,7 +1,7 @@
 # bench/scale.sh's plot: four log-log panels against the number of games, one
 # line per depth (--max-ply 40, full depth). Wall time beside the lines n and
-# n log n through the first full-depth point; peak RSS beside the --memory
-# budget; book size; bytes per node.
+# n log n through the first full-depth point; peak RSS and peak anonymous
+# memory beside the --memory budget; book size; bytes per node.
 #   gnuplot -e "tsv='scale.tsv'; png='scale.png'; budget_kb=262144" bench/scale.gp
 set terminal pngcairo size 1400,1000 font ",11"
 set output png
@@ -28,10 +28,12 @@ plot ply40 using 1:4 title "--max-ply 40" pt 7, \
      t0 * x / n0 title "n (through the first full-depth point)" dt 2 lc rgb "gray", \
      t0 * x * log(x) / (n0 * log(n0)) title "n log n" dt 3 lc rgb "black"
 
-set title "peak resident memory"
-set ylabel "MB"
-plot ply40 using 1:($6 / 1024) title "--max-ply 40" pt 7, \
-     full using 1:($6 / 1024) title "full depth" pt 5, \
+set title "peak memory: RSS, and anonymous (heap and stacks: what --memory bounds)"
+set ylabel "MiB"
+plot ply40 using 1:($6 / 1024) title "RSS, --max-ply 40" pt 7, \
+     full using 1:($6 / 1024) title "RSS, full depth" pt 5, \
+     ply40 using 1:($17 / 1024) title "anonymous, --max-ply 40" pt 6 dt 4, \
+     full using 1:($17 / 1024) title "anonymous, full depth" pt 4 dt 4, \
      budget_kb / 1024 title "--memory budget" dt 2 lc rgb "red"
 
 set title "book size"

@@ -1,9 +1,11 @@
 #include "builder/aggregator.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
@@ -119,6 +121,21 @@ std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, KeyRange range) {
   }
 }
 
+// Gives the pages of v's capacity past its size back to the system, without
+// the copy that shrink_to_fit makes: a table compacted for the last run kept
+// its free slots, and shrink_to_fit's copy stood beside the full table for a
+// moment, on every thread at once: the build's peak, over its memory budget
+// (docs/SCALE.md). The slots past size() are dead: their pages come back as
+// zeros if they are ever touched again, and the allocation stays whole.
+template <class T>
+void release_spare_capacity(std::vector<T>& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 bool over_refs(const SlotTables& t) {
   return t.games.size() >= kMaxRefs || t.tallies.size() >= kMaxRefs || t.next_stamp > kMaxStamp;
 }
@@ -190,6 +207,8 @@ Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side si
   tables_.nodes.resize(node_homes_ + kSlack);
   tables_.edges.resize(edge_homes_ + kSlack);
 }
+
+void Aggregator::set_budget(std::size_t memory_budget) { budget_ = memory_budget; }
 
 Aggregator::~Aggregator() {
   for (const Run& r : runs_)
@@ -406,14 +425,25 @@ BuildStatus Aggregator::spill() {
   }
   if (auto e = writer.close()) return e;
   runs_.push_back(std::move(run));
-  // Reuse the memory: same number of slots, all free.
-  tables_.nodes.assign(node_slots, Slot{});
-  tables_.edges.assign(edge_slots, Slot{});
   tables_.tallies.clear();
   tables_.games.clear();
   tables_.games.shrink_to_fit();
   tables_.next_stamp = 0;
   node_count_ = edge_count_ = 0;
+  const std::size_t initial = std::size_t(1) << kInitialBits;
+  const bool grown = node_homes_ > initial || edge_homes_ > initial;
+  if (!grown || double(node_homes_ + edge_homes_ + 2 * kSlack) <= double(budget_) / sizeof(Slot)) {
+    // Reuse the memory: same number of slots, all free.
+    tables_.nodes.assign(node_slots, Slot{});
+    tables_.edges.assign(edge_slots, Slot{});
+  } else {
+    // The budget shrank below the tables (set_budget: the build's memory
+    // outside them grew): start small again and grow within what is left,
+    // or every game after this spill would spill again.
+    node_homes_ = edge_homes_ = initial;
+    std::vector<Slot>(node_homes_ + kSlack).swap(tables_.nodes);
+    std::vector<Slot>(edge_homes_ + kSlack).swap(tables_.edges);
+  }
   return compact_runs();
 }
 
@@ -464,8 +494,8 @@ BuildStatus Aggregator::finish() {
   Run run;
   // Give back the free slots before the commit needs memory for its pages
   // (lowers a build's peak by a third at --max-ply 40).
-  tables_.nodes.shrink_to_fit();
-  tables_.edges.shrink_to_fit();
+  release_spare_capacity(tables_.nodes);
+  release_spare_capacity(tables_.edges);
   run.memory = std::move(tables_);
   runs_.push_back(std::move(run));
   tables_ = SlotTables{};

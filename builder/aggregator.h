@@ -206,6 +206,11 @@ class Aggregator {
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;
 
+  // A new budget for the tables, from the next game on: a build lowers it as
+  // its memory outside the tables (the fingerprints of the games) grows.
+  // Tables above it spill at the next game and start small again.
+  void set_budget(std::size_t memory_budget);
+
   // plies[0..n) are the positions a game passed through (plies[n-1].move is
   // Move()). Counts each node and edge once for the game, every occurrence
   // in the Polyglot counts. Games come in the order of the input. An error

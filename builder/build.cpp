@@ -68,6 +68,44 @@ std::size_t last_boundary(std::string_view text) {
   }
 }
 
+// --memory bounds the build's own memory, its heap and stacks (docs/SCALE.md,
+// "Memory against the budget"); the pages of files it maps (the program, the
+// book LMDB maps) are the kernel's page cache and not counted. The
+// aggregation tables of all threads get what is left of the budget after
+// - kReserve and kReservePerThread: what a build holds whatever the
+//   collection: the program's own data, malloc's arenas, the threads' stacks,
+//   the block of PGN being parsed and its games' positions, a spill's writer
+//   and the 2 * 16 streams of a compaction of runs (64 KiB each), and in the
+//   commit the merge's streams, its chunks ahead and LMDB's write buffers
+//   (the commit holds the last run with its free slots given back, so it
+//   stays under the parse's peak);
+// - the fingerprints of the games (the duplicate check), which grow with the
+//   games and are held to the end: a DedupSet of n fingerprints of 16 bytes
+//   holds at most n * 15 / 8 slots (it grows by half past a load of 0.8),
+//   plus its 64 shards' first 64 slots (build_visitor.h).
+// The tables keep at least kMinTables (the whole budget when it is smaller):
+// under a small budget the fixed part alone is more than the budget, and
+// tables any smaller spill more than they save; so a budget under about
+// kReserve + kMinTables (40 MiB on two threads) bounds the tables alone, as
+// --memory always did (a default build is unchanged), and so does a budget
+// whose fingerprints leave the tables less (docs/SCALE.md: past 7 to 8
+// million games at --memory 256M).
+constexpr std::size_t kMiB = std::size_t(1) << 20;
+constexpr std::size_t kReserve = 12 * kMiB, kReservePerThread = 4 * kMiB, kMinTables = 16 * kMiB;
+
+std::size_t dedup_bytes(const std::vector<DedupSet>& sets) {
+  std::size_t bytes = 0;
+  for (const DedupSet& set : sets) bytes += sizeof(Fingerprint) * (set.size() * 15 / 8 + 64 * 64);
+  return bytes;
+}
+
+// The budget of each thread's tables, when the build holds outside_bytes that grow with the input.
+std::size_t table_budget(const BuildOptions& options, unsigned threads, std::size_t outside_bytes) {
+  const std::size_t outside = kReserve + kReservePerThread * threads + outside_bytes;
+  const std::size_t floor = std::min(options.memory, kMinTables);
+  return std::max(options.memory > outside ? options.memory - outside : 0, floor) / threads;
+}
+
 // The state shared by the parse of one build.
 struct Workers {
   const BuildOptions& options;
@@ -151,6 +189,9 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
     return true;
   });
   if (w.options.dedup) mark_duplicates(w, results);
+  // The fingerprints just added leave less of the budget to the tables.
+  const std::size_t budget = table_budget(w.options, unsigned(threads), dedup_bytes(w.dedup));
+  for (auto& a : w.aggregators) a->set_budget(budget);
   std::vector<BuildStatus> failed(threads);  // a thread's failed spill
   (void)w.pool.run(threads, [&](std::size_t, std::size_t i) {
     for (const PartResult& r : results)
@@ -298,7 +339,7 @@ std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& optio
                                                        const std::string& spill_dir) {
   std::vector<std::unique_ptr<Aggregator>> tables;
   for (unsigned i = 0; i < threads; ++i)
-    tables.push_back(std::make_unique<Aggregator>(options.memory / threads, spill_dir, options.side,
+    tables.push_back(std::make_unique<Aggregator>(table_budget(options, threads, 0), spill_dir, options.side,
                                                   KeyRange{.index = i, .count = threads}));
   return tables;
 }

@@ -1,0 +1,120 @@
+// The memory budget (--memory) decides how often a build spills sorted runs
+// to disk and how they are merged, never what the book holds: a build that
+// spills dozens of runs (merged level by level on the way) gives the book of
+// a build that spills none, byte for byte in its Polyglot export and count
+// for count in info. And an aggregator whose budget is lowered in the middle
+// of a build (as the build's fingerprints grow, builder/build.cpp) spills
+// once and goes on within the new budget, with exact totals.
+#include <catch2/catch.hpp>
+
+#include "builder/aggregator.h"
+#include "builder/run_merger.h"
+#include "process.h"
+#include "test_data.h"
+
+using gb::test::graphbook;
+using gb::test::info_json;
+using gb::test::Output;
+using gb::test::read_file;
+using gb::test::TempDir;
+using namespace gb;
+using namespace gb::builder;
+
+namespace {
+
+// info --json without what depends on the file's layout or the clock: the
+// size and bytes per edge, and when each source was added.
+nlohmann::json counts_of(const std::string& book) {
+  nlohmann::json j = info_json(book);
+  j.erase("size_bytes");
+  j.erase("bytes_per_edge");
+  for (auto& source : j["sources"]) source.erase("added_at");
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the book of one that spills none",
+          "[builder]") {
+  TempDir dir;
+  // Three collections at full depth: 6,885 games, positions enough for
+  // more than 16 runs on each of the two threads, so that each thread's
+  // runs are also merged into a run of the next level before the commit.
+  std::vector<std::string> inputs = {
+      gb::test::data_path("pgn/small/twic0920.pgn"), gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn"),
+      gb::test::data_path("pgn/small/tcec-standard-nocomments-every8th.pgn.zst")};
+  auto build = [&](const std::string& book, const char* memory) {
+    std::vector<std::string> args = {"build", dir.file(book)};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    for (const char* a : {"--max-ply", "0", "--threads", "2", "--json", "--quiet", "--memory"})
+      args.push_back(a);
+    args.push_back(memory);
+    Output o = graphbook(args);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    return nlohmann::json::parse(o.out);
+  };
+  auto spilled = build("small.book", "1K");
+  auto whole = build("large.book", "1G");
+  CHECK(spilled["spilled_runs"].get<int>() >= 40);  // some 20 a thread: at least one merge of 16
+  CHECK(whole["spilled_runs"] == 0);
+  CHECK(spilled["nodes_written"] == whole["nodes_written"]);
+  CHECK(spilled["edges_written"] == whole["edges_written"]);
+  CHECK(spilled["games_added"] == whole["games_added"]);
+  CHECK(counts_of(dir.file("small.book")) == counts_of(dir.file("large.book")));
+  for (const char* book : {"small", "large"}) {
+    Output o =
+        graphbook({"export", dir.file(std::string(book) + ".book"), dir.file(std::string(book) + ".bin")});
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+  }
+  const std::string small_bin = read_file(dir.file("small.bin")),
+                    large_bin = read_file(dir.file("large.bin"));
+  CHECK(small_bin.size() > 16 * 400000);  // Polyglot entries of 16 bytes: not an empty export
+  CHECK(small_bin == large_bin);
+}
+
+TEST_CASE("An aggregator whose budget is lowered spills once and goes on within it, with exact totals",
+          "[builder]") {
+  // 64 MiB: the tables grow far past their first size (a few MiB of slots).
+  Aggregator agg(std::size_t(64) << 20, "/tmp", Side::Both);
+  GameFacts g;
+  g.result = store::Result::WhiteWins;
+  const Key first = 0x8000000000000000ull;
+  auto add = [&](int i) {
+    // The common first position, then the game's own (keys spread over the range).
+    PlyRecord plies[] = {{first, 1, Move(SQ_E2, SQ_E4)}, {Key(i + 1) * 0x9E3779B97F4A7C15ull, 5, Move()}};
+    REQUIRE_FALSE(agg.add_game(g, plies, 2));
+  };
+  const int games = 200000;
+  for (int i = 0; i < games / 2; ++i) add(i);
+  REQUIRE(agg.spills() == 0);
+  // Less than the grown tables: the next game spills them, and they start
+  // again at their first size, which spills when full (16,384 node slots at
+  // a load of 0.7: some 11,000 positions), not at every game.
+  agg.set_budget(1);
+  for (int i = games / 2; i < games; ++i) add(i);
+  CHECK(agg.spills() >= 5);
+  CHECK(agg.spills() <= 20);
+  REQUIRE_FALSE(agg.finish());
+  std::vector<const Run*> runs;
+  for (const Run& r : agg.runs()) runs.push_back(&r);
+  RunMerger merger(runs);
+  REQUIRE_FALSE(merger.open());
+  std::uint64_t own = 0, nodes = 0;
+  NodeEntry n;
+  while (merger.next_node(n)) {
+    ++nodes;
+    if (n.key == first)
+      CHECK(n.record.counters.games == games);
+    else
+      own += n.record.counters.games;
+  }
+  CHECK(nodes == games + 1);
+  CHECK(own == games);
+  EdgeEntry e;
+  REQUIRE(merger.next_edge(e));
+  CHECK(e.record.counters.games == games);
+  CHECK(e.record.occurrences == games);
+  CHECK_FALSE(merger.next_edge(e));
+}
