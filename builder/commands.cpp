@@ -97,6 +97,7 @@ void add_build(CLI::App& app, int& exit_status) {
     int threads = int(std::min(256u, std::max(1u, std::thread::hardware_concurrency())));
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
+    bool no_buckets = false, by_month = false;
     std::string filter;  // --filter: query text or file
     std::string player;  // --player NAME
   };
@@ -139,6 +140,11 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
+  cmd->add_flag("--no-buckets", opt->no_buckets,
+                "A new book without buckets (the counts by rating, speed, period and source that probe and "
+                "export filter by); a book that has them keeps counting them");
+  cmd->add_flag("--by-month", opt->by_month,
+                "Buckets by month, not by year (a new book; later builds take the book's)");
   cmd->add_option(
       "--filter", opt->filter,
       "Only the games this CQL query matches, as graphbook cql decides (query text, or a .cql file)");
@@ -167,6 +173,9 @@ void add_build(CLI::App& app, int& exit_status) {
     o.threads = unsigned(opt->threads);
     o.dedup = !opt->no_dedup;
     o.index_games = opt->index_games;
+    o.buckets = !opt->no_buckets;
+    o.by_month = opt->by_month;
+    o.by_month_given = opt->by_month;
     o.player = opt->player;
     o.progress = !opt->quiet;
     auto mem = parse_size(opt->memory);
@@ -227,6 +236,8 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"edges_written", report->commit.edges_written},
                           {"key_collisions", report->collisions},
                           {"spilled_runs", report->spills},
+                          {"bucket_keys_written", report->commit.bucket_keys_written},
+                          {"bucket_spilled_runs", report->bucket_spills},
                           {"seconds", report->seconds},
                           {"parse_seconds", report->parse_seconds},
                           {"commit_seconds", report->commit_seconds},
