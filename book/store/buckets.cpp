@@ -126,8 +126,18 @@ void BucketCounters::add(const BucketCounters& o) {
   if (o.first_play && (!first_play || o.first_play < first_play)) first_play = o.first_play;
 }
 
+// The fields of a bucket, in mask order: the ones a one-game node or edge
+// has first, so that its mask fits one varint byte. For an edge,
+// occurrences - games (a game plays its move at least once); a node has no
+// occurrences.
+enum Field { kMinPly, kWhite, kDraws, kBlack, kEloSum, kScore, kFirstPlay, kUnrated, kMoreGames, kMorePlays };
+
+inline std::uint64_t zigzag(std::int64_t v) { return (std::uint64_t(v) << 1) ^ std::uint64_t(v >> 63); }
+inline std::int64_t unzigzag(std::uint64_t v) { return std::int64_t(v >> 1) ^ -std::int64_t(v & 1); }
+
 void encode_buckets(const std::vector<BucketEntry>& entries, std::string& out) {
   out.clear();
+  std::uint64_t group_first = 0;  // the first id of the group before
   for (std::size_t i = 0; i < entries.size();) {
     std::size_t end = i;
     while (end < entries.size() && entries[end].move == entries[i].move) ++end;
@@ -135,16 +145,19 @@ void encode_buckets(const std::vector<BucketEntry>& entries, std::string& out) {
     put_be16(move, entries[i].move);
     out.append(move, 2);
     put_var(out, end - i);
-    std::uint64_t previous = 0;
-    for (; i < end; ++i) {
+    put_var(out, zigzag(std::int64_t(entries[i].id - group_first)));
+    group_first = entries[i].id;
+    for (std::size_t first = i; i < end; ++i) {
       const BucketEntry& e = entries[i];
-      assert(e.counters.games > 0 && (i + 1 == end || e.id < entries[i + 1].id));
-      put_var(out, e.id - previous);
-      previous = e.id;
       const BucketCounters& c = e.counters;
-      const std::uint64_t fields[kFields] = {c.games - 1u,  c.white_wins, c.draws,       c.black_wins,
-                                             c.rated_games, c.elo_sum,    c.occurrences, c.score,
-                                             c.min_ply,     c.first_play};
+      assert(c.games > 0 && c.rated_games <= c.games && (i + 1 == end || e.id < entries[i + 1].id));
+      assert(e.move ? c.occurrences >= c.games : c.occurrences == 0);
+      if (i > first) put_var(out, e.id - entries[i - 1].id);
+      const std::uint64_t fields[kFields] = {c.min_ply,    c.white_wins,
+                                             c.draws,      c.black_wins,
+                                             c.elo_sum,    c.score,
+                                             c.first_play, c.games - c.rated_games,
+                                             c.games - 1u, e.move ? c.occurrences - c.games : 0u};
       std::uint64_t mask = 0;
       for (int f = 0; f < kFields; ++f) mask |= std::uint64_t(fields[f] != 0) << f;
       put_var(out, mask);
@@ -158,42 +171,45 @@ bool decode_buckets(std::string_view v, std::vector<BucketEntry>& out) {
   out.clear();
   std::size_t at = 0;
   std::uint16_t last_move = 0;
+  std::uint64_t group_first = 0;
   while (at < v.size()) {
     if (at + 2 > v.size()) return false;
     const std::uint16_t move = get_be16(v.data() + at);
     at += 2;
     if (!out.empty() && move <= last_move) return false;
     last_move = move;
-    std::uint64_t n;
-    if (!get_var(v, at, n) || n == 0 || n > v.size()) return false;
-    std::uint64_t id = 0;
+    std::uint64_t n, first;
+    if (!get_var(v, at, n) || n == 0 || n > v.size() || !get_var(v, at, first)) return false;
+    std::uint64_t id = group_first + std::uint64_t(unzigzag(first));
+    group_first = id;
     for (std::uint64_t k = 0; k < n; ++k) {
-      std::uint64_t delta, mask;
-      if (!get_var(v, at, delta) || (k > 0 && delta == 0) || !get_var(v, at, mask) || mask >> kFields)
-        return false;
+      std::uint64_t delta = 0, mask;
+      if (k > 0 && (!get_var(v, at, delta) || delta == 0)) return false;
+      if (!get_var(v, at, mask) || mask >> kFields) return false;
       id += delta;
       std::uint64_t f[kFields] = {};
       for (int i = 0; i < kFields; ++i)
         if ((mask >> i & 1) && !get_var(v, at, f[i])) return false;
-      for (int i : {0, 1, 2, 3, 4, 6, 7})
+      for (int i : {kWhite, kDraws, kBlack, kScore, kUnrated, kMoreGames, kMorePlays})
         if (f[i] >= 0xffffffffu) return false;
-      if (f[8] > 0xffff) return false;
+      if (f[kMinPly] > 0xffff || (move == 0 && f[kMorePlays]) || f[kMoreGames] + f[kMorePlays] >= 0xffffffffu)
+        return false;
       BucketEntry e;
       e.move = move;
       e.id = id;
       BucketCounters& c = e.counters;
-      c.games = std::uint32_t(f[0] + 1);
-      c.white_wins = std::uint32_t(f[1]);
-      c.draws = std::uint32_t(f[2]);
-      c.black_wins = std::uint32_t(f[3]);
-      c.rated_games = std::uint32_t(f[4]);
-      c.elo_sum = f[5];
-      c.occurrences = std::uint32_t(f[6]);
-      c.score = std::uint32_t(f[7]);
-      c.min_ply = std::uint16_t(f[8]);
-      c.first_play = f[9];
-      if (std::uint64_t(c.white_wins) + c.draws + c.black_wins > c.games || c.rated_games > c.games)
-        return false;
+      c.games = std::uint32_t(f[kMoreGames] + 1);
+      c.white_wins = std::uint32_t(f[kWhite]);
+      c.draws = std::uint32_t(f[kDraws]);
+      c.black_wins = std::uint32_t(f[kBlack]);
+      if (f[kUnrated] > c.games) return false;
+      c.rated_games = c.games - std::uint32_t(f[kUnrated]);
+      c.elo_sum = f[kEloSum];
+      c.occurrences = move ? c.games + std::uint32_t(f[kMorePlays]) : 0;
+      c.score = std::uint32_t(f[kScore]);
+      c.min_ply = std::uint16_t(f[kMinPly]);
+      c.first_play = f[kFirstPlay];
+      if (std::uint64_t(c.white_wins) + c.draws + c.black_wins > c.games) return false;
       out.push_back(e);
     }
   }

@@ -87,12 +87,15 @@ inline bool bucket_order(const BucketEntry& a, const BucketEntry& b) {
 }
 
 // A key's bucket section: per group (the node as move 0, then each edge in
-// move order) the move (2 bytes BE), the number of buckets (varint), then
-// each bucket: its id (varint; after the first of a group, the difference to
-// the one before), a mask of the fields present (varint; bit 0 games - 1,
-// 1 white_wins, 2 draws, 3 black_wins, 4 rated_games, 5 elo_sum,
-// 6 occurrences, 7 score, 8 min_ply, 9 first_play), those fields as varints.
-// entries sorted by bucket_order, no two of one (move, id); out is cleared.
+// move order) the move (2 bytes BE), the number of its buckets (varint), then
+// each bucket in id order: its id (varint; a group's first as the zigzag
+// difference to the first id of the group before, the others as the
+// difference to the one before), a mask of the fields present (varint; bit 0
+// min_ply, 1 white_wins, 2 draws, 3 black_wins, 4 elo_sum, 5 score,
+// 6 first_play, 7 games - rated_games, 8 games - 1, 9 occurrences - games
+// (edges only)), those fields as varints: a one-game bucket's mask is one byte.
+// entries sorted by bucket_order, no two of one (move, id), a node's
+// occurrences 0, an edge's at least its games; out is cleared.
 void encode_buckets(const std::vector<BucketEntry>& entries, std::string& out);
 // False when v is not a well-formed bucket section; out is cleared first.
 bool decode_buckets(std::string_view v, std::vector<BucketEntry>& out);
