@@ -323,3 +323,43 @@ TEST_CASE("A book without buckets refuses a filter with a clear message and stat
   CHECK(no_buckets_again.status == 2);
   CHECK(no_buckets_again.err.find("has buckets") != std::string::npos);
 }
+
+TEST_CASE("merge sums the buckets: its filtered export equals that of one build of all the inputs",
+          "[buckets]") {
+  TempDir dir;
+  const std::string a = generate(dir, "a.pgn", 1000, 21);
+  const std::string b = generate(dir, "b.pgn", 1000, 22);
+  const std::string common = " --max-ply " + std::to_string(kMaxPly) + " --by-month --index-games --quiet";
+  const std::string one = dir.file("one.book"), first = dir.file("first.book"), both = dir.file("both.book");
+  REQUIRE(graphbook("build " + quote(one) + " " + quote(a) + " " + quote(b) + common).status == 0);
+  REQUIRE(graphbook("build " + quote(first) + " " + quote(a) + common).status == 0);
+  // The second book holds a.pgn's games too: the merge counts them once.
+  REQUIRE(graphbook("build " + quote(both) + " " + quote(a) + " " + quote(b) + common).status == 0);
+  const std::string merged = dir.file("merged.book");
+  auto m = graphbook("merge " + quote(merged) + " " + quote(first) + " " + quote(both));
+  REQUIRE(m.status == 0);
+  int n = 0;
+  for (const std::string& filter :
+       {std::string("--since 2016 --until 2021-03"), std::string("--ratings 2000,2200"),
+        std::string("--speeds blitz --ratings unrated,0,1600,1800")}) {
+    INFO(filter);
+    const std::string want = dir.file("want" + std::to_string(n) + ".bin");
+    const std::string got = dir.file("got" + std::to_string(n) + ".bin");
+    ++n;
+    REQUIRE(graphbook("export " + quote(one) + " " + quote(want) + " " + filter).status == 0);
+    REQUIRE(graphbook("export " + quote(merged) + " " + quote(got) + " " + filter).status == 0);
+    CHECK(bytes_of(want).size() > 16 * 50);
+    CHECK(bytes_of(got) == bytes_of(want));
+    const std::string probe = " --moves e4 " + filter + " --json";
+    CHECK(nlohmann::json::parse(graphbook("probe " + quote(merged) + probe).out)["moves"] ==
+          nlohmann::json::parse(graphbook("probe " + quote(one) + probe).out)["moves"]);
+  }
+  // A book of games without buckets does not merge with one that has them.
+  const std::string old = dir.file("old.book");
+  REQUIRE(graphbook("build " + quote(old) + " " + quote(b) + " --max-ply " + std::to_string(kMaxPly) +
+                    " --no-buckets --quiet")
+              .status == 0);
+  auto refused = graphbook("merge " + quote(dir.file("no.book")) + " " + quote(first) + " " + quote(old));
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find(old + " has none") != std::string::npos);
+}
