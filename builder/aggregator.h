@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "book/store/buckets.h"
 #include "book/store/records.h"
 #include "builder/build_error.h"
 
@@ -65,6 +66,8 @@ struct GameFacts {
   int white_elo = 0;  // 0: no rating
   int black_elo = 0;
   int year = 0;  // 0: unknown
+  int date = 0;  // yyyymmdd (parse_pgn_date), 0: unknown; the period of its buckets
+  store::Speed speed = store::Speed::Unknown;  // from the TimeControl tag (buckets)
   Color first_mover = Color::White;
   int first_ply = 0;  // the game ply of plies[0] (0 for the standard start)
   Side side =

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "book/store/book.h"
+#include "book/store/buckets.h"
 #include "book/store/exit_status.h"
 #include "book/store/game_index.h"
 
@@ -69,6 +70,16 @@ class RecordCheck {
           walk(*txn, name, *dbi, [&](auto k, auto v) { stored_game(k, v, stored++); });
       }
     }
+    for (const std::string& name : *names)
+      if (name == store::kBucketsDb) {
+        auto dbi = txn->open_db(name.c_str(), 0, &e);
+        std::vector<store::BucketEntry> entries;
+        if (dbi)
+          walk(*txn, name, *dbi, [&](auto k, auto v) {
+            if (k.size() != 8 || !store::decode_buckets(v, entries))
+              note("buckets " + hex_key(k), "not a bucket section (docs/FORMAT.md, Buckets)");
+          });
+      }
     for (const std::string& name : *names)
       if (name == store::kGameIndexDb) {
         auto dbi = txn->open_db(name.c_str(), 0, &e);

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "book/store/buckets.h"
+
 namespace gb::builder {
 
 std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
@@ -15,7 +17,30 @@ std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
   MDB_stat st;
   if (!txn->stat(book.dbs().learn, st)) info.learned = st.ms_entries;
   std::size_t sections = 0;
-  if (!txn->stat(book.dbs().positions, st)) sections = st.ms_entries;
+  auto pages_bytes = [](const MDB_stat& s) {
+    return std::uint64_t(s.ms_branch_pages + s.ms_leaf_pages + s.ms_overflow_pages) * s.ms_psize;
+  };
+  if (!txn->stat(book.dbs().positions, st)) {
+    sections = st.ms_entries;
+    info.positions_bytes = pages_bytes(st);
+  }
+  if (auto params = store::bucket_params(*txn, book.dbs().meta)) {
+    info.has_buckets = true;
+    info.by_month = params->by_month;
+    store::Error be;
+    if (auto dbi = txn->open_db(store::kBucketsDb, 0, &be)) {
+      if (!txn->stat(*dbi, st)) {
+        info.bucket_keys = st.ms_entries;
+        info.bucket_bytes = pages_bytes(st);
+      }
+      auto cursor = store::Cursor::open(*txn, *dbi, &e);
+      if (!cursor) return *error = BuildError::book(e.message()), std::nullopt;
+      std::vector<store::BucketEntry> entries;
+      for (auto item = cursor->first(&e); item; item = cursor->next(&e))
+        if (store::decode_buckets(item->value, entries)) info.buckets += entries.size();
+      if (e.code) return *error = BuildError::book(e.message()), std::nullopt;
+    }
+  }
   info.stats = book.stats(*txn);
 
   std::unordered_map<Key, std::uint32_t> incoming;
@@ -81,7 +106,13 @@ nlohmann::json to_json(const BookInfo& info) {
           {"sources", sources},
           {"build_params", params.is_discarded() ? nlohmann::json::object() : params},
           {"size_bytes", info.file_bytes},
-          {"bytes_per_edge", info.edges ? double(info.file_bytes) / double(info.edges) : 0.0}};
+          {"bytes_per_edge", info.edges ? double(info.file_bytes) / double(info.edges) : 0.0},
+          {"positions_bytes", info.positions_bytes},
+          {"buckets", info.has_buckets ? nlohmann::json{{"by_month", info.by_month},
+                                                        {"keys", info.bucket_keys},
+                                                        {"buckets", info.buckets},
+                                                        {"bytes", info.bucket_bytes}}
+                                       : nlohmann::json(nullptr)}};
 }
 
 std::string to_text(const BookInfo& info) {
@@ -98,6 +129,12 @@ std::string to_text(const BookInfo& info) {
     << "transpositions     " << info.transpositions << " positions reached by more than one move order\n"
     << "size on disk       " << info.file_bytes << " bytes";
   if (info.edges) o << " (" << info.file_bytes / info.edges << " bytes per edge)";
+  o << "\nbuckets            ";
+  if (!info.has_buckets)
+    o << "none (built without them: probe and export cannot filter by rating, speed or date)";
+  else
+    o << info.buckets << " in " << info.bucket_keys << " positions, by " << (info.by_month ? "month" : "year")
+      << ", " << info.bucket_bytes << " bytes (positions: " << info.positions_bytes << " bytes)";
   o << "\nbuild parameters   " << info.build_params << '\n' << "depth histogram (ply: nodes)\n";
   for (auto [ply, n] : info.depth_histogram) o << "  " << ply << ": " << n << '\n';
   o << "sources\n";

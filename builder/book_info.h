@@ -23,6 +23,10 @@ struct BookInfo {
   std::uint64_t file_bytes = 0;
   std::uint64_t learned = 0;     // learning records
   std::uint64_t root_games = 0;  // games through the start position
+  // The pages of positions, and the buckets (book/store/buckets.h) when the book has them.
+  std::uint64_t positions_bytes = 0;
+  bool has_buckets = false, by_month = false;
+  std::uint64_t bucket_keys = 0, buckets = 0, bucket_bytes = 0;
 };
 
 // nullopt and a BuildError::book when LMDB fails reading the book.

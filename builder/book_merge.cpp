@@ -12,8 +12,10 @@
 #include <set>
 
 #include "book/chess/movegen.h"
+#include "book/store/buckets.h"
 #include "book/store/evaluation.h"
 #include "book/store/game_index.h"
+#include "builder/bucket_aggregator.h"
 #include "builder/build_visitor.h"
 #include "builder/interrupt_cleanup.h"
 #include "builder/new_book_file.h"
@@ -30,8 +32,8 @@ using store::Status;
 // The databases merge knows how to add up; any other (uci_pending, ...) is
 // copied key by key, the first book's record kept when two hold a key.
 const std::set<std::string> kKnownDatabases = {
-    "meta",  "positions", store::kStoredGamesDb, store::kGameIndexDb, kPrunedDb,       "learn",
-    "games", "sources",   "collisions",          store::kEvalsDb,     store::kValuesDb};
+    "meta",  "positions", store::kStoredGamesDb, store::kGameIndexDb, kPrunedDb,        "learn",
+    "games", "sources",   "collisions",          store::kEvalsDb,     store::kValuesDb, store::kBucketsDb};
 
 // Shared games replayed into one aggregator: a few at most, in practice.
 constexpr std::size_t kReplayMemory = std::size_t(64) << 20;
@@ -51,8 +53,11 @@ struct Input {
   std::vector<store::Fingerprint> shared;  // its games an earlier book holds too, sorted
   std::vector<bool> dropped;               // by stored game id: a shared game's copy, taken out
   std::vector<std::uint64_t> dropped_per_source;
-  std::vector<std::uint32_t> source_map;  // its source index -> OUT's
-  std::vector<std::uint32_t> id_map;      // its stored game id -> OUT's (UINT32_MAX: dropped)
+  std::vector<std::uint32_t> source_map;             // its source index -> OUT's
+  std::vector<std::uint32_t> id_map;                 // its stored game id -> OUT's (UINT32_MAX: dropped)
+  std::optional<store::BucketParams> bucket_params;  // nullopt: the book has no buckets
+  std::optional<MDB_dbi> buckets;
+  std::vector<BucketItem> shared_buckets;  // the buckets of its shared games' copies, sorted (ids its own)
 };
 
 std::string side_name(Side side) {
@@ -148,6 +153,8 @@ BuildStatus open_input(Input& in) {
   in.game_index = open_if_there(*in.txn, store::kGameIndexDb, status);
   in.evals = open_if_there(*in.txn, store::kEvalsDb, status);
   in.values = open_if_there(*in.txn, store::kValuesDb, status);
+  in.buckets = open_if_there(*in.txn, store::kBucketsDb, status);
+  in.bucket_params = store::bucket_params(*in.txn, in.book->dbs().meta);
   auto names = in.txn->database_names(&e);
   if (!names) return failed(e);
   for (const std::string& name : *names) {
@@ -303,7 +310,8 @@ bool replay(const store::StoredGame& g, const BuildOptions& options, PartGames& 
 
 // Finds the stored copies of a book's shared games, marks them dropped and
 // counts them into shared_counts. An error when some are not stored.
-BuildStatus take_out_shared(Input& in, const BookShape& shape, Aggregator& shared_counts) {
+BuildStatus take_out_shared(Input& in, const BookShape& shape, Aggregator& shared_counts,
+                            const std::string& dir) {
   if (in.shared.empty()) return std::nullopt;
   std::sort(in.shared.begin(), in.shared.end());
   const auto missing = [&](std::uint64_t found) {
@@ -328,6 +336,11 @@ BuildStatus take_out_shared(Input& in, const BookShape& shape, Aggregator& share
   in.dropped_per_source.assign(in.sources.size(), 0);
   std::uint64_t found = 0;
   std::vector<bool> matched(in.shared.size(), false);
+  // The buckets of the copies, to take out of the book's (ids with its own
+  // source numbers; the first plays are not taken out: see write_buckets).
+  std::optional<BucketAggregator> buckets;
+  if (in.bucket_params)
+    buckets.emplace(kReplayMemory, dir, shape.side, KeyRange{}, in.bucket_params->by_month);
   PartGames part;
   store::StoredGame game;
   for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
@@ -348,9 +361,19 @@ BuildStatus take_out_shared(Input& in, const BookShape& shape, Aggregator& share
     ++in.dropped_per_source[game.source];
     ++found;
     if (auto s = shared_counts.add_game(g.facts, part.plies.data() + g.first, g.n)) return s;
+    if (buckets)
+      if (auto s = buckets->add_game(g.facts, part.plies.data() + g.first, g.n, 1, game.source + 1)) return s;
   }
   if (e.code) return BuildError::book(in.path + ": " + e.message());
   if (found < in.shared.size()) return missing(found);
+  if (buckets) {
+    if (auto s = buckets->finish()) return s;
+    if (!buckets->files().empty())
+      return BuildError::input(in.path +
+                               ": too many games shared with an earlier book to take out of its buckets; "
+                               "build one book from all the inputs");
+    in.shared_buckets = buckets->memory();
+  }
   return std::nullopt;
 }
 
@@ -674,6 +697,81 @@ Status write_evaluations(std::vector<Input>& inputs, MDB_dbi evals, ChunkedAppen
   return std::nullopt;
 }
 
+// The last ordinal of a book's games (store::BucketParams::ordinals).
+std::uint64_t ordinals_of(const Input& in) {
+  return std::max(in.stats.games, in.bucket_params ? in.bucket_params->ordinals : 0);
+}
+
+// The buckets: every book's of a key added up, in book order, less the
+// buckets of the shared games' later copies (a bucket they empty goes; one
+// they do not keeps its min_ply and first play, which a subtraction cannot
+// undo), the source of each bucket renumbered as OUT's sources, the first
+// plays of each book after those of the books before it (as its games come
+// after theirs: offsets by the games of the books before).
+Status write_buckets(std::vector<Input>& inputs, MDB_dbi target, ChunkedAppender& appender) {
+  std::vector<std::uint64_t> offsets;
+  std::uint64_t games = 0;
+  for (const Input& in : inputs) {
+    offsets.push_back(games << 10);
+    games += ordinals_of(in);
+  }
+  store::Error e;
+  KeyMerge merge(KeyMerge::of(inputs, [](const Input& in) { return in.buckets; }), e);
+  std::string_view key;
+  std::vector<std::vector<std::string_view>>* values;
+  std::vector<store::BucketEntry> sum, part;
+  std::vector<std::size_t> shared_at(inputs.size(), 0);
+  std::string value;
+  while (merge.next(key, values)) {
+    if (key.size() != 8) return store::Error{EIO, "a bucket key of " + std::to_string(key.size()) + " bytes"};
+    const Key k = store::get_be64(key.data());
+    sum.clear();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      Input& in = inputs[i];
+      for (std::string_view v : (*values)[i]) {
+        if (!store::decode_buckets(v, part))
+          return store::Error{
+              EIO, in.path + ": the buckets of a position are damaged (graphbook check names them)"};
+        auto& at = shared_at[i];
+        while (at < in.shared_buckets.size() && in.shared_buckets[at].key < k) ++at;
+        for (; at < in.shared_buckets.size() && in.shared_buckets[at].key == k; ++at) {
+          const BucketItem& s = in.shared_buckets[at];
+          auto it = std::lower_bound(part.begin(), part.end(), store::BucketEntry{s.move, s.id, {}},
+                                     store::bucket_order);
+          if (it == part.end() || it->move != s.move || it->id != s.id || it->counters.games < s.games)
+            continue;
+          store::BucketCounters& c = it->counters;
+          c.games -= s.games;
+          c.white_wins -= std::min(c.white_wins, s.white_wins);
+          c.draws -= std::min(c.draws, s.draws);
+          c.black_wins -= std::min(c.black_wins, s.black_wins);
+          c.rated_games -= std::min(c.rated_games, s.rated_games);
+          c.elo_sum -= std::min(c.elo_sum, s.elo_sum);
+          c.occurrences -= std::min(c.occurrences, s.occurrences);
+          c.score -= std::min(c.score, s.score);
+        }
+        std::erase_if(part, [](const store::BucketEntry& b) { return b.counters.games == 0; });
+        for (store::BucketEntry& b : part) {
+          const std::uint32_t source = store::bucket_source(b.id);
+          if (source == 0 || source > in.source_map.size())
+            return store::Error{EIO, in.path + ": a bucket names source " + std::to_string(source) +
+                                         ", which the book does not have"};
+          b.id = store::bucket_id(store::bucket_band(b.id), store::bucket_speed(b.id),
+                                  store::bucket_period(b.id), in.source_map[source - 1] + 1);
+          if (b.counters.first_play) b.counters.first_play += offsets[i];
+        }
+        std::sort(part.begin(), part.end(), store::bucket_order);
+        store::merge_buckets(sum, part);
+      }
+    }
+    if (sum.empty()) continue;
+    store::encode_buckets(sum, value);
+    if (auto s = appender.add(target, key, value)) return s;
+  }
+  if (e.code) return e;
+  return std::nullopt;
+}
+
 // A database merge does not add up (or collisions): each key once, the
 // first book's record; extra (key, value) pairs, in key order, where no
 // book holds the key.
@@ -837,6 +935,31 @@ std::optional<MergeReport> merge_books(const std::string& out, const std::vector
   }
   auto shape = merged_shape(inputs, options, error);
   if (!shape) return std::nullopt;
+  // Buckets are summed only when every book that counted games has them, by
+  // the same periods: a sum with a book's games missing from them would
+  // filter wrongly.
+  const Input *with = nullptr, *without = nullptr;
+  for (const Input& in : inputs) {
+    if (in.bucket_params)
+      with = with ? with : &in;
+    else if (in.stats.games > 0)
+      without = without ? without : &in;
+  }
+  if (with && without) {
+    *error =
+        BuildError::input(with->path + " has buckets and " + without->path +
+                          " has none: their sum could not be filtered by rating, speed or date (rebuild " +
+                          without->path + " from its PGN); nothing was written");
+    return std::nullopt;
+  }
+  for (const Input& in : inputs)
+    if (with && in.bucket_params && in.bucket_params->by_month != with->bucket_params->by_month) {
+      *error =
+          BuildError::input(with->path + " and " + in.path +
+                            " keep their buckets by different periods (one by month, one by year); nothing "
+                            "was written");
+      return std::nullopt;
+    }
   MergeReport report;
   report.shape = *shape;
   if (auto s = find_shared(inputs)) return *error = BuildError::book(s->message()), std::nullopt;
@@ -850,7 +973,7 @@ std::optional<MergeReport> merge_books(const std::string& out, const std::vector
   remove_new_book_orphans(out);
   Aggregator shared_counts(kReplayMemory, dir, shape->side);
   for (Input& in : inputs) {
-    if (auto e = take_out_shared(in, *shape, shared_counts)) return *error = *e, std::nullopt;
+    if (auto e = take_out_shared(in, *shape, shared_counts, dir)) return *error = *e, std::nullopt;
     report.shared_games += in.shared.size();
   }
   if (auto e = shared_counts.finish()) return *error = *e, std::nullopt;
@@ -880,7 +1003,7 @@ std::optional<MergeReport> merge_books(const std::string& out, const std::vector
   stats.duplicates += report.shared_games;
 
   Status status = replace_book_file(out, store::Book::kDefaultMapSize, [&](store::Book& to) -> Status {
-    std::optional<MDB_dbi> pruned, stored_db, index_db, evals_db, collisions_db;
+    std::optional<MDB_dbi> pruned, stored_db, index_db, evals_db, collisions_db, buckets_db;
     std::map<std::string, MDB_dbi> other_dbs;
     if (auto s = to.write([&](store::WriteTxn& t) -> Status {
           store::Error e;
@@ -892,6 +1015,7 @@ std::optional<MergeReport> merge_books(const std::string& out, const std::vector
           if (stored && !create(store::kStoredGamesDb, 0, stored_db)) return e;
           if (stored && !create(store::kGameIndexDb, MDB_DUPSORT | MDB_DUPFIXED, index_db)) return e;
           if (evaluated && !create(store::kEvalsDb, 0, evals_db)) return e;
+          if (with && !create(store::kBucketsDb, 0, buckets_db)) return e;
           for (const auto& [name, flags] : others) {
             std::optional<MDB_dbi> dbi;
             if (!create(name.c_str(), 0, dbi)) return e;
@@ -918,6 +1042,8 @@ std::optional<MergeReport> merge_books(const std::string& out, const std::vector
       return s;
     if (evals_db)
       if (auto s = write_evaluations(inputs, *evals_db, appender, report)) return s;
+    if (buckets_db)
+      if (auto s = write_buckets(inputs, *buckets_db, appender)) return s;
     if (stored_db) {
       if (auto s = write_stored_games(inputs, *stored_db, appender, report)) return s;
       if (auto s = write_game_index(inputs, *index_db, appender)) return s;
@@ -937,7 +1063,12 @@ std::optional<MergeReport> merge_books(const std::string& out, const std::vector
     return to.write([&](store::WriteTxn& txn) -> Status {
       for (const store::SourceInfo& src : sources)
         if (auto s = to.add_source(txn, src)) return s;
-      return write_meta(inputs, to, txn, *shape, stats);
+      if (auto s = write_meta(inputs, to, txn, *shape, stats)) return s;
+      if (!with) return std::nullopt;
+      store::BucketParams params = *with->bucket_params;
+      params.ordinals = 0;
+      for (const Input& in : inputs) params.ordinals += ordinals_of(in);
+      return txn.put(to.dbs().meta, store::kBucketsMetaKey, store::bucket_params_json(params));
     });
   });
   if (status) {

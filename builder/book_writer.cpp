@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "book/store/buckets.h"
 #include "builder/new_book_file.h"
 
 namespace gb::builder {
@@ -422,6 +423,43 @@ bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min
   return true;
 }
 
+// Adds the build's buckets to the buckets database of a book that holds
+// records, in key order: each key's bucket section is read, added to and
+// written again.
+Status merge_buckets_into(store::WriteTxn& txn, BucketMerger& buckets, CommitResult& result) {
+  store::Error e;
+  auto dbi = txn.open_db(store::kBucketsDb, MDB_CREATE, &e);
+  if (!dbi) return e;
+  buckets.restart();
+  std::vector<store::BucketEntry> added, stored;
+  std::string value;
+  for (Key key; buckets.next(key, added);) {
+    bool damaged = false;
+    if (!store::read_buckets(txn, *dbi, key, stored, &damaged, &e) && (damaged || e.code))
+      return damaged ? store::Error{EIO, "the buckets of key " + std::to_string(key) + " are damaged"} : e;
+    store::merge_buckets(stored, added);
+    store::encode_buckets(stored, value);
+    if (auto s = txn.put(*dbi, NodeKey(key).view(), value)) return s;
+    ++result.bucket_keys_written;
+  }
+  if (auto err = buckets.error()) return store::Error{EIO, err->message};
+  return std::nullopt;
+}
+
+// Appends the build's buckets to the buckets database of a new book.
+Status append_buckets(MDB_dbi dbi, ChunkedAppender& appender, BucketMerger& buckets, CommitResult& result) {
+  buckets.restart();
+  std::vector<store::BucketEntry> entries;
+  std::string value;
+  for (Key key; buckets.next(key, entries);) {
+    store::encode_buckets(entries, value);
+    if (auto s = appender.add(dbi, NodeKey(key).view(), value)) return s;
+    ++result.bucket_keys_written;
+  }
+  if (auto err = buckets.error()) return store::Error{EIO, err->message};
+  return std::nullopt;
+}
+
 // The last writes of a commit, in its last transaction: the game index, the
 // sources, the totals (stats before the build plus what it added) and the
 // build parameters.
@@ -437,6 +475,8 @@ Status write_totals(store::Book& book, store::WriteTxn& txn, store::BookStats st
   stats.collisions += input.added.collisions + result.collisions;
   stats.builds += 1;
   if (auto s = book.put_stats(txn, stats)) return s;
+  if (!input.buckets_json.empty())
+    if (auto s = txn.put(book.dbs().meta, store::kBucketsMetaKey, input.buckets_json)) return s;
   return input.params_json.empty() ? std::nullopt : book.put_build_params(txn, input.params_json);
 }
 
@@ -452,6 +492,14 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
           store::Error e;
           pruned_dbi = txn.open_db(kPrunedDb, MDB_CREATE, &e);
           return pruned_dbi ? std::nullopt : Status(e);
+        }))
+      return s;
+  std::optional<MDB_dbi> buckets_dbi;
+  if (input.buckets)
+    if (auto s = to.write([&](store::WriteTxn& txn) -> Status {
+          store::Error e;
+          buckets_dbi = txn.open_db(store::kBucketsDb, MDB_CREATE, &e);
+          return buckets_dbi ? std::nullopt : Status(e);
         }))
       return s;
   ChunkedAppender appender(to);
@@ -516,6 +564,10 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     if (status) return status;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
+    // The buckets after the sections: the merge threads above are done with
+    // theirs, so the bucket files are read by this thread alone.
+    if (input.buckets)
+      if (auto s = append_buckets(*buckets_dbi, appender, *input.buckets, result)) return s;
     if (auto s = appender.finish()) return s;
   }  // the merge threads have ended: the collision count is final
   if (auto e = merger.error()) return store::Error{EIO, e->message};
@@ -586,6 +638,8 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     if (auto e = merger.error()) return store::Error{EIO, e->message};
     result.collisions += merger.collisions();
 
+    if (input.buckets)
+      if (auto s = merge_buckets_into(txn, *input.buckets, result)) return s;
     unsigned fp_flags = games_stat.ms_entries == 0 ? MDB_APPEND : 0;
     for (const auto& run : input.fingerprints)
       for (const Fingerprint& fp : run)

@@ -19,6 +19,7 @@
 
 #include "book/store/book.h"
 #include "book/store/fingerprint.h"
+#include "builder/bucket_aggregator.h"
 #include "builder/run_merger.h"
 
 namespace gb::builder {
@@ -41,14 +42,20 @@ struct CommitInput {
   // kept in kPrunedDb (when above 1, or when the book has one).
   std::uint32_t min_games = 1;
   std::function<store::Status(store::WriteTxn&)> more_writes;  // in the same transaction (the game index)
+  // The build's buckets, added to the book's buckets database (nullptr: the
+  // build counts none), and the meta record that says the book has them
+  // (written when not empty).
+  BucketMerger* buckets = nullptr;
+  std::string buckets_json;
 };
 
 struct CommitResult {
   std::uint64_t nodes_written = 0;
   std::uint64_t edges_written = 0;
-  std::uint64_t collisions = 0;  // found while merging runs and against the book
-  bool appended = false;         // the book was empty: MDB_APPEND was used
-  bool renamed = false;          // the book held nothing but meta: a new file was renamed over it
+  std::uint64_t collisions = 0;           // found while merging runs and against the book
+  std::uint64_t bucket_keys_written = 0;  // keys of the buckets database written
+  bool appended = false;                  // the book was empty: MDB_APPEND was used
+  bool renamed = false;                   // the book held nothing but meta: a new file was renamed over it
 };
 
 // Errors: LMDB and file errors; ESTALE when another build replaced the book

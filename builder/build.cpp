@@ -100,18 +100,24 @@ std::size_t dedup_bytes(const std::vector<DedupSet>& sets) {
 }
 
 // The budget of each thread's tables, when the build holds outside_bytes that grow with the input.
+// A build that counts buckets gives half to the position tables and half to the bucket tables
+// (bucket_tables; theirs is set once, at the start).
 std::size_t table_budget(const BuildOptions& options, unsigned threads, std::size_t outside_bytes) {
   const std::size_t outside = kReserve + kReservePerThread * threads + outside_bytes;
   const std::size_t floor = std::min(options.memory, kMinTables);
-  return std::max(options.memory > outside ? options.memory - outside : 0, floor) / threads;
+  const std::size_t tables = std::max(options.memory > outside ? options.memory - outside : 0, floor);
+  return (options.buckets ? tables / 2 : tables) / threads;
 }
 
 // The state shared by the parse of one build.
 struct Workers {
   const BuildOptions& options;
   store::Book& book;
-  std::vector<std::unique_ptr<Aggregator>> aggregators;  // one per thread, each for one KeyRange
-  std::vector<DedupSet> dedup;  // one per thread, each for the fingerprints of one range
+  std::vector<std::unique_ptr<Aggregator>> aggregators;    // one per thread, each for one KeyRange
+  std::vector<std::unique_ptr<BucketAggregator>> buckets;  // likewise, when the build counts buckets
+  std::uint64_t games_counted = 0;  // the book's games before this build, then this build's so far
+  std::uint32_t source = 0;         // the number the input being read gets in sources
+  std::vector<DedupSet> dedup;      // one per thread, each for the fingerprints of one range
   WorkerPool& pool;
   bool book_has_games = false;
   std::ostream& errors;
@@ -192,13 +198,21 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
   // The fingerprints just added leave less of the budget to the tables.
   const std::size_t budget = table_budget(w.options, unsigned(threads), dedup_bytes(w.dedup));
   for (auto& a : w.aggregators) a->set_budget(budget);
+  for (PartResult& r : results)
+    for (PendingGame& g : r.games.games)
+      if (!g.duplicate) g.ordinal = ++w.games_counted;
   std::vector<BuildStatus> failed(threads);  // a thread's failed spill
   (void)w.pool.run(threads, [&](std::size_t, std::size_t i) {
     for (const PartResult& r : results)
       for (const PendingGame& g : r.games.games)
-        if (!g.duplicate)
+        if (!g.duplicate) {
           if ((failed[i] = w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n)))
             return false;
+          if (!w.buckets.empty())
+            if ((failed[i] = w.buckets[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n, g.ordinal,
+                                                    w.source)))
+              return false;
+        }
     return true;
   });
   for (BuildStatus& f : failed)
@@ -334,7 +348,8 @@ bool book_has_games(store::Book& book) {
   return txn && !txn->stat(book.dbs().games, st) && st.ms_entries > 0;
 }
 
-// One aggregation table per thread, each for one key range, sharing the memory budget.
+// One aggregation table per thread, each for one key range, sharing the
+// memory budget: half of it with the buckets when the build counts them.
 std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& options, unsigned threads,
                                                        const std::string& spill_dir) {
   std::vector<std::unique_ptr<Aggregator>> tables;
@@ -342,6 +357,51 @@ std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& optio
     tables.push_back(std::make_unique<Aggregator>(table_budget(options, threads, 0), spill_dir, options.side,
                                                   KeyRange{.index = i, .count = threads}));
   return tables;
+}
+
+// The bucket aggregations, one per thread for the same key ranges, in the
+// other half of the budget; none when the build counts no buckets.
+std::vector<std::unique_ptr<BucketAggregator>> thread_buckets(const BuildOptions& options, unsigned threads,
+                                                              const std::string& spill_dir) {
+  std::vector<std::unique_ptr<BucketAggregator>> buckets;
+  if (!options.buckets) return buckets;
+  for (unsigned i = 0; i < threads; ++i)
+    buckets.push_back(std::make_unique<BucketAggregator>(table_budget(options, threads, 0), spill_dir,
+                                                         options.side, KeyRange{.index = i, .count = threads},
+                                                         options.by_month));
+  return buckets;
+}
+
+// Whether the build counts buckets, and in which periods: a new book (one
+// that holds nothing but meta) gets them unless --no-buckets; a book that has
+// them gets them in its own periods (--no-buckets or another --by-month is
+// refused: its buckets would no longer add up to its totals); a book of
+// records without them gets none (--by-month is refused). The reason for a
+// refusal, nullopt when the build goes on.
+std::optional<std::string> adopt_buckets(store::Book& book, BuildOptions& options) {
+  store::Error e;
+  auto txn = store::ReadTxn::begin(book.env(), &e);
+  if (!txn) return e.message();
+  auto params = store::bucket_params(*txn, book.dbs().meta);
+  auto fresh = book.holds_only_meta(*txn, &e);
+  if (!fresh) return e.message();
+  const std::string& path = book.path();
+  if (params) {
+    if (!options.buckets)
+      return path + " has buckets: every build into it counts them (leave out --no-buckets)";
+    if (options.by_month_given && options.by_month != params->by_month)
+      return path + (params->by_month ? " keeps months in its buckets: leave out --by-month or give it"
+                                      : " keeps years in its buckets: leave out --by-month");
+    options.by_month = params->by_month;
+    options.bucket_ordinals = params->ordinals;
+    return std::nullopt;
+  }
+  if (!*fresh) {
+    if (options.by_month_given && options.buckets)
+      return path + " was built without buckets: --by-month needs a new book";
+    options.buckets = false;
+  }
+  return std::nullopt;
 }
 
 // One set of the fingerprints seen per thread, for the same key ranges.
@@ -399,6 +459,7 @@ std::optional<InputReport> add_input(Workers& w, const std::string& in, const st
   XXH3_state_t stream_hash;
   XXH3_64bits_reset(&stream_hash);
   if (w.games) w.games->begin_source(std::uint32_t(known.in_book + sources.size()));
+  w.source = std::uint32_t(known.in_book + sources.size() + 1);  // sources number from 1
   if (auto e = read_input(w, std::move(source), ir, hash_first ? nullptr : &stream_hash, progress)) {
     *error = std::move(*e);
     return std::nullopt;
@@ -428,6 +489,12 @@ std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildRepor
       *error = std::move(*f);
       return std::nullopt;
     }
+  for (auto& b : w.buckets)
+    if (auto e = b->finish()) {
+      *error = std::move(*e);
+      return std::nullopt;
+    }
+  for (auto& b : w.buckets) report.bucket_spills += b->spills();
   std::vector<const Run*> runs;
   for (auto& a : w.aggregators) {
     report.collisions += a->collisions();
@@ -484,7 +551,9 @@ CommitInput commit_input(Workers& w, std::vector<store::SourceInfo> sources, con
                                .collisions = report.collisions},
                      .params_json = std::move(params),
                      .min_games = std::max<std::uint32_t>(1, w.options.min_games),
-                     .more_writes = std::move(index_writes)};
+                     .more_writes = std::move(index_writes),
+                     .buckets = nullptr,  // write_book sets them
+                     .buckets_json = {}};
 }
 
 // Merges the runs into the book, with the sources and the stats, in one commit.
@@ -493,6 +562,14 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
                        const std::string& params, BuildReport& report) {
   RunMerger merger(runs);
   CommitInput input = commit_input(w, std::move(sources), report, params);
+  std::vector<const BucketAggregator*> bucket_threads;
+  for (auto& b : w.buckets) bucket_threads.push_back(b.get());
+  BucketMerger buckets(bucket_threads);
+  if (w.options.buckets) {
+    input.buckets = &buckets;
+    input.buckets_json =
+        store::bucket_params_json({.by_month = w.options.by_month, .ordinals = w.games_counted});
+  }
   if (auto s = commit_build(book, merger, input, report.commit))
     return BuildError::book(book_path + ": " + s->message());
   report.collisions += report.commit.collisions;
@@ -537,6 +614,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   remove_new_book_orphans(book_path);
   auto book = open_book_of_its_shape(book_path, options, error);
   if (!book) return std::nullopt;
+  if (auto problem = adopt_buckets(*book, options))
+    return fail(BuildError::input(*problem + "; nothing was built"));
 
   BuildReport report;
   const unsigned threads = std::max(1u, options.threads);
@@ -545,6 +624,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   Workers w{.options = options,
             .book = *book,
             .aggregators = thread_tables(options, threads, spill_dir),
+            .buckets = thread_buckets(options, threads, spill_dir),
+            .games_counted = std::max(book->stats().games, options.bucket_ordinals),
             .dedup = thread_dedup_sets(threads),
             .pool = pool,
             .book_has_games = book_has_games(*book),

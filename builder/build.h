@@ -36,6 +36,7 @@ struct BuildReport {
   CommitResult commit;
   std::uint64_t collisions = 0;
   std::uint64_t spills = 0;
+  std::uint64_t bucket_spills = 0;  // run files of the buckets
   double seconds = 0;
   double parse_seconds = 0;       // reading, parsing and aggregating
   double commit_seconds = 0;      // the merge into the book and the commit

@@ -27,6 +27,7 @@ void BuildVisitor::begin_game(const pgn::GameLocation&) {
   round_.clear();
   event_.clear();
   white_elo_ = black_elo_ = date_value_ = 0;
+  speed_ = store::Speed::Unknown;
   first_ = out_.plies.size();
   moves_.clear();
   cut_ = false;
@@ -49,6 +50,8 @@ void BuildVisitor::tag(std::string_view name, std::string_view value) {
     white_elo_ = parse_elo(value);
   else if (name == "BlackElo")
     black_elo_ = parse_elo(value);
+  else if (name == "TimeControl")
+    speed_ = store::speed_of(value);
 }
 
 pgn::Control BuildVisitor::begin_movetext(const Position& start) {
@@ -71,6 +74,8 @@ pgn::Control BuildVisitor::begin_movetext(const Position& start) {
   facts_.white_elo = white_elo_;
   facts_.black_elo = black_elo_;
   facts_.year = date_value_ / 10000;
+  facts_.date = date_value_;
+  facts_.speed = speed_;
   facts_.first_mover = start.side_to_move();
   facts_.first_ply = start.game_ply();
   return pgn::Control::Continue;

@@ -99,6 +99,7 @@ struct PendingGame {
   Fingerprint fingerprint{};     // when dedup is on
   std::size_t first = 0, n = 0;  // its positions: PartGames::plies[first, first + n)
   bool duplicate = false;
+  std::uint64_t ordinal = 0;  // its place among the book's games (buckets' first plays), when not a duplicate
 };
 
 // The games of one parse part, in file order.
@@ -139,6 +140,7 @@ class BuildVisitor : public pgn::VisitorBase {
   // Per game
   std::string white_, black_, date_, round_, event_;
   int white_elo_ = 0, black_elo_ = 0, date_value_ = 0;
+  store::Speed speed_ = store::Speed::Unknown;
   GameFacts facts_;
   std::size_t first_ = 0;             // the game's first position in out_.plies
   std::vector<std::uint16_t> moves_;  // every mainline move decoded (fingerprint)

@@ -97,6 +97,7 @@ void add_build(CLI::App& app, int& exit_status) {
     int threads = int(std::min(256u, std::max(1u, std::thread::hardware_concurrency())));
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
+    bool no_buckets = false, by_month = false;
     std::string filter;  // --filter: query text or file
     std::string player;  // --player NAME
   };
@@ -139,6 +140,11 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
+  cmd->add_flag("--no-buckets", opt->no_buckets,
+                "A new book without buckets (the counts by rating, speed, period and source that probe and "
+                "export filter by); a book that has them keeps counting them");
+  cmd->add_flag("--by-month", opt->by_month,
+                "Buckets by month, not by year (a new book; later builds take the book's)");
   cmd->add_option(
       "--filter", opt->filter,
       "Only the games this CQL query matches, as graphbook cql decides (query text, or a .cql file)");
@@ -167,6 +173,9 @@ void add_build(CLI::App& app, int& exit_status) {
     o.threads = unsigned(opt->threads);
     o.dedup = !opt->no_dedup;
     o.index_games = opt->index_games;
+    o.buckets = !opt->no_buckets;
+    o.by_month = opt->by_month;
+    o.by_month_given = opt->by_month;
     o.player = opt->player;
     o.progress = !opt->quiet;
     auto mem = parse_size(opt->memory);
@@ -227,6 +236,8 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"edges_written", report->commit.edges_written},
                           {"key_collisions", report->collisions},
                           {"spilled_runs", report->spills},
+                          {"bucket_keys_written", report->commit.bucket_keys_written},
+                          {"bucket_spilled_runs", report->bucket_spills},
                           {"seconds", report->seconds},
                           {"parse_seconds", report->parse_seconds},
                           {"commit_seconds", report->commit_seconds},
@@ -302,6 +313,7 @@ void add_export(CLI::App& app, int& exit_status) {
     int max_ply = 0;
     std::int64_t min_games = 1;  // signed, so that -3 is out of range rather than unconvertible
     bool uniform = false, eval_learn = false;
+    std::string ratings, speeds, since, until;  // bucket filters
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
@@ -319,6 +331,16 @@ void add_export(CLI::App& app, int& exit_status) {
   cmd->add_flag("--eval-learn", opt->eval_learn,
                 "Put the move's engine evaluation (graphbook analyse) in the learn field: cp + 2^31, 0 for "
                 "none (docs/FORMAT.md)");
+  cmd->add_option("--ratings", opt->ratings,
+                  "Only the games whose mover is in these rating bands: unrated, 0 (below 1600), 1600, 1800, "
+                  "2000, 2200, 2500; needs a book built with buckets");
+  cmd->add_option("--speeds", opt->speeds,
+                  "Only games of these speeds: ultrabullet, bullet, blitz, rapid, classical, correspondence, "
+                  "unknown");
+  cmd->add_option("--since", opt->since,
+                  "Only games played in or after this year or month (2015, 2015-03): the entries of a book "
+                  "built with build --since");
+  cmd->add_option("--until", opt->until, "Only games played in or before this year or month (2020, 2020-06)");
   cmd->footer(
       "Example (the same entries as 'polyglot make-book -pgn twic.pgn -max-ply 16 -min-game 3'):\n"
       "  graphbook build twic.book twic.pgn --max-ply 16 --no-dedup && graphbook export twic.book twic.bin "
@@ -327,6 +349,16 @@ void add_export(CLI::App& app, int& exit_status) {
       "it,\n"
       "which is what --min-games counts here)");
   cmd->callback([opt, &exit_status] {
+    std::optional<store::BucketFilter> filter;
+    if (!opt->ratings.empty() || !opt->speeds.empty() || !opt->since.empty() || !opt->until.empty()) {
+      std::string why;
+      filter = store::parse_filter(opt->ratings, opt->speeds, opt->since, opt->until, &why);
+      if (!filter) {
+        std::fprintf(stderr, "graphbook export: %s\n", why.c_str());
+        exit_status = store::kExitBadInput;
+        return;
+      }
+    }
     store::BookError be;
     auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
     if (!book) {
@@ -338,7 +370,8 @@ void add_export(CLI::App& app, int& exit_status) {
                           .min_games = std::uint32_t(opt->min_games),
                           .side = parse_side(opt->color),
                           .uniform = opt->uniform,
-                          .eval_learn = opt->eval_learn};
+                          .eval_learn = opt->eval_learn,
+                          .filter = filter ? &*filter : nullptr};
     BuildError error;
     auto entries = export_entries(*book, o, &error);
     if (!entries) {  // the book opened, and LMDB failed reading it

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "book/cql/tag_match.h"
+#include "book/store/buckets.h"
 
 namespace gb::builder {
 
@@ -29,29 +30,7 @@ std::optional<int> parse_pgn_date(std::string_view value) {
 }
 
 std::optional<int> parse_date_bound(std::string_view text, bool upper) {
-  if (text.size() != 4 && text.size() != 7 && text.size() != 10) return std::nullopt;
-  for (std::size_t at : {std::size_t(4), std::size_t(7)})
-    if (text.size() > at && text[at] != '.' && text[at] != '-') return std::nullopt;
-  // from_chars alone would take a sign: every part must be digits only.
-  auto digits = [&](std::size_t from, std::size_t n) -> std::optional<int> {
-    for (char c : text.substr(from, n))
-      if (c < '0' || c > '9') return std::nullopt;
-    return number(text.substr(from, n));
-  };
-  auto year = digits(0, 4);
-  if (!year || *year == 0) return std::nullopt;
-  int month = upper ? 99 : 0, day = upper ? 99 : 0;
-  if (text.size() >= 7) {
-    auto m = digits(5, 2);
-    if (!m || *m < 1 || *m > 12) return std::nullopt;
-    month = *m;
-  }
-  if (text.size() == 10) {
-    auto d = digits(8, 2);
-    if (!d || *d < 1 || *d > 31) return std::nullopt;
-    day = *d;
-  }
-  return *year * 10000 + month * 100 + day;
+  return store::parse_date_bound(text, upper);
 }
 
 int parse_elo(std::string_view value) {

@@ -26,8 +26,14 @@ struct BuildOptions {
   unsigned threads = 1;
   std::size_t memory = std::size_t(16) << 20;  // aggregation budget in bytes (all threads)
   bool dedup = true;
-  bool progress = false;                                // a progress line on stderr
-  std::string spill_dir;                                // where runs go; default: beside the book
+  // Buckets (book/store/buckets.h): counted into a new book unless
+  // --no-buckets, into a book that has them always (with its periods), never
+  // into a book of records without them. by_month: periods of months.
+  bool buckets = true;
+  bool by_month = false, by_month_given = false;
+  std::uint64_t bucket_ordinals = 0;  // the book's (store::BucketParams::ordinals), set by the build
+  bool progress = false;              // a progress line on stderr
+  std::string spill_dir;              // where runs go; default: beside the book
   std::size_t initial_map_size = std::size_t(1) << 30;  // LMDB map at open (it grows by itself)
   // Whether max_ply, min_games and side were given: a build into a book that
   // recorded them takes those not given from it (book_shape.h).

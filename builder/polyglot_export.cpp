@@ -1,6 +1,7 @@
 #include "builder/polyglot_export.h"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace gb::builder {
 
@@ -69,6 +70,55 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
     if (!evals && e.code != MDB_NOTFOUND) return *error = BuildError::book(e.message()), std::nullopt;
     e = store::Error{};  // a book never analysed exports learn 0
   }
+  Key group_key_of_filter = 0;
+  std::optional<store::BucketParams> bucket_params;
+  std::optional<MDB_dbi> buckets_dbi;
+  if (options.filter) {
+    bucket_params = store::bucket_params(*txn, book.dbs().meta);
+    if (!bucket_params)
+      return *error = BuildError::input(
+                 book.path() + " was built without buckets; rebuild it to filter by rating, speed or date"),
+             std::nullopt;
+    if (auto why = options.filter->too_fine(bucket_params->by_month))
+      return *error = BuildError::input(book.path() + ": " + *why), std::nullopt;
+    buckets_dbi = txn->open_db(store::kBucketsDb, 0, &e);
+    if (!buckets_dbi && e.code != MDB_NOTFOUND) return *error = BuildError::book(e.message()), std::nullopt;
+    e = store::Error{};  // a book with buckets and no game yet
+  }
+  std::vector<store::BucketEntry> buckets;
+  std::vector<std::pair<std::uint64_t, std::size_t>> first_plays;
+  // The edges of the section as the selected buckets count them: the others
+  // dropped, ranks of first play among the selected games.
+  auto filter_group = [&](std::vector<store::EdgeRecord>& group, std::vector<std::uint16_t>& moves) -> bool {
+    bool damaged = false;
+    buckets.clear();
+    if (buckets_dbi && !store::read_buckets(*txn, *buckets_dbi, group_key_of_filter, buckets, &damaged, &e) &&
+        (damaged || e.code)) {
+      if (damaged) e = store::Error{EIO, "damaged book: the buckets of a position do not decode"};
+      return false;
+    }
+    std::size_t kept = 0;
+    first_plays.clear();
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      store::BucketSum sum = store::sum_selected(buckets, moves[i], *options.filter, bucket_params->by_month);
+      if (!sum.any) continue;
+      store::EdgeRecord r = group[i];
+      r.occurrences = sum.counters.occurrences;
+      r.score = sum.counters.score;
+      r.min_ply = sum.counters.min_ply;
+      r.flags &= std::uint8_t(~store::kEdgeImported);
+      first_plays.emplace_back(sum.counters.first_play, kept);
+      group[kept] = r;
+      moves[kept] = moves[i];
+      ++kept;
+    }
+    group.resize(kept);
+    moves.resize(kept);
+    std::sort(first_plays.begin(), first_plays.end());
+    for (std::size_t r = 0; r < first_plays.size(); ++r)
+      group[first_plays[r].second].polyglot_rank = std::uint8_t(std::min<std::size_t>(r, 255));
+    return true;
+  };
   std::vector<store::PolyglotEntry> out;
   std::vector<std::uint8_t> ranks;  // the order of first play (or of the imported file) among equal weights
   std::vector<store::EdgeRecord> group;
@@ -113,6 +163,8 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
       group.push_back(r);
       moves.push_back(move);
     }
+    group_key_of_filter = group_key;
+    if (options.filter && !group.empty() && !filter_group(group, moves)) break;
     if (!group.empty()) flush();
   }
   if (e.code) return *error = BuildError::book(e.message()), std::nullopt;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/buckets.h"
 #include "book/store/evaluation.h"
 #include "book/store/polyglot.h"
 #include "builder/aggregator.h"
@@ -26,6 +27,12 @@ struct ExportOptions {
   // stored evaluation of the position it leads to, in centipawns (a mate +-32000), plus 2^31; 0 where
   // that position was not analysed. Off: the imported learn field, or 0.
   bool eval_learn = false;
+  // Only the games of these buckets (--ratings, --speeds, --since, --until;
+  // book/store/buckets.h): each move's occurrences, score, min_ply and rank
+  // of first play summed over its selected buckets; moves without buckets
+  // (imported) left out. nullptr: the totals. A book without buckets, or
+  // a filter finer than its periods, is refused (BuildError::input).
+  const store::BucketFilter* filter = nullptr;
 };
 
 // The learn field of a move whose resulting position the engine scored cp for its own side to move.

@@ -7,6 +7,7 @@
 #include "book/chess/notation.h"
 #include "book/explore/book_reader.h"
 #include "book/explore/book_tree.h"
+#include "book/explore/bucket_view.h"
 #include "book/explore/move_choice.h"
 #include "book/explore/position_report.h"
 #include "command/support.h"
@@ -81,16 +82,68 @@ bool probe_position(const char* command, const std::string& book_path, const Pos
   return true;
 }
 
+// The options that filter by buckets (book/store/buckets.h).
+struct FilterOptions {
+  std::string ratings, speeds, since, until;
+  bool given() const { return !ratings.empty() || !speeds.empty() || !since.empty() || !until.empty(); }
+};
+
+void add_filter_options(CLI::App* cmd, FilterOptions& f) {
+  cmd->add_option("--ratings", f.ratings,
+                  "Only the games whose mover is in these rating bands: unrated, 0 (below 1600), 1600, 1800, "
+                  "2000, 2200, 2500 (e.g. 2000,2200); needs a book built with buckets");
+  cmd->add_option("--speeds", f.speeds,
+                  "Only games of these speeds: ultrabullet, bullet, blitz, rapid, classical, correspondence, "
+                  "unknown (e.g. blitz,rapid)");
+  cmd->add_option("--since", f.since, "Only games played in or after this year or month (2015, 2015-03)");
+  cmd->add_option("--until", f.until, "Only games played in or before this year or month (2020, 2020-06)");
+}
+
+// Applies the filter to the probed report: false (and a message, exit
+// status 2 for a refusal, 3 for a damaged book) when it cannot.
+bool apply_filter(const char* command, const std::string& book_path, const FilterOptions& f, Probed& p,
+                  int& exit_status) {
+  if (!f.given()) return true;
+  std::string why;
+  auto filter = store::parse_filter(f.ratings, f.speeds, f.since, f.until, &why);
+  if (!filter) {
+    std::fprintf(stderr, "graphbook %s: %s\n", command, why.c_str());
+    exit_status = kExitBadInput;
+    return false;
+  }
+  if (auto refusal = explore::filter_refusal(*p.reader, book_path, *filter)) {
+    std::fprintf(stderr, "graphbook %s: %s\n", command, refusal->c_str());
+    exit_status = kExitBadInput;
+    return false;
+  }
+  if (auto s = explore::filter_report(*p.reader, *p.report, *filter)) {
+    std::fprintf(stderr, "graphbook %s: %s: %s\n", command, book_path.c_str(), s->message().c_str());
+    exit_status = kExitDamagedBook;
+    return false;
+  }
+  return true;
+}
+
+nlohmann::json filter_json(const FilterOptions& f) {
+  auto or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+  return {{"ratings", or_null(f.ratings)},
+          {"speeds", or_null(f.speeds)},
+          {"since", or_null(f.since)},
+          {"until", or_null(f.until)}};
+}
+
 void add_probe(CLI::App& app, int& exit_status) {
   struct Options {
     std::string book;
     PositionOptions position;
+    FilterOptions filter;
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("probe", "What the book says about a position: moves, results, names");
   cmd->add_option("book", opt->book, "The book file")->required();
   add_position_options(cmd, opt->position);
+  add_filter_options(cmd, opt->filter);
   cmd->add_flag("--json", opt->json, "Answer as JSON shaped like the lichess opening explorer's");
   cmd->footer(
       "Examples:\n"
@@ -98,11 +151,14 @@ void add_probe(CLI::App& app, int& exit_status) {
       "  graphbook probe twic.book --fen \"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\" "
       "--json\n"
       "  graphbook probe twic.book --pgn games.pgn --game 3 --ply 12\n"
-      "Exit status: 0 found, 1 the position is not in the book, 2 bad option, FEN, move, file or book,\n"
-      "3 a damaged book.");
+      "  graphbook probe lichess.book --moves e4 --ratings 2000,2200 --speeds blitz,rapid --since 2015 "
+      "--until 2020-06\n"
+      "Exit status: 0 found, 1 the position is not in the book (or no selected game reached it), 2 bad\n"
+      "option, FEN, move, file or book (a filter on a book built without buckets), 3 a damaged book.");
   cmd->callback([opt, &exit_status] {
     Probed p;
     if (!probe_position("probe", opt->book, opt->position, p, exit_status)) return;
+    if (!apply_filter("probe", opt->book, opt->filter, p, exit_status)) return;
     if (!p.report->in_book()) {
       if (opt->json)
         std::printf("%s\n",
@@ -112,10 +168,14 @@ void add_probe(CLI::App& app, int& exit_status) {
       exit_status = kExitNotInBook;
       return;
     }
-    if (opt->json)
-      std::printf("%s\n", format_json(*p.report).dump(2).c_str());
-    else
+    if (opt->json) {
+      auto j = format_json(*p.report);
+      if (opt->filter.given()) j["filter"] = filter_json(opt->filter);
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      if (opt->filter.given()) std::printf("Filter: %s\n", filter_json(opt->filter).dump().c_str());
       std::fputs(format_text(*p.report).c_str(), stdout);
+    }
   });
 }
 

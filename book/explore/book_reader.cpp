@@ -1,5 +1,7 @@
 #include "book/explore/book_reader.h"
 
+#include <cerrno>
+
 namespace gb::explore {
 
 using store::BookEdge;
@@ -22,6 +24,24 @@ void BookReader::note_snapshot() {
   learning_ = txn_.stat(book_->dbs().learn, st) || st.ms_entries > 0;
   evals_ = store::open_evals(txn_, false, nullptr);
   values_ = store::open_values(txn_, false, nullptr);
+  bucket_params_ = store::bucket_params(txn_, book_->dbs().meta);
+  buckets_ = bucket_params_ ? txn_.open_db(store::kBucketsDb, 0, nullptr) : std::nullopt;
+}
+
+Status BookReader::buckets(Key key, std::vector<store::BucketEntry>& out) {
+  out.clear();
+  if (!buckets_) {
+    if (!bucket_params_) return store::Error{EINVAL, book_->path() + " was built without buckets"};
+    return std::nullopt;  // a book with buckets that has none yet (no game counted)
+  }
+  store::Error error;
+  bool damaged = false;
+  if (!store::read_buckets(txn_, *buckets_, key, out, &damaged, &error)) {
+    if (damaged)
+      return store::Error{EIO, "damaged book: the buckets of key " + std::to_string(key) + " do not decode"};
+    if (error.code && error.code != MDB_NOTFOUND) return error;
+  }
+  return std::nullopt;
 }
 
 std::optional<store::Evaluation> BookReader::evaluation(Key key) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/buckets.h"
 #include "book/store/evaluation.h"
 
 namespace gb::explore {
@@ -34,6 +35,13 @@ class BookReader {
   [[nodiscard]] std::optional<store::Evaluation> evaluation(Key key);
   [[nodiscard]] std::optional<store::BackedUpValue> value(Key key);
 
+  // The book's bucket settings, nullopt when it has no buckets
+  // (book/store/buckets.h); the buckets of the position with this key (out
+  // cleared first, empty when none): an error when the book has none or
+  // its value is damaged.
+  const std::optional<store::BucketParams>& bucket_params() const { return bucket_params_; }
+  [[nodiscard]] store::Status buckets(Key key, std::vector<store::BucketEntry>& out);
+
   [[nodiscard]] store::Status refresh();
 
  private:
@@ -55,7 +63,8 @@ class BookReader {
   void note_snapshot();
   store::Book* book_;
   bool learning_ = true;
-  std::optional<MDB_dbi> evals_, values_;
+  std::optional<MDB_dbi> evals_, values_, buckets_;
+  std::optional<store::BucketParams> bucket_params_;
   store::ReadTxn txn_;
   std::optional<store::Cursor> cursor_;        // over the positions; closed and reopened by refresh()
   std::optional<store::Cursor> learn_cursor_;  // over the learning counters, likewise
