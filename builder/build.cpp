@@ -373,33 +373,35 @@ std::vector<std::unique_ptr<BucketAggregator>> thread_buckets(const BuildOptions
 }
 
 // Whether the build counts buckets, and in which periods: a new book (one
-// that holds nothing but meta) gets them unless --no-buckets; a book that has
-// them gets them in its own periods (--no-buckets or another --by-month is
-// refused: its buckets would no longer add up to its totals); a book of
-// records without them gets none (--by-month is refused). The reason for a
-// refusal, nullopt when the build goes on.
-std::optional<std::string> adopt_buckets(store::Book& book, BuildOptions& options) {
+// that holds nothing but meta) gets them with --buckets (or --by-month); a
+// book that has them gets them in its own periods, whatever the options
+// (another --by-month is refused: its buckets would no longer add up to its
+// totals); a book of records without them gets none (--buckets and
+// --by-month are refused: the games already in it have none).
+BuildStatus adopt_buckets(store::Book& book, BuildOptions& options) {
   store::Error e;
   auto txn = store::ReadTxn::begin(book.env(), &e);
-  if (!txn) return e.message();
+  if (!txn) return BuildError::book(book.path() + ": " + e.message());
   auto params = store::bucket_params(*txn, book.dbs().meta);
   auto fresh = book.holds_only_meta(*txn, &e);
-  if (!fresh) return e.message();
+  if (!fresh) return BuildError::book(book.path() + ": " + e.message());
   const std::string& path = book.path();
   if (params) {
-    if (!options.buckets)
-      return path + " has buckets: every build into it counts them (leave out --no-buckets)";
     if (options.by_month_given && options.by_month != params->by_month)
-      return path + (params->by_month ? " keeps months in its buckets: leave out --by-month or give it"
-                                      : " keeps years in its buckets: leave out --by-month");
+      return BuildError::input(path + (params->by_month
+                                           ? " keeps months in its buckets: leave out --by-month or give it"
+                                           : " keeps years in its buckets: leave out --by-month"));
+    options.buckets = true;
     options.by_month = params->by_month;
     options.bucket_ordinals = params->ordinals;
     return std::nullopt;
   }
   if (!*fresh) {
-    if (options.by_month_given && options.buckets)
-      return path + " was built without buckets: --by-month needs a new book";
-    options.buckets = false;
+    if (options.buckets)
+      return BuildError::input(
+          path + " was built without buckets: " + (options.by_month_given ? "--by-month" : "--buckets") +
+          " needs a new book (build one from all the inputs)");
+    return std::nullopt;
   }
   return std::nullopt;
 }
@@ -614,8 +616,10 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   remove_new_book_orphans(book_path);
   auto book = open_book_of_its_shape(book_path, options, error);
   if (!book) return std::nullopt;
-  if (auto problem = adopt_buckets(*book, options))
-    return fail(BuildError::input(*problem + "; nothing was built"));
+  if (auto problem = adopt_buckets(*book, options)) {
+    problem->message += "; nothing was built";
+    return fail(*problem);
+  }
 
   BuildReport report;
   const unsigned threads = std::max(1u, options.threads);

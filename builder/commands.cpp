@@ -97,7 +97,7 @@ void add_build(CLI::App& app, int& exit_status) {
     int threads = int(std::min(256u, std::max(1u, std::thread::hardware_concurrency())));
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
-    bool no_buckets = false, by_month = false;
+    bool buckets = false, by_month = false;
     std::string filter;  // --filter: query text or file
     std::string player;  // --player NAME
   };
@@ -140,11 +140,13 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
-  cmd->add_flag("--no-buckets", opt->no_buckets,
-                "A new book without buckets (the counts by rating, speed, period and source that probe and "
-                "export filter by); a book that has them keeps counting them");
-  cmd->add_flag("--by-month", opt->by_month,
-                "Buckets by month, not by year (a new book; later builds take the book's)");
+  cmd->add_flag("--buckets", opt->buckets,
+                "A new book that also counts by rating, speed, period and source, so that probe and export "
+                "can filter (--ratings, --speeds, --since, --until) without a rebuild; about twice the size "
+                "and build time. A book that has them keeps counting them");
+  cmd->add_flag(
+      "--by-month", opt->by_month,
+      "Buckets by month, not by year (implies --buckets; a new book; later builds take the book's)");
   cmd->add_option(
       "--filter", opt->filter,
       "Only the games this CQL query matches, as graphbook cql decides (query text, or a .cql file)");
@@ -173,7 +175,7 @@ void add_build(CLI::App& app, int& exit_status) {
     o.threads = unsigned(opt->threads);
     o.dedup = !opt->no_dedup;
     o.index_games = opt->index_games;
-    o.buckets = !opt->no_buckets;
+    o.buckets = opt->buckets || opt->by_month;
     o.by_month = opt->by_month;
     o.by_month_given = opt->by_month;
     o.player = opt->player;
@@ -333,7 +335,7 @@ void add_export(CLI::App& app, int& exit_status) {
                 "none (docs/FORMAT.md)");
   cmd->add_option("--ratings", opt->ratings,
                   "Only the games whose mover is in these rating bands: unrated, 0 (below 1600), 1600, 1800, "
-                  "2000, 2200, 2500; needs a book built with buckets");
+                  "2000, 2200, 2500; needs a book built with --buckets");
   cmd->add_option("--speeds", opt->speeds,
                   "Only games of these speeds: ultrabullet, bullet, blitz, rapid, classical, correspondence, "
                   "unknown");

@@ -26,10 +26,10 @@ struct BuildOptions {
   unsigned threads = 1;
   std::size_t memory = std::size_t(16) << 20;  // aggregation budget in bytes (all threads)
   bool dedup = true;
-  // Buckets (book/store/buckets.h): counted into a new book unless
-  // --no-buckets, into a book that has them always (with its periods), never
-  // into a book of records without them. by_month: periods of months.
-  bool buckets = true;
+  // Buckets (book/store/buckets.h): counted into a new book with --buckets,
+  // into a book that has them always (with its periods), never into a book of
+  // records without them. by_month: periods of months.
+  bool buckets = false;
   bool by_month = false, by_month_given = false;
   std::uint64_t bucket_ordinals = 0;  // the book's (store::BucketParams::ordinals), set by the build
   bool progress = false;              // a progress line on stderr

@@ -91,7 +91,7 @@ struct FilterOptions {
 void add_filter_options(CLI::App* cmd, FilterOptions& f) {
   cmd->add_option("--ratings", f.ratings,
                   "Only the games whose mover is in these rating bands: unrated, 0 (below 1600), 1600, 1800, "
-                  "2000, 2200, 2500 (e.g. 2000,2200); needs a book built with buckets");
+                  "2000, 2200, 2500 (e.g. 2000,2200); needs a book built with --buckets");
   cmd->add_option("--speeds", f.speeds,
                   "Only games of these speeds: ultrabullet, bullet, blitz, rapid, classical, correspondence, "
                   "unknown (e.g. blitz,rapid)");

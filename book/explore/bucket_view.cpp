@@ -25,7 +25,8 @@ store::Counters counters_of(const store::BucketSum& sum) {
 std::optional<std::string> filter_refusal(const BookReader& reader, const std::string& book_path,
                                           const store::BucketFilter& filter) {
   if (!reader.bucket_params())
-    return book_path + " was built without buckets; rebuild it to filter by rating, speed or date";
+    return book_path +
+           " was built without buckets; rebuild it with --buckets to filter by rating, speed or date";
   if (auto why = filter.too_fine(reader.bucket_params()->by_month)) return book_path + ": " + *why;
   return std::nullopt;
 }

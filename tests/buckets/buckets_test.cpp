@@ -235,9 +235,9 @@ TEST_CASE("A filtered export equals the export of a book built with the same sel
   REQUIRE(graphbook("build " + quote(whole) + " " + quote(second) + common).status == 0);
   // And by year, in one build, on one thread.
   const std::string years = dir.file("years.book");
-  REQUIRE(
-      graphbook("build " + quote(years) + " " + quote(first) + " " + quote(second) + common + " --threads 1")
-          .status == 0);
+  REQUIRE(graphbook("build " + quote(years) + " " + quote(first) + " " + quote(second) + common +
+                    " --buckets --threads 1")
+              .status == 0);
 
   struct Case {
     std::string book, build_selection, export_filter;
@@ -275,8 +275,8 @@ TEST_CASE("Buckets leave the totals as they were: the unfiltered export is byte-
   TempDir dir;
   const std::string pgn = gb::test::data_path("pgn/small/twic0920.pgn");
   const std::string with = dir.file("with.book"), without = dir.file("without.book");
-  REQUIRE(graphbook("build " + quote(with) + " " + quote(pgn) + " --quiet").status == 0);
-  REQUIRE(graphbook("build " + quote(without) + " " + quote(pgn) + " --quiet --no-buckets").status == 0);
+  REQUIRE(graphbook("build " + quote(with) + " " + quote(pgn) + " --quiet --buckets").status == 0);
+  REQUIRE(graphbook("build " + quote(without) + " " + quote(pgn) + " --quiet").status == 0);
   REQUIRE(graphbook("export " + quote(with) + " " + quote(dir.file("with.bin"))).status == 0);
   REQUIRE(graphbook("export " + quote(without) + " " + quote(dir.file("without.bin"))).status == 0);
   CHECK(bytes_of(dir.file("with.bin")) == bytes_of(dir.file("without.bin")));
@@ -293,7 +293,7 @@ TEST_CASE("A book without buckets refuses a filter with a clear message and stat
   TempDir dir;
   const std::string pgn = gb::test::data_path("pgn/small/twic0920.pgn");
   const std::string book = dir.file("old.book");
-  REQUIRE(graphbook("build " + quote(book) + " " + quote(pgn) + " --quiet --no-buckets").status == 0);
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(pgn) + " --quiet").status == 0);  // no --buckets
   auto probe = graphbook("probe " + quote(book) + " --moves e4 --ratings 2500");
   CHECK(probe.status == 2);
   CHECK(probe.err.find(book + " was built without buckets; rebuild it") != std::string::npos);
@@ -305,23 +305,35 @@ TEST_CASE("A book without buckets refuses a filter with a clear message and stat
                     quote(gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn")) + " --quiet")
               .status == 0);
   CHECK(graphbook("probe " + quote(book) + " --speeds blitz").status == 2);
-  // ... and --by-month is refused.
-  auto by_month = graphbook("build " + quote(book) + " " + quote(pgn) + " --by-month --quiet");
-  CHECK(by_month.status == 2);
-  CHECK(by_month.err.find("was built without buckets") != std::string::npos);
+  // ... and --buckets and --by-month are refused.
+  for (const char* option : {"--buckets", "--by-month"}) {
+    auto refused = graphbook("build " + quote(book) + " " + quote(pgn) + " " + option + " --quiet");
+    CHECK(refused.status == 2);
+    CHECK(refused.err.find(book + " was built without buckets: " + option + " needs a new book") !=
+          std::string::npos);
+  }
 
   // A book of years cannot answer months; a bad word names the option.
   const std::string years = dir.file("years.book");
-  REQUIRE(graphbook("build " + quote(years) + " " + quote(pgn) + " --quiet").status == 0);
+  REQUIRE(graphbook("build " + quote(years) + " " + quote(pgn) + " --quiet --buckets").status == 0);
   auto month = graphbook("probe " + quote(years) + " --until 2020-06");
   CHECK(month.status == 2);
   CHECK(month.err.find("--by-month") != std::string::npos);
   auto word = graphbook("probe " + quote(years) + " --speeds slow");
   CHECK(word.status == 2);
   CHECK(word.err.find("--speeds slow") != std::string::npos);
-  auto no_buckets_again = graphbook("build " + quote(years) + " " + quote(pgn) + " --no-buckets --quiet");
-  CHECK(no_buckets_again.status == 2);
-  CHECK(no_buckets_again.err.find("has buckets") != std::string::npos);
+  // A later build into a book with buckets counts them without being asked: they add up to its totals.
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  REQUIRE(graphbook("build " + quote(years) + " " + quote(carlsen) + " --quiet").status == 0);
+  auto all = nlohmann::json::parse(graphbook("probe " + quote(years) + " --moves e4 --json").out);
+  auto every_band = nlohmann::json::parse(
+      graphbook("probe " + quote(years) + " --moves e4 --json --ratings unrated,0,1600,1800,2000,2200,2500")
+          .out);
+  REQUIRE(all["moves"].size() > 3);
+  CHECK(every_band["moves"] == all["moves"]);
+  auto by_month_again = graphbook("build " + quote(years) + " " + quote(pgn) + " --by-month --quiet");
+  CHECK(by_month_again.status == 2);
+  CHECK(by_month_again.err.find("keeps years in its buckets") != std::string::npos);
 }
 
 TEST_CASE("merge sums the buckets: its filtered export equals that of one build of all the inputs",
@@ -356,9 +368,9 @@ TEST_CASE("merge sums the buckets: its filtered export equals that of one build 
   }
   // A book of games without buckets does not merge with one that has them.
   const std::string old = dir.file("old.book");
-  REQUIRE(graphbook("build " + quote(old) + " " + quote(b) + " --max-ply " + std::to_string(kMaxPly) +
-                    " --no-buckets --quiet")
-              .status == 0);
+  REQUIRE(
+      graphbook("build " + quote(old) + " " + quote(b) + " --max-ply " + std::to_string(kMaxPly) + " --quiet")
+          .status == 0);
   auto refused = graphbook("merge " + quote(dir.file("no.book")) + " " + quote(first) + " " + quote(old));
   CHECK(refused.status == 2);
   CHECK(refused.err.find(old + " has none") != std::string::npos);

@@ -103,13 +103,10 @@ void require_no_crash(const Outcome& o) {
   CHECK(o.run.status < 128);
 }
 
-// Without buckets: the pages the damages below land on (a quarter, a half,
-// three quarters into the file) were chosen for the layout of positions
-// alone, where a damaged record is one the page walk or the build meets.
 std::string build_twic_book(const TempDir& dir) {
   const std::string book = dir.file("clean.book");
   Run r = graphbook("build " + quote(book) + " " + quote(gb::test::data_path("pgn/small/twic0920.pgn")) +
-                    " --quiet --no-buckets");
+                    " --quiet");
   REQUIRE(r.status == 0);
   Run c = graphbook("check " + quote(book));
   INFO(c.out << c.err);
