@@ -47,7 +47,7 @@ std::optional<BookShape> recorded_shape(store::Book& book) {
   return std::nullopt;
 }
 
-std::optional<std::string> adopt_shape(store::Book& book, const BookShape& recorded, BuildOptions& options) {
+BuildStatus adopt_shape(store::Book& book, const BookShape& recorded, BuildOptions& options) {
   const std::string built = book.path() + " was built with ";
   const std::string how =
       ": every build into a book must count games alike (leave the option out to take the book's, or build a "
@@ -55,21 +55,23 @@ std::optional<std::string> adopt_shape(store::Book& book, const BookShape& recor
   if (!options.max_ply_given)
     options.max_ply = recorded.max_ply;
   else if (options.max_ply != recorded.max_ply)
-    return built + "--max-ply " + std::to_string(recorded.max_ply) + ", not " +
-           std::to_string(options.max_ply) + how;
+    return BuildError::input(built + "--max-ply " + std::to_string(recorded.max_ply) + ", not " +
+                             std::to_string(options.max_ply) + how);
   if (!options.min_games_given)
     options.min_games = recorded.min_games;
   else if (std::max<std::uint32_t>(1, options.min_games) != recorded.min_games)
-    return built + "--min-games " + std::to_string(recorded.min_games) + ", not " +
-           std::to_string(options.min_games) + how;
+    return BuildError::input(built + "--min-games " + std::to_string(recorded.min_games) + ", not " +
+                             std::to_string(options.min_games) + how);
   if (!options.side_given)
     options.side = recorded.side;
   else if (options.side != recorded.side)
-    return built + "--color " + side_name(recorded.side) + ", not " + side_name(options.side) + how;
+    return BuildError::input(built + "--color " + side_name(recorded.side) + ", not " +
+                             side_name(options.side) + how);
   if (recorded.min_games > 1 && !has_pruned_database(book))
-    return built + "--min-games " + std::to_string(recorded.min_games) +
-           " by a graphbook that did not keep the counts below it: games added now could not be counted "
-           "exactly; build a new book from all the inputs";
+    return BuildError::input(
+        built + "--min-games " + std::to_string(recorded.min_games) +
+        " by a graphbook that did not keep the counts below it: games added now could not be counted "
+        "exactly; build a new book from all the inputs");
   return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "book/store/book.h"
+#include "builder/build_error.h"
 #include "builder/game_filter.h"
 
 namespace gb::builder {
@@ -29,11 +30,10 @@ struct BookShape {
 // or one only imported into).
 [[nodiscard]] std::optional<BookShape> recorded_shape(store::Book& book);
 
-// Sets the options of options.given_* false from recorded; a message naming
-// the book and the option when one that was given differs, or when the book
+// Sets the options of options.given_* false from recorded; a BuildError::input
+// naming the book and the option when one that was given differs, or when the book
 // was built with --min-games above 1 without keeping the counts below it
 // (books of graphbook before the pruned database: no later build can be exact).
-[[nodiscard]] std::optional<std::string> adopt_shape(store::Book& book, const BookShape& recorded,
-                                                     BuildOptions& options);
+[[nodiscard]] BuildStatus adopt_shape(store::Book& book, const BookShape& recorded, BuildOptions& options);
 
 }  // namespace gb::builder

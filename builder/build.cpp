@@ -317,7 +317,7 @@ std::optional<store::Book> open_book_of_its_shape(const std::string& book_path, 
   }
   if (auto recorded = recorded_shape(*book))
     if (auto problem = adopt_shape(*book, *recorded, options)) {
-      *error = BuildError::input(*problem + "; nothing was built");
+      *error = BuildError::input(problem->message + "; nothing was built");
       return std::nullopt;
     }
   return book;

@@ -93,13 +93,13 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
   };
   nlohmann::json out = nlohmann::json::array();
   if (o.reset) {
-    std::uint64_t removed = 0;
     LearnError error;
-    if (!reset_learning(*book, &removed, &error)) return fail(error);
+    auto removed = reset_learning(*book, &error);
+    if (!removed) return fail(error);
     if (o.json)
-      out.push_back({{"reset", true}, {"records_removed", removed}});
+      out.push_back({{"reset", true}, {"records_removed", *removed}});
     else
-      std::printf("%s: learning cleared (%llu records)\n", o.book.c_str(), (unsigned long long)removed);
+      std::printf("%s: learning cleared (%llu records)\n", o.book.c_str(), (unsigned long long)*removed);
   }
   LearnOptions options;
   options.player = o.player;
@@ -110,8 +110,7 @@ void run(const char* command, const Options& o, LearnDirection direction, int& e
           .count();
   for (const std::string& file : o.files) {
     LearnSummary summary;
-    LearnError error;
-    if (!learn_file(*book, file, options, direction, summary, &error)) return fail(error);
+    if (auto error = learn_file(*book, file, options, direction, summary)) return fail(*error);
     if (o.json)
       out.push_back(summary_json(file, summary, direction));
     else

@@ -83,7 +83,7 @@ std::optional<int> run_from_configuration(int argc, char** argv) {
   if (file.empty()) return std::nullopt;
   AdapterConfig config;
   if (auto error = read_config_file(file, config)) {
-    std::fprintf(stderr, "graphbook uci: %s\n", error->c_str());
+    std::fprintf(stderr, "graphbook uci: %s\n", error->message.c_str());
     return 2;
   }
   return run_checked(config);
@@ -138,14 +138,14 @@ void add_commands(CLI::App& app, int& exit_status) {
     if (const char* env = std::getenv(kConfigVariable); file.empty() && env) file = env;
     if (!file.empty()) {
       if (auto error = read_config_file(file, config)) {
-        std::fprintf(stderr, "graphbook uci: %s\n", error->c_str());
+        std::fprintf(stderr, "graphbook uci: %s\n", error->message.c_str());
         exit_status = 2;
         return;
       }
     }
     auto set = [&](const char* name, const std::string& value) {
       if (auto error = apply_option(config.book, name, value)) {
-        std::fprintf(stderr, "graphbook uci: %s\n", error->c_str());
+        std::fprintf(stderr, "graphbook uci: %s\n", error->message.c_str());
         exit_status = 2;
       }
     };

@@ -19,8 +19,8 @@ std::string today() {
 
 }  // namespace
 
-std::optional<std::string> learn_game(store::Book& book, const learning::PlayedGame& game, Color side,
-                                      Outcome outcome, LearnSummary* summary) {
+AdapterStatus learn_game(store::Book& book, const learning::PlayedGame& game, Color side, Outcome outcome,
+                         LearnSummary* summary) {
   pgn::Outcome result = outcome == Outcome::Draw                              ? pgn::Outcome::Draw
                         : (outcome == Outcome::Win) == (side == Color::White) ? pgn::Outcome::WhiteWins
                                                                               : pgn::Outcome::BlackWins;
@@ -35,7 +35,7 @@ std::optional<std::string> learn_game(store::Book& book, const learning::PlayedG
       {"Black", side == Color::White ? them : us}};
   std::uint64_t moves = 0;
   if (auto error = learning::learn_played_game(book, game, side, result, std::move(tags), &moves))
-    return error;
+    return AdapterError{AdapterError::Code::Learn, error->message};
   if (summary) summary->moves_learned = moves;
   return std::nullopt;
 }

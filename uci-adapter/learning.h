@@ -15,6 +15,7 @@
 
 #include "book/learning/pending_games.h"
 #include "book/store/book.h"
+#include "uci-adapter/adapter_error.h"
 #include "uci-adapter/game_end.h"
 
 namespace gb::uci_adapter {
@@ -24,9 +25,8 @@ struct LearnSummary {
 };
 // Learns outcome (for side) on side's moves while the game stays in the book.
 // Each call is a new game (its PGN gets a unique Round tag), so two equal
-// games both count. Returns an error text (naming the book) on failure.
-[[nodiscard]] std::optional<std::string> learn_game(store::Book& book, const learning::PlayedGame& game,
-                                                    Color side, Outcome outcome,
-                                                    LearnSummary* summary = nullptr);
+// games both count. An AdapterError::Learn (naming the book) on failure.
+[[nodiscard]] AdapterStatus learn_game(store::Book& book, const learning::PlayedGame& game, Color side,
+                                       Outcome outcome, LearnSummary* summary = nullptr);
 
 }  // namespace gb::uci_adapter

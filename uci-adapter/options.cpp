@@ -63,9 +63,10 @@ bool is_our_option(std::string_view name) {
   return false;
 }
 
-std::optional<std::string> apply_option(BookOptions& o, std::string_view name, std::string_view value) {
+AdapterStatus apply_option(BookOptions& o, std::string_view name, std::string_view value) {
   auto bad = [&](const char* what) {
-    return std::string(name) + ": " + what + " '" + std::string(value) + "'";
+    return AdapterError{AdapterError::Code::Option,
+                        std::string(name) + ": " + what + " '" + std::string(value) + "'"};
   };
   if (same_name(name, "OwnBook") || same_name(name, "BookLearning")) {
     auto b = parse_bool(value);
@@ -90,24 +91,27 @@ std::optional<std::string> apply_option(BookOptions& o, std::string_view name, s
   } else if (same_name(name, "BookFilter")) {
     o.filter = std::string(value);
   } else {
-    return std::string(name) + ": not an option of the adapter";
+    return AdapterError{AdapterError::Code::Option, std::string(name) + ": not an option of the adapter"};
   }
   return std::nullopt;
 }
 
-std::optional<std::string> read_config_file(const std::string& path, AdapterConfig& config) {
+AdapterStatus read_config_file(const std::string& path, AdapterConfig& config) {
+  auto option_error = [](std::string message) {
+    return AdapterError{AdapterError::Code::Option, std::move(message)};
+  };
   std::ifstream in(path);
-  if (!in) return path + ": cannot read the configuration file";
+  if (!in) return option_error(path + ": cannot read the configuration file");
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     auto where = [&] { return path + ":" + std::to_string(number) + ": "; };
     std::string text = trim(line);
     if (text.empty() || text[0] == '#') continue;
     auto eq = text.find('=');
-    if (eq == std::string::npos) return where() + "expected 'key = value'";
+    if (eq == std::string::npos) return option_error(where() + "expected 'key = value'");
     std::string key = trim(std::string_view(text).substr(0, eq));
     std::string value = trim(std::string_view(text).substr(eq + 1));
-    std::optional<std::string> error;
+    AdapterStatus error;
     if (key == "book")
       error = apply_option(config.book, "BookFile", value);
     else if (key == "depth")
@@ -129,7 +133,7 @@ std::optional<std::string> read_config_file(const std::string& path, AdapterConf
     else if (key == "seed") {
       auto n = parse_int(value);
       if (!n || *n < 0)
-        error = "seed: not a number: '" + value + "'";
+        error = option_error("seed: not a number: '" + value + "'");
       else
         config.book.seed = std::uint64_t(*n);
     } else if (key == "engine") {
@@ -138,9 +142,9 @@ std::optional<std::string> read_config_file(const std::string& path, AdapterConf
     } else if (key == "arg") {
       config.engine.push_back(value);
     } else {
-      return where() + "unknown key '" + key + "'";
+      return option_error(where() + "unknown key '" + key + "'");
     }
-    if (error) return where() + *error;
+    if (error) return option_error(where() + error->message);
   }
   return std::nullopt;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "book/explore/move_choice.h"
+#include "uci-adapter/adapter_error.h"
 
 namespace gb::uci_adapter {
 
@@ -40,9 +41,8 @@ bool same_name(std::string_view a, std::string_view b);
 bool is_our_option(std::string_view name);
 
 // Applies "setoption name <name> value <value>" for one of our options.
-// Returns an error text for a bad value (the option keeps its value).
-[[nodiscard]] std::optional<std::string> apply_option(BookOptions& options, std::string_view name,
-                                                      std::string_view value);
+// An AdapterError::Option for a bad value (the option keeps its value).
+[[nodiscard]] AdapterStatus apply_option(BookOptions& options, std::string_view name, std::string_view value);
 
 // A configuration file: "key = value" lines, '#' comments, blank lines.
 // Keys: book, depth, min-games, policy, learning, filter, seed (as the
@@ -52,8 +52,8 @@ struct AdapterConfig {
   BookOptions book;
   std::vector<std::string> engine;  // the engine's argv
 };
-// Reads path into config (keys override what is there). The error names the
-// file and line: "sf.conf:3: unknown key 'boook'".
-[[nodiscard]] std::optional<std::string> read_config_file(const std::string& path, AdapterConfig& config);
+// Reads path into config (keys override what is there). The error (Option)
+// names the file and line: "sf.conf:3: unknown key 'boook'".
+[[nodiscard]] AdapterStatus read_config_file(const std::string& path, AdapterConfig& config);
 
 }  // namespace gb::uci_adapter

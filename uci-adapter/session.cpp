@@ -105,7 +105,7 @@ void Session::on_uci(std::string_view line, Outbox& out) {
 void Session::on_setoption(std::string_view line, Outbox& out) {
   auto set = parse_setoption(line);
   if (set && is_our_option(set->name)) {
-    if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + *error);
+    if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + error->message);
     if (same_name(set->name, "BookFilter")) compile_filter(&out);
     // A book that cannot be opened is said at once, not at the first go.
     if (same_name(set->name, "BookFile") || same_name(set->name, "BookLearning")) (void)book(out);
@@ -334,7 +334,7 @@ void Session::check_game_end(const Position& pos, const std::vector<Key>& keys,
   LearnSummary summary;
   if (auto error =
           learn_game(*b, learning::PlayedGame{game_.fen, played}, *game_.our_side, outcome, &summary)) {
-    say(out, "graphbook: learning failed: " + *error);
+    say(out, "graphbook: learning failed: " + error->message);
     return;
   }
   const char* result = outcome == Outcome::Win ? "win" : outcome == Outcome::Draw ? "draw" : "loss";

@@ -249,8 +249,8 @@ Status learn_games(store::WriteTxn& txn, const store::Databases& dbs, const std:
 
 }  // namespace
 
-bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptions& options,
-                LearnDirection direction, LearnSummary& summary, LearnError* error) {
+LearnStatus learn_file(store::Book& book, const std::string& pgn_path, const LearnOptions& options,
+                       LearnDirection direction, LearnSummary& summary) {
   std::vector<LearnGame> games;
   pgn::ReadSummary read = pgn::read_games(pgn_path, [&](const pgn::GameRecord& g) {
     ++summary.games_read;
@@ -271,10 +271,7 @@ bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptio
     lg.outcome = g.outcome;
     games.push_back(std::move(lg));
   });
-  if (!read.input_errors.empty()) {
-    if (error) *error = {LearnError::Code::Games, read.input_errors.front()};
-    return false;
-  }
+  if (!read.input_errors.empty()) return LearnError{LearnError::Code::Games, read.input_errors.front()};
   summary.games_read += read.games_skipped;
   summary.games_skipped = read.games_skipped;
   for (const auto& e : read.stored_errors) summary.errors.push_back(e.message());
@@ -285,30 +282,28 @@ bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptio
     counted = LearnSummary{};  // the batch may run again after the map grows
     return learn_games(txn, book.dbs(), games, direction, options, counted);
   });
-  if (s) {
-    if (error) *error = {LearnError::Code::Book, book.path() + ": " + s->message()};
-    return false;
-  }
+  if (s) return LearnError{LearnError::Code::Book, book.path() + ": " + s->message()};
   summary.games_changed = counted.games_changed;
   summary.already = counted.already;
   summary.adapter_sides = counted.adapter_sides;
   summary.out_of_book = counted.out_of_book;
   summary.moves_credited = counted.moves_credited;
-  return true;
+  return std::nullopt;
 }
 
-bool reset_learning(store::Book& book, std::uint64_t* removed, LearnError* error) {
+std::optional<std::uint64_t> reset_learning(store::Book& book, LearnError* error) {
+  std::uint64_t removed = 0;
   Status s = book.write([&](store::WriteTxn& txn) -> Status {
     MDB_stat st;
     if (auto e = txn.stat(book.dbs().learn, st)) return e;
-    if (removed) *removed = st.ms_entries;
+    removed = st.ms_entries;
     return txn.drop(book.dbs().learn);
   });
   if (s) {
-    if (error) *error = {LearnError::Code::Book, book.path() + ": " + s->message()};
-    return false;
+    *error = {LearnError::Code::Book, book.path() + ": " + s->message()};
+    return std::nullopt;
   }
-  return true;
+  return removed;
 }
 
 }  // namespace gb::learning

@@ -63,12 +63,17 @@ struct LearnError {
   std::string message;  // names the file
 };
 
-// Reads the whole PGN file, then applies it in one write transaction. An
-// unreadable file or a storage error comes back in *error.
-[[nodiscard]] bool learn_file(store::Book& book, const std::string& pgn_path, const LearnOptions& options,
-                              LearnDirection direction, LearnSummary& summary, LearnError* error);
+// The result of a call without a value: empty on success (store::Status's form).
+using LearnStatus = std::optional<LearnError>;
 
-// Clears all learning (counters and fingerprints); *removed gets the number of records.
-[[nodiscard]] bool reset_learning(store::Book& book, std::uint64_t* removed, LearnError* error);
+// Reads the whole PGN file, then applies it in one write transaction. An
+// unreadable file (Games) or a storage error (Book) is the error.
+[[nodiscard]] LearnStatus learn_file(store::Book& book, const std::string& pgn_path,
+                                     const LearnOptions& options, LearnDirection direction,
+                                     LearnSummary& summary);
+
+// Clears all learning (counters and fingerprints): the number of records
+// removed, or nullopt and a Book error.
+[[nodiscard]] std::optional<std::uint64_t> reset_learning(store::Book& book, LearnError* error);
 
 }  // namespace gb::learning

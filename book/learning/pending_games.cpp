@@ -77,8 +77,7 @@ std::optional<LearnError> learn_pgn_text(store::Book& book, const std::string& t
     options.side = side;
     options.now = unix_now();
     options.adapter_games = adapter_games;
-    LearnError failed;
-    if (!learn_file(book, path, options, LearnDirection::Learn, summary, &failed)) error = std::move(failed);
+    error = learn_file(book, path, options, LearnDirection::Learn, summary);
   }
   ::unlink(path.c_str());
   return error;
@@ -132,13 +131,12 @@ std::uint64_t unique_game_number() {
   return ns ^ (std::uint64_t(::getpid()) << 40) ^ counter.fetch_add(1);
 }
 
-std::optional<std::string> learn_played_game(store::Book& book, const PlayedGame& game, Color side,
-                                             pgn::Outcome result,
-                                             std::vector<std::pair<std::string, std::string>> tags,
-                                             std::uint64_t* moves_credited) {
+LearnStatus learn_played_game(store::Book& book, const PlayedGame& game, Color side, pgn::Outcome result,
+                              std::vector<std::pair<std::string, std::string>> tags,
+                              std::uint64_t* moves_credited) {
   LearnSummary learned;
   if (auto error = learn_pgn_text(book, pgn_text(std::move(tags), game, result), side, true, learned))
-    return error->message;
+    return error;
   if (moves_credited) *moves_credited = learned.moves_credited;
   return std::nullopt;
 }

@@ -44,10 +44,11 @@ std::string uci_moves(const PlayedGame& game);
 // moves and result (book_learning.h): `graphbook learn` of the tournament's PGN
 // does not credit side's moves of it again. *moves_credited gets the book
 // moves credited.
-// Returns an error text (naming the book or the temporary file) on failure.
-[[nodiscard]] std::optional<std::string> learn_played_game(
-    store::Book& book, const PlayedGame& game, Color side, pgn::Outcome result,
-    std::vector<std::pair<std::string, std::string>> tags, std::uint64_t* moves_credited = nullptr);
+// The error names the book or the temporary file.
+[[nodiscard]] LearnStatus learn_played_game(store::Book& book, const PlayedGame& game, Color side,
+                                            pgn::Outcome result,
+                                            std::vector<std::pair<std::string, std::string>> tags,
+                                            std::uint64_t* moves_credited = nullptr);
 
 // A number no other call returns, in this process or another (clock, pid and
 // a counter): pending-game ids, and Round tags that make every game distinct.
