@@ -135,8 +135,9 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_option("--threads", opt->threads, "Parse threads (default: all cores)")->check(CLI::Range(1, 256));
   cmd->add_option(
       "--memory", opt->memory,
-      "Memory for the aggregation tables of all threads (default 16M; e.g. 512M, 2G); beyond it sorted "
-      "runs spill to disk (beside the book) and are merged at the end. Small budgets cost little time");
+      "Memory for the build (default 16M; e.g. 512M, 2G): the aggregation tables of all threads get what "
+      "the rest of the build and the duplicate check leave (at least 16M); beyond it sorted runs spill to "
+      "disk (beside the book) and are merged at the end. Small budgets cost little time");
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
@@ -353,10 +354,10 @@ void add_export(CLI::App& app, int& exit_status) {
   cmd->callback([opt, &exit_status] {
     std::optional<store::BucketFilter> filter;
     if (!opt->ratings.empty() || !opt->speeds.empty() || !opt->since.empty() || !opt->until.empty()) {
-      std::string why;
+      store::FilterError why;
       filter = store::parse_filter(opt->ratings, opt->speeds, opt->since, opt->until, &why);
       if (!filter) {
-        std::fprintf(stderr, "graphbook export: %s\n", why.c_str());
+        std::fprintf(stderr, "graphbook export: %s\n", why.message.c_str());
         exit_status = store::kExitBadInput;
         return;
       }

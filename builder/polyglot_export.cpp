@@ -75,12 +75,8 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   std::optional<MDB_dbi> buckets_dbi;
   if (options.filter) {
     bucket_params = store::bucket_params(*txn, book.dbs().meta);
-    if (!bucket_params)
-      return *error = BuildError::input(
-                 book.path() + " was built without buckets; rebuild it to filter by rating, speed or date"),
-             std::nullopt;
-    if (auto why = options.filter->too_fine(bucket_params->by_month))
-      return *error = BuildError::input(book.path() + ": " + *why), std::nullopt;
+    if (auto refusal = store::filter_refusal(book.path(), bucket_params, *options.filter))
+      return *error = BuildError::input(refusal->message), std::nullopt;
     buckets_dbi = txn->open_db(store::kBucketsDb, 0, &e);
     if (!buckets_dbi && e.code != MDB_NOTFOUND) return *error = BuildError::book(e.message()), std::nullopt;
     e = store::Error{};  // a book with buckets and no game yet

@@ -104,15 +104,15 @@ void add_filter_options(CLI::App* cmd, FilterOptions& f) {
 bool apply_filter(const char* command, const std::string& book_path, const FilterOptions& f, Probed& p,
                   int& exit_status) {
   if (!f.given()) return true;
-  std::string why;
+  store::FilterError why;
   auto filter = store::parse_filter(f.ratings, f.speeds, f.since, f.until, &why);
   if (!filter) {
-    std::fprintf(stderr, "graphbook %s: %s\n", command, why.c_str());
+    std::fprintf(stderr, "graphbook %s: %s\n", command, why.message.c_str());
     exit_status = kExitBadInput;
     return false;
   }
-  if (auto refusal = explore::filter_refusal(*p.reader, book_path, *filter)) {
-    std::fprintf(stderr, "graphbook %s: %s\n", command, refusal->c_str());
+  if (auto refusal = store::filter_refusal(book_path, p.reader->bucket_params(), *filter)) {
+    std::fprintf(stderr, "graphbook %s: %s\n", command, refusal->message.c_str());
     exit_status = kExitBadInput;
     return false;
   }

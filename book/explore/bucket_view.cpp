@@ -22,15 +22,6 @@ store::Counters counters_of(const store::BucketSum& sum) {
   return c;
 }
 
-std::optional<std::string> filter_refusal(const BookReader& reader, const std::string& book_path,
-                                          const store::BucketFilter& filter) {
-  if (!reader.bucket_params())
-    return book_path +
-           " was built without buckets; rebuild it with --buckets to filter by rating, speed or date";
-  if (auto why = filter.too_fine(reader.bucket_params()->by_month)) return book_path + ": " + *why;
-  return std::nullopt;
-}
-
 store::Status filter_report(BookReader& reader, PositionReport& report, const store::BucketFilter& filter) {
   assert(reader.bucket_params());
   const bool by_month = reader.bucket_params()->by_month;

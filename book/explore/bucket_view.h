@@ -17,17 +17,11 @@ namespace gb::explore {
 // The source counters of a sum (min_year, max_year: its dated buckets').
 store::Counters counters_of(const store::BucketSum& sum);
 
-// Why the book cannot answer the filter, nullopt when it can: it has no
-// buckets ("BOOK was built without buckets; rebuild it"), or the filter
-// asks for months of a book of years, or for days.
-std::optional<std::string> filter_refusal(const BookReader& reader, const std::string& book_path,
-                                          const store::BucketFilter& filter);
-
 // Replaces the report's counters by the sums of the selected buckets: the
 // node's, each move's and each resulting position's; moves no selected game
 // played are dropped (imported moves have no buckets), the rest ordered as
 // make_report orders them, ties by the first play among the selected games.
-// The book must have buckets (filter_refusal).
+// The book must have buckets (store::filter_refusal).
 [[nodiscard]] store::Status filter_report(BookReader& reader, PositionReport& report,
                                           const store::BucketFilter& filter);
 

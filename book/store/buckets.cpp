@@ -42,7 +42,7 @@ std::optional<int> number(std::string_view s) {
 // The comma-separated words of text, each a name of one of n values.
 template <class Name>
 std::optional<std::uint8_t> parse_names(std::string_view text, int n, Name name, std::string_view what,
-                                        std::string* error) {
+                                        FilterError* error) {
   std::uint8_t mask = 0;
   for (std::size_t from = 0; from <= text.size();) {
     std::size_t comma = std::min(text.find(',', from), text.size());
@@ -54,7 +54,7 @@ std::optional<std::uint8_t> parse_names(std::string_view text, int n, Name name,
       std::string names;
       for (int i = 0; i < n; ++i) names += std::string(i ? ", " : "") + std::string(name(i));
       if (error)
-        *error = "'" + std::string(word) + "' is no " + std::string(what) + " (one of " + names + ")";
+        *error = {"'" + std::string(word) + "' is no " + std::string(what) + " (one of " + names + ")"};
       return std::nullopt;
     }
     mask |= std::uint8_t(1u << found);
@@ -250,22 +250,23 @@ bool BucketFilter::selects(std::uint64_t id, bool by_month) const {
   return (!since || year >= since / 10000) && (!until || year <= until / 10000);
 }
 
-std::optional<std::string> BucketFilter::too_fine(bool by_month) const {
+std::optional<FilterError> BucketFilter::too_fine(bool by_month) const {
   const bool since_day = since % 100 != 0, until_day = until && until % 100 != 99;
   const bool since_month = since / 100 % 100 != 0, until_month = until && until / 100 % 100 != 99;
   if (since_day || until_day)
-    return "its buckets hold months, not days: give --since and --until as YYYY or YYYY-MM";
+    return FilterError{"its buckets hold months, not days: give --since and --until as YYYY or YYYY-MM"};
   if (!by_month && (since_month || until_month))
-    return "its buckets hold years (build it with --by-month for months): give --since and --until as YYYY";
+    return FilterError{
+        "its buckets hold years (build it with --by-month for months): give --since and --until as YYYY"};
   return std::nullopt;
 }
 
-std::optional<std::uint8_t> parse_bands(std::string_view text, std::string* error) {
+std::optional<std::uint8_t> parse_bands(std::string_view text, FilterError* error) {
   return parse_names(
       text, kBands, [](int i) { return band_name(Band(i)); }, "rating band", error);
 }
 
-std::optional<std::uint8_t> parse_speeds(std::string_view text, std::string* error) {
+std::optional<std::uint8_t> parse_speeds(std::string_view text, FilterError* error) {
   return parse_names(
       text, kSpeeds, [](int i) { return speed_name(Speed(i)); }, "speed", error);
 }
@@ -298,24 +299,24 @@ std::optional<int> parse_date_bound(std::string_view text, bool upper) {
 
 std::optional<BucketFilter> parse_filter(const std::string& ratings, const std::string& speeds,
                                          const std::string& since, const std::string& until,
-                                         std::string* error) {
+                                         FilterError* error) {
   BucketFilter f;
-  std::string why;
+  FilterError why;
   if (!ratings.empty()) {
     auto bands = parse_bands(ratings, &why);
-    if (!bands) return *error = "--ratings " + ratings + ": " + why, std::nullopt;
+    if (!bands) return *error = {"--ratings " + ratings + ": " + why.message}, std::nullopt;
     f.bands = *bands;
   }
   if (!speeds.empty()) {
     auto s = parse_speeds(speeds, &why);
-    if (!s) return *error = "--speeds " + speeds + ": " + why, std::nullopt;
+    if (!s) return *error = {"--speeds " + speeds + ": " + why.message}, std::nullopt;
     f.speeds = *s;
   }
   auto date = [&](const std::string& text, const char* name, bool upper, int& out) {
     if (text.empty()) return true;
     auto d = parse_date_bound(text, upper);
     if (!d) {
-      *error = std::string(name) + " " + text + ": not a date (use YYYY or YYYY-MM)";
+      *error = {std::string(name) + " " + text + ": not a date (use YYYY or YYYY-MM)"};
       return false;
     }
     out = *d;
@@ -323,8 +324,20 @@ std::optional<BucketFilter> parse_filter(const std::string& ratings, const std::
   };
   if (!date(since, "--since", false, f.since) || !date(until, "--until", true, f.until)) return std::nullopt;
   if (f.since && f.until && f.since > f.until)
-    return *error = "--since " + since + " is after --until " + until + ": no game could pass", std::nullopt;
+    return *error = {"--since " + since + " is after --until " + until + ": no game could pass"},
+           std::nullopt;
   return f;
+}
+
+std::optional<FilterError> filter_refusal(const std::string& book_path,
+                                          const std::optional<BucketParams>& params,
+                                          const BucketFilter& filter) {
+  if (!params)
+    return FilterError{
+        book_path +
+        " was built without buckets; rebuild it with --buckets to filter by rating, speed or date"};
+  if (auto why = filter.too_fine(params->by_month)) return FilterError{book_path + ": " + why->message};
+  return std::nullopt;
 }
 
 BucketSum sum_selected(const std::vector<BucketEntry>& entries, std::uint16_t move,

@@ -102,6 +102,12 @@ bool decode_buckets(std::string_view v, std::vector<BucketEntry>& out);
 // Adds the sorted entries b into the sorted a (equal (move, id) summed).
 void merge_buckets(std::vector<BucketEntry>& a, const std::vector<BucketEntry>& b);
 
+// Why a filter cannot be read, or a book cannot answer it; the message names
+// the option or the book. Always the user's input (exit status 2).
+struct FilterError {
+  std::string message;
+};
+
 // A query-time selection of buckets: --ratings, --speeds, --since, --until.
 struct BucketFilter {
   std::uint8_t bands = 0;    // bit per Band; 0: all
@@ -112,12 +118,12 @@ struct BucketFilter {
   bool selects(std::uint64_t id, bool by_month) const;
   // Why this filter asks more than the book's periods can answer (a month
   // of a book of years, a day), nullopt when it does not.
-  std::optional<std::string> too_fine(bool by_month) const;
+  std::optional<FilterError> too_fine(bool by_month) const;
 };
 // "2000,2200" -> bands; "blitz,rapid" -> speeds. nullopt (why in *error) for
 // a word that is none.
-std::optional<std::uint8_t> parse_bands(std::string_view text, std::string* error);
-std::optional<std::uint8_t> parse_speeds(std::string_view text, std::string* error);
+std::optional<std::uint8_t> parse_bands(std::string_view text, FilterError* error);
+std::optional<std::uint8_t> parse_speeds(std::string_view text, FilterError* error);
 
 // A date bound: YYYY, YYYY.MM or YYYY.MM.DD, with '.' or '-' between the
 // parts; month 1-12, day 1-31, year 1-9999. Missing parts become 00 (lower)
@@ -127,7 +133,7 @@ std::optional<int> parse_date_bound(std::string_view text, bool upper);
 // given); nullopt with the reason, naming the option, when one is wrong.
 std::optional<BucketFilter> parse_filter(const std::string& ratings, const std::string& speeds,
                                          const std::string& since, const std::string& until,
-                                         std::string* error);
+                                         FilterError* error);
 
 // Sums of one node's or edge's selected buckets.
 struct BucketSum {
@@ -150,6 +156,14 @@ struct BucketParams {
   std::uint64_t ordinals = 0;
 };
 [[nodiscard]] std::optional<BucketParams> bucket_params(const Txn& txn, MDB_dbi meta);
+
+// Why the book at book_path, with these bucket settings (nullopt: it has no
+// buckets), cannot answer the filter: it has no buckets ("BOOK was built
+// without buckets; rebuild it with --buckets ..."), or the filter asks for
+// months of a book of years, or for days. nullopt when it can.
+[[nodiscard]] std::optional<FilterError> filter_refusal(const std::string& book_path,
+                                                        const std::optional<BucketParams>& params,
+                                                        const BucketFilter& filter);
 std::string bucket_params_json(const BucketParams& p);
 
 // The bucket section of key in the book's buckets database (dbi): false when

@@ -157,7 +157,7 @@ TEST_CASE("Merging bucket lists sums equal buckets and keeps the order", "[store
 }
 
 TEST_CASE("A filter selects buckets by band, speed and period", "[store][buckets]") {
-  std::string why;
+  FilterError why;
   auto f = parse_filter("2000,2200", "blitz,rapid", "2015", "2020-06", &why);
   REQUIRE(f);
   const std::uint32_t june = period_of(20200600, true), july = period_of(20200700, true);
@@ -182,9 +182,9 @@ TEST_CASE("A filter selects buckets by band, speed and period", "[store][buckets
   CHECK_FALSE(years->selects(bucket_id(Band::R1600, Speed::Unknown, period_of(20160101, false), 1), false));
 
   CHECK_FALSE(parse_filter("2100", "", "", "", &why));
-  CHECK(why.find("--ratings 2100") != std::string::npos);
+  CHECK(why.message.find("--ratings 2100") != std::string::npos);
   CHECK_FALSE(parse_filter("", "blitz,slow", "", "", &why));
-  CHECK(why.find("'slow' is no speed") != std::string::npos);
+  CHECK(why.message.find("'slow' is no speed") != std::string::npos);
   CHECK_FALSE(parse_filter("", "", "2020", "2019", &why));
   CHECK_FALSE(parse_filter("", "", "20x0", "", &why));
 }
