@@ -426,38 +426,43 @@ bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min
 // Adds the build's buckets to the buckets database of a book that holds
 // records, in key order: each key's bucket section is read, added to and
 // written again.
-Status merge_buckets_into(store::WriteTxn& txn, BucketMerger& buckets, CommitResult& result) {
-  store::Error e;
-  auto dbi = txn.open_db(store::kBucketsDb, MDB_CREATE, &e);
-  if (!dbi) return e;
+// Hands write(key, entries) each key of the build's buckets in key order,
+// from the first (a commit redone after the map grew starts again).
+template <class Write>
+Status write_buckets(BucketMerger& buckets, CommitResult& result, Write write) {
   buckets.restart();
-  std::vector<store::BucketEntry> added, stored;
-  std::string value;
-  for (Key key; buckets.next(key, added);) {
-    bool damaged = false;
-    if (!store::read_buckets(txn, *dbi, key, stored, &damaged, &e) && (damaged || e.code))
-      return damaged ? store::Error{EIO, "the buckets of key " + std::to_string(key) + " are damaged"} : e;
-    store::merge_buckets(stored, added);
-    store::encode_buckets(stored, value);
-    if (auto s = txn.put(*dbi, NodeKey(key).view(), value)) return s;
+  std::vector<store::BucketEntry> entries;
+  for (Key key; buckets.next(key, entries);) {
+    if (auto s = write(key, entries)) return s;
     ++result.bucket_keys_written;
   }
   if (auto err = buckets.error()) return store::Error{EIO, err->message};
   return std::nullopt;
 }
 
+Status merge_buckets_into(store::WriteTxn& txn, BucketMerger& buckets, CommitResult& result) {
+  store::Error e;
+  auto dbi = txn.open_db(store::kBucketsDb, MDB_CREATE, &e);
+  if (!dbi) return e;
+  std::vector<store::BucketEntry> stored;
+  std::string value;
+  return write_buckets(buckets, result, [&](Key key, const std::vector<store::BucketEntry>& added) -> Status {
+    bool damaged = false;
+    if (!store::read_buckets(txn, *dbi, key, stored, &damaged, &e) && (damaged || e.code))
+      return damaged ? store::Error{EIO, "the buckets of key " + std::to_string(key) + " are damaged"} : e;
+    store::merge_buckets(stored, added);
+    store::encode_buckets(stored, value);
+    return txn.put(*dbi, NodeKey(key).view(), value);
+  });
+}
+
 // Appends the build's buckets to the buckets database of a new book.
 Status append_buckets(MDB_dbi dbi, ChunkedAppender& appender, BucketMerger& buckets, CommitResult& result) {
-  buckets.restart();
-  std::vector<store::BucketEntry> entries;
   std::string value;
-  for (Key key; buckets.next(key, entries);) {
+  return write_buckets(buckets, result, [&](Key key, const std::vector<store::BucketEntry>& entries) {
     store::encode_buckets(entries, value);
-    if (auto s = appender.add(dbi, NodeKey(key).view(), value)) return s;
-    ++result.bucket_keys_written;
-  }
-  if (auto err = buckets.error()) return store::Error{EIO, err->message};
-  return std::nullopt;
+    return appender.add(dbi, NodeKey(key).view(), value);
+  });
 }
 
 // The last writes of a commit, in its last transaction: the game index, the
@@ -485,21 +490,15 @@ Status write_totals(store::Book& book, store::WriteTxn& txn, store::BookStats st
 // last one. from_txn reads the meta records of the book being replaced.
 Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& to, RunMerger& merger,
                    CommitInput& input, CommitResult& result) {
-  // The counts below min_games go to the pruned database (merge_sections).
-  std::optional<MDB_dbi> pruned_dbi;
-  if (input.min_games > 1)
+  // The counts below min_games go to the pruned database (merge_sections),
+  // the buckets to theirs: both made in one transaction before the appends.
+  std::optional<MDB_dbi> pruned_dbi, buckets_dbi;
+  if (input.min_games > 1 || input.buckets)
     if (auto s = to.write([&](store::WriteTxn& txn) -> Status {
           store::Error e;
-          pruned_dbi = txn.open_db(kPrunedDb, MDB_CREATE, &e);
-          return pruned_dbi ? std::nullopt : Status(e);
-        }))
-      return s;
-  std::optional<MDB_dbi> buckets_dbi;
-  if (input.buckets)
-    if (auto s = to.write([&](store::WriteTxn& txn) -> Status {
-          store::Error e;
-          buckets_dbi = txn.open_db(store::kBucketsDb, MDB_CREATE, &e);
-          return buckets_dbi ? std::nullopt : Status(e);
+          if (input.min_games > 1 && !(pruned_dbi = txn.open_db(kPrunedDb, MDB_CREATE, &e))) return e;
+          if (input.buckets && !(buckets_dbi = txn.open_db(store::kBucketsDb, MDB_CREATE, &e))) return e;
+          return std::nullopt;
         }))
       return s;
   ChunkedAppender appender(to);

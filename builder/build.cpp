@@ -396,13 +396,10 @@ BuildStatus adopt_buckets(store::Book& book, BuildOptions& options) {
     options.bucket_ordinals = params->ordinals;
     return std::nullopt;
   }
-  if (!*fresh) {
-    if (options.buckets)
-      return BuildError::input(
-          path + " was built without buckets: " + (options.by_month_given ? "--by-month" : "--buckets") +
-          " needs a new book (build one from all the inputs)");
-    return std::nullopt;
-  }
+  if (!*fresh && options.buckets)
+    return BuildError::input(
+        path + " was built without buckets: " + (options.by_month_given ? "--by-month" : "--buckets") +
+        " needs a new book (build one from all the inputs)");
   return std::nullopt;
 }
 
