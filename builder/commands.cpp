@@ -20,6 +20,7 @@
 #include "builder/polyglot_export.h"
 #include "builder/polyglot_import.h"
 #include "builder/run_file.h"
+#include "command/filter_options.h"
 
 namespace gb::builder {
 
@@ -316,7 +317,7 @@ void add_export(CLI::App& app, int& exit_status) {
     int max_ply = 0;
     std::int64_t min_games = 1;  // signed, so that -3 is out of range rather than unconvertible
     bool uniform = false, eval_learn = false;
-    std::string ratings, speeds, since, until;  // bucket filters
+    command::FilterOptions filter;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
@@ -334,16 +335,7 @@ void add_export(CLI::App& app, int& exit_status) {
   cmd->add_flag("--eval-learn", opt->eval_learn,
                 "Put the move's engine evaluation (graphbook analyse) in the learn field: cp + 2^31, 0 for "
                 "none (docs/FORMAT.md)");
-  cmd->add_option("--ratings", opt->ratings,
-                  "Only the games whose mover is in these rating bands: unrated, 0 (below 1600), 1600, 1800, "
-                  "2000, 2200, 2500; needs a book built with --buckets");
-  cmd->add_option("--speeds", opt->speeds,
-                  "Only games of these speeds: ultrabullet, bullet, blitz, rapid, classical, correspondence, "
-                  "unknown");
-  cmd->add_option("--since", opt->since,
-                  "Only games played in or after this year or month (2015, 2015-03): the entries of a book "
-                  "built with build --since");
-  cmd->add_option("--until", opt->until, "Only games played in or before this year or month (2020, 2020-06)");
+  command::add_filter_options(cmd, opt->filter);
   cmd->footer(
       "Example (the same entries as 'polyglot make-book -pgn twic.pgn -max-ply 16 -min-game 3'):\n"
       "  graphbook build twic.book twic.pgn --max-ply 16 --no-dedup && graphbook export twic.book twic.bin "
@@ -353,9 +345,9 @@ void add_export(CLI::App& app, int& exit_status) {
       "which is what --min-games counts here)");
   cmd->callback([opt, &exit_status] {
     std::optional<store::BucketFilter> filter;
-    if (!opt->ratings.empty() || !opt->speeds.empty() || !opt->since.empty() || !opt->until.empty()) {
+    if (opt->filter.given()) {
       store::FilterError why;
-      filter = store::parse_filter(opt->ratings, opt->speeds, opt->since, opt->until, &why);
+      filter = opt->filter.parse(&why);
       if (!filter) {
         std::fprintf(stderr, "graphbook export: %s\n", why.message.c_str());
         exit_status = store::kExitBadInput;

@@ -10,19 +10,23 @@
 #include "book/explore/bucket_view.h"
 #include "book/explore/move_choice.h"
 #include "book/explore/position_report.h"
+#include "command/filter_options.h"
 #include "command/support.h"
 
 namespace gb::probe {
 
 // The commands present what book/explore computes, with the options every
 // subcommand shares (command/support.h).
+using command::add_filter_options;
 using command::add_position_options;
+using command::FilterOptions;
 using command::kExitBadInput;
 using command::kExitDamagedBook;
 using command::kExitNotInBook;
 using command::load_names;
 using command::open_book_or_report;
 using command::PositionOptions;
+using command::resolve_filter;
 using command::resolve_or_report;
 using explore::BookReader;
 using explore::BookTree;
@@ -82,54 +86,23 @@ bool probe_position(const char* command, const std::string& book_path, const Pos
   return true;
 }
 
-// The options that filter by buckets (book/store/buckets.h).
-struct FilterOptions {
-  std::string ratings, speeds, since, until;
-  bool given() const { return !ratings.empty() || !speeds.empty() || !since.empty() || !until.empty(); }
-};
-
-void add_filter_options(CLI::App* cmd, FilterOptions& f) {
-  cmd->add_option("--ratings", f.ratings,
-                  "Only the games whose mover is in these rating bands: unrated, 0 (below 1600), 1600, 1800, "
-                  "2000, 2200, 2500 (e.g. 2000,2200); needs a book built with --buckets");
-  cmd->add_option("--speeds", f.speeds,
-                  "Only games of these speeds: ultrabullet, bullet, blitz, rapid, classical, correspondence, "
-                  "unknown (e.g. blitz,rapid)");
-  cmd->add_option("--since", f.since, "Only games played in or after this year or month (2015, 2015-03)");
-  cmd->add_option("--until", f.until, "Only games played in or before this year or month (2020, 2020-06)");
-}
-
 // Applies the filter to the probed report: false (and a message, exit
 // status 2 for a refusal, 3 for a damaged book) when it cannot.
 bool apply_filter(const char* command, const std::string& book_path, const FilterOptions& f, Probed& p,
                   int& exit_status) {
-  if (!f.given()) return true;
-  store::FilterError why;
-  auto filter = store::parse_filter(f.ratings, f.speeds, f.since, f.until, &why);
-  if (!filter) {
-    std::fprintf(stderr, "graphbook %s: %s\n", command, why.message.c_str());
+  bool refused = false;
+  auto filter = resolve_filter(command, f, book_path, p.reader->bucket_params(), &refused);
+  if (refused) {
     exit_status = kExitBadInput;
     return false;
   }
-  if (auto refusal = store::filter_refusal(book_path, p.reader->bucket_params(), *filter)) {
-    std::fprintf(stderr, "graphbook %s: %s\n", command, refusal->message.c_str());
-    exit_status = kExitBadInput;
-    return false;
-  }
+  if (!filter) return true;
   if (auto s = explore::filter_report(*p.reader, *p.report, *filter)) {
     std::fprintf(stderr, "graphbook %s: %s: %s\n", command, book_path.c_str(), s->message().c_str());
     exit_status = kExitDamagedBook;
     return false;
   }
   return true;
-}
-
-nlohmann::json filter_json(const FilterOptions& f) {
-  auto or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
-  return {{"ratings", or_null(f.ratings)},
-          {"speeds", or_null(f.speeds)},
-          {"since", or_null(f.since)},
-          {"until", or_null(f.until)}};
 }
 
 void add_probe(CLI::App& app, int& exit_status) {
@@ -170,10 +143,10 @@ void add_probe(CLI::App& app, int& exit_status) {
     }
     if (opt->json) {
       auto j = format_json(*p.report);
-      if (opt->filter.given()) j["filter"] = filter_json(opt->filter);
+      if (opt->filter.given()) j["filter"] = opt->filter.json();
       std::printf("%s\n", j.dump(2).c_str());
     } else {
-      if (opt->filter.given()) std::printf("Filter: %s\n", filter_json(opt->filter).dump().c_str());
+      if (opt->filter.given()) std::printf("Filter: %s\n", opt->filter.json().dump().c_str());
       std::fputs(format_text(*p.report).c_str(), stdout);
     }
   });
