@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <unordered_map>
 
@@ -76,19 +78,81 @@ std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
   return info;
 }
 
+namespace {
+
+// A yyyymmdd date as PGN writes it, "2012.03.??" for an unknown day; null for none.
+nlohmann::json pgn_date(int date) {
+  if (date == 0) return nullptr;
+  auto part = [](int v, int width) {
+    std::string s = std::to_string(v);
+    return v == 0 || v == 99 ? std::string(std::size_t(width), '?')
+                             : std::string(std::size_t(width) - s.size(), '0') + s;
+  };
+  return part(date / 10000, 4) + "." + part(date / 100 % 100, 2) + "." + part(date % 100, 2);
+}
+
+// The book's sources by name (a --source label, else the file's path), in
+// the order of their first record; retracted records left out.
+struct SourceTotal {
+  std::string name;
+  std::uint64_t files = 0, games = 0, duplicates = 0;
+  int first_date = 0, last_date = 0;
+};
+
+std::vector<SourceTotal> source_totals(const std::vector<store::SourceInfo>& sources) {
+  std::vector<SourceTotal> out;
+  std::unordered_map<std::string, std::size_t> at;
+  for (const store::SourceInfo& s : sources) {
+    if (s.retracted_at) continue;
+    auto [it, added] = at.emplace(s.source_name(), out.size());
+    if (added) out.push_back({.name = s.source_name()});
+    SourceTotal& t = out[it->second];
+    ++t.files;
+    t.games += s.games_added;
+    t.duplicates += s.duplicates;
+    if (s.first_date) t.first_date = t.first_date ? std::min(t.first_date, s.first_date) : s.first_date;
+    t.last_date = std::max(t.last_date, s.last_date);
+  }
+  return out;
+}
+
+double share_of(std::uint64_t games, std::uint64_t all) { return all ? double(games) / double(all) : 0.0; }
+
+}  // namespace
+
 nlohmann::json to_json(const BookInfo& info) {
   nlohmann::json hist = nlohmann::json::object();
   for (auto [ply, n] : info.depth_histogram) hist[std::to_string(ply)] = n;
   nlohmann::json sources = nlohmann::json::array();
   for (const auto& s : info.sources) {
     auto params = nlohmann::json::parse(s.params, nullptr, false);
-    sources.push_back({{"name", s.name},
-                       {"size", s.size},
-                       {"xxh3", s.content_hash},
-                       {"games_added", s.games_added},
-                       {"added_at", s.added_at},
-                       {"params", params.is_discarded() ? nlohmann::json::object() : params}});
+    sources.push_back(
+        {{"name", s.name},
+         {"size", s.size},
+         {"xxh3", s.content_hash},
+         {"games_added", s.games_added},
+         {"added_at", s.added_at},
+         {"params", params.is_discarded() ? nlohmann::json::object() : params},
+         {"source", s.source_name()},
+         {"first_date", pgn_date(s.first_date)},
+         {"last_date", pgn_date(s.last_date)},
+         {"duplicates", s.duplicates},
+         {"retracted_at", s.retracted_at ? nlohmann::json(s.retracted_at) : nlohmann::json(nullptr)}});
   }
+  // The games of the sources in the book; their sum is the book's games
+  // (a book before per-source records, or a merge of shared games, may differ).
+  const auto totals = source_totals(info.sources);
+  std::uint64_t all = 0;
+  for (const SourceTotal& t : totals) all += t.games;
+  nlohmann::json by_source = nlohmann::json::array();
+  for (const SourceTotal& t : totals)
+    by_source.push_back({{"name", t.name},
+                         {"files", t.files},
+                         {"games", t.games},
+                         {"duplicates", t.duplicates},
+                         {"first_date", pgn_date(t.first_date)},
+                         {"last_date", pgn_date(t.last_date)},
+                         {"share", share_of(t.games, all)}});
   auto params = nlohmann::json::parse(info.build_params, nullptr, false);
   return {{"format_version", store::kFormatVersion},
           {"nodes", info.nodes},
@@ -104,6 +168,7 @@ nlohmann::json to_json(const BookInfo& info) {
           {"learned_records", info.learned},
           {"depth_histogram", hist},
           {"sources", sources},
+          {"source_totals", by_source},
           {"build_params", params.is_discarded() ? nlohmann::json::object() : params},
           {"size_bytes", info.file_bytes},
           {"bytes_per_edge", info.edges ? double(info.file_bytes) / double(info.edges) : 0.0},
@@ -137,9 +202,23 @@ std::string to_text(const BookInfo& info) {
       << ", " << info.bucket_bytes << " bytes (positions: " << info.positions_bytes << " bytes)";
   o << "\nbuild parameters   " << info.build_params << '\n' << "depth histogram (ply: nodes)\n";
   for (auto [ply, n] : info.depth_histogram) o << "  " << ply << ": " << n << '\n';
-  o << "sources\n";
-  for (const auto& s : info.sources)
-    o << "  " << s.name << "  " << s.size << " bytes  " << s.games_added << " games added\n";
+  const auto totals = source_totals(info.sources);
+  std::uint64_t all = 0;
+  for (const SourceTotal& t : totals) all += t.games;
+  o << "sources (name: files, games, share, first and last date)\n";
+  for (const SourceTotal& t : totals) {
+    char share[16];
+    std::snprintf(share, sizeof share, "%.1f%%", 100 * share_of(t.games, all));
+    auto date = [](int d) { return d ? pgn_date(d).get<std::string>() : std::string("-"); };
+    o << "  " << t.name << ": " << t.files << (t.files == 1 ? " file, " : " files, ") << t.games << " games, "
+      << share << ", " << date(t.first_date) << " to " << date(t.last_date) << '\n';
+  }
+  o << "files\n";
+  for (const auto& s : info.sources) {
+    o << "  " << s.name << "  " << s.size << " bytes  " << s.games_added << " games added";
+    if (s.retracted_at) o << "  (retracted)";
+    o << '\n';
+  }
   return o.str();
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -22,6 +23,7 @@
 #include "builder/orphan_files.h"
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
+#include "builder/stored_game_replay.h"
 
 namespace gb::builder {
 
@@ -130,12 +132,6 @@ std::optional<MDB_dbi> open_if_there(const store::ReadTxn& txn, const char* name
   return dbi;
 }
 
-std::string player_of(const std::string& params) {
-  auto j = nlohmann::json::parse(params, nullptr, false);
-  return j.is_object() && j.contains("player") && j["player"].is_string() ? j["player"].get<std::string>()
-                                                                          : "";
-}
-
 BuildStatus open_input(Input& in) {
   store::BookError be;
   in.book = store::Book::open(in.path, store::OpenMode::ReadOnly, &be);
@@ -172,7 +168,7 @@ BuildStatus open_input(Input& in) {
   if (!e.code) in.build_params = in.book->build_params(&e);
   if (e.code) return failed(e);
   in.shape = recorded_shape(*in.book);
-  if (in.shape) in.player = player_of(in.build_params);
+  if (in.shape) in.player = recorded_player(in.build_params);
   if (in.shape && in.shape->min_games > 1 && !in.pruned)
     return BuildError::input(in.path + " was built with --min-games " + std::to_string(in.shape->min_games) +
                              " by a graphbook that did not keep the counts below it: a merge could not count "
@@ -250,62 +246,6 @@ Status find_shared(std::vector<Input>& inputs) {
   }
   if (e.code) return e;
   return std::nullopt;
-}
-
-store::Result result_of(std::string_view tag) {
-  if (tag == "1-0") return store::Result::WhiteWins;
-  if (tag == "0-1") return store::Result::BlackWins;
-  if (tag == "1/2-1/2" || tag == "1/2") return store::Result::Draw;
-  return store::Result::Unknown;
-}
-
-pgn::Outcome outcome_of(store::Result r) {
-  switch (r) {
-    case store::Result::WhiteWins: return pgn::Outcome::WhiteWins;
-    case store::Result::BlackWins: return pgn::Outcome::BlackWins;
-    case store::Result::Draw: return pgn::Outcome::Draw;
-    case store::Result::Unknown: return pgn::Outcome::Unknown;
-  }
-  return pgn::Outcome::Unknown;
-}
-
-// Replays a stored game through the build's visitor (as the build that added
-// it read it: its tags, its start, its moves, its [Result]); false when the
-// game does not replay (a damaged record: a move that is not legal).
-bool replay(const store::StoredGame& g, const BuildOptions& options, PartGames& out) {
-  BuildVisitor visitor(options, out);
-  visitor.begin_game(pgn::GameLocation{"", 0, g.number});
-  std::string_view result;
-  bool chess960 = false;
-  for (const auto& [name, value] : g.tags) {
-    visitor.tag(name, value);
-    if (name == "Result") result = value;
-    if (name == "Variant" && value.find("960") != std::string::npos) chess960 = true;
-  }
-  std::optional<Position> start = g.start_fen.empty() ? Position() : Position::from_fen(g.start_fen);
-  if (!start) return false;
-  Position pos = *start;
-  if (chess960) pos.set_chess960(true);
-  if (visitor.begin_movetext(pos) == pgn::Control::Skip) return false;
-  bool counting = true;
-  int ply = 0;
-  for (Move m : g.moves) {
-    UndoInfo undo;
-    if (m) {
-      MoveList legal;
-      generate_legal(pos, legal);
-      if (!legal.contains(m)) return false;
-    }
-    if (counting && visitor.move(pgn::MoveEvent{"", m, pos, ply, 0, 0, 0}) == pgn::Control::Skip)
-      counting = false;
-    if (m)
-      pos.do_move(m, undo);
-    else
-      pos.do_null_move(undo);
-    ++ply;
-  }
-  visitor.end_game(pgn::GameEnd{pos, ply, outcome_of(result_of(result)), pgn::SkipReason::None, false});
-  return out.games.size() == 1;
 }
 
 // Finds the stored copies of a book's shared games, marks them dropped and
@@ -868,6 +808,10 @@ std::vector<store::SourceInfo> merged_sources(std::vector<Input>& inputs, MergeR
         continue;
       }
       store::SourceInfo copy = src;
+      if (copy.bucket_source) {  // the first record of its label: earlier in the same book, mapped already
+        assert(copy.bucket_source <= s + 1);
+        copy.bucket_source = in.source_map[copy.bucket_source - 1] + 1;
+      }
       if (s < in.dropped_per_source.size())
         copy.games_added -= std::min(copy.games_added, in.dropped_per_source[s]);
       out.push_back(copy);

@@ -39,6 +39,12 @@ bool has_pruned_database(store::Book& book) {
 
 }  // namespace
 
+std::string recorded_player(const std::string& params) {
+  auto j = nlohmann::json::parse(params, nullptr, false);
+  return j.is_object() && j.contains("player") && j["player"].is_string() ? j["player"].get<std::string>()
+                                                                          : "";
+}
+
 std::optional<BookShape> recorded_shape(store::Book& book) {
   if (auto shape = shape_of(book.build_params())) return shape;
   auto sources = book.sources();

@@ -30,6 +30,9 @@ struct BookShape {
 // or one only imported into).
 [[nodiscard]] std::optional<BookShape> recorded_shape(store::Book& book);
 
+// The --player NAME of the book's build parameters (JSON text); empty for none.
+std::string recorded_player(const std::string& build_params);
+
 // Sets the options of options.given_* false from recorded; a BuildError::input
 // naming the book and the option when one that was given differs, or when the book
 // was built with --min-games above 1 without keeping the counts below it

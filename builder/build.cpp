@@ -13,6 +13,7 @@
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "book/pgn/byte_source.h"
@@ -130,7 +131,15 @@ struct PartResult {
   VisitCounts counts;
   PartGames games;  // the accepted games, marked duplicate or not
   std::uint64_t added = 0, duplicates = 0;
+  int first_date = 0, last_date = 0;  // of the added games (yyyymmdd; 0: none dated)
 };
+
+// Widens [first, last] (yyyymmdd, 0: empty) to hold date (0: undated).
+void add_date(int date, int& first, int& last) {
+  if (date == 0) return;
+  first = first == 0 ? date : std::min(first, date);
+  last = std::max(last, date);
+}
 
 // Marks the games of a block that are duplicates: of a game in the book, or
 // of one before them in this build. Each thread decides for the fingerprints
@@ -170,6 +179,7 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
     r.summary = {};
     r.counts = {};
     r.added = r.duplicates = 0;
+    r.first_date = r.last_date = 0;
     r.games.games.clear();  // keeping their capacity
     r.games.plies.clear();
   }
@@ -218,7 +228,10 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
   for (BuildStatus& f : failed)
     if (f) return f;
   for (PartResult& r : results)
-    for (const PendingGame& g : r.games.games) (g.duplicate ? r.duplicates : r.added) += 1;
+    for (const PendingGame& g : r.games.games) {
+      (g.duplicate ? r.duplicates : r.added) += 1;
+      if (!g.duplicate) add_date(g.facts.date, r.first_date, r.last_date);
+    }
   return std::nullopt;
 }
 
@@ -241,6 +254,8 @@ void report_part(Workers& w, const PartResult& r, std::uint64_t games_before, In
   report.skipped += r.summary.games_skipped;
   report.added += r.added;
   report.duplicates += r.duplicates;
+  add_date(r.first_date, report.first_date, report.last_date);
+  add_date(r.last_date, report.first_date, report.last_date);
   report.filtered += r.counts.filtered;
   report.filtered_by_query += r.counts.filtered_by_query;
 }
@@ -329,14 +344,21 @@ struct KnownSources {
   std::unordered_set<std::uint64_t> hashes;  // XXH3-64 of the contents
   std::unordered_set<std::uint64_t> sizes;   // of the files: only a file of such a size can be known
   std::size_t in_book = 0;                   // the book's sources (the game index numbers the new after them)
+  // --source labels in the book and in this build -> the bucket source number
+  // of their first record (SourceInfo::bucket_source).
+  std::unordered_map<std::string, std::uint32_t> labels;
 };
 
 KnownSources known_sources(store::Book& book) {
   KnownSources known;
   const auto sources = book.sources();
-  for (const auto& s : sources) {
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const store::SourceInfo& s = sources[i];
+    if (s.retracted_at) continue;  // its games are out of the book: the same file adds them again
     known.hashes.insert(s.content_hash);
     known.sizes.insert(s.size);
+    if (!s.label.empty())
+      known.labels.emplace(s.label, s.bucket_source ? s.bucket_source : std::uint32_t(i + 1));
   }
   known.in_book = sources.size();
   return known;
@@ -438,7 +460,7 @@ std::optional<InputReport> add_input(Workers& w, const std::string& in, const st
   auto source = pgn::ByteSource::open(in);
   auto size = in == "-" ? std::optional<std::uint64_t>(0) : file_size(in);
   if (!source.ok() || !size) return unread(source.ok() ? "cannot read " + in : source.error());
-  store::SourceInfo src{.name = in, .size = *size, .params = params};
+  store::SourceInfo src{.name = in, .size = *size, .params = params, .label = w.options.source};
   ir.bytes = *size;
   // A file is hashed before it is read only when it may be a known source
   // (one of its size is) or when what is read is not its bytes (zstd): any
@@ -459,6 +481,10 @@ std::optional<InputReport> add_input(Workers& w, const std::string& in, const st
   XXH3_64bits_reset(&stream_hash);
   if (w.games) w.games->begin_source(std::uint32_t(known.in_book + sources.size()));
   w.source = std::uint32_t(known.in_book + sources.size() + 1);  // sources number from 1
+  if (!src.label.empty()) {  // the inputs of one --source NAME count in one source's buckets
+    w.source = known.labels.emplace(src.label, w.source).first->second;
+    src.bucket_source = w.source;
+  }
   if (auto e = read_input(w, std::move(source), ir, hash_first ? nullptr : &stream_hash, progress)) {
     *error = std::move(*e);
     return std::nullopt;
@@ -470,6 +496,9 @@ std::optional<InputReport> add_input(Workers& w, const std::string& in, const st
   }
   if (in != "-") known.sizes.insert(src.size);
   src.games_added = ir.added;
+  src.duplicates = ir.duplicates;
+  src.first_date = ir.first_date;
+  src.last_date = ir.last_date;
   src.added_at = std::int64_t(std::time(nullptr));
   if (ir.added > 0 || !ir.already_in_book) sources.push_back(src);
   return ir;

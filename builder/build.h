@@ -23,6 +23,7 @@ struct InputReport {
   std::uint64_t skipped = 0;            // bad games
   std::uint64_t filtered = 0;           // left out by --min-elo/--since/--until
   std::uint64_t filtered_by_query = 0;  // left out by --filter
+  int first_date = 0, last_date = 0;    // yyyymmdd of the added games' dates; 0: none dated
   std::uint64_t warnings = 0;           // the reader's (book/pgn/summary.h): a missing result, binary data...
   bool binary = false;                  // one of them: the input holds binary data, it is not PGN
   bool already_in_book = false;         // the same content was added before: nothing read

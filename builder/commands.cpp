@@ -13,6 +13,7 @@
 #include "builder/book_check.h"
 #include "builder/book_info.h"
 #include "builder/book_merge.h"
+#include "builder/book_retract.h"
 #include "builder/book_upgrade.h"
 #include "builder/build.h"
 #include "builder/new_book_file.h"
@@ -101,6 +102,7 @@ void add_build(CLI::App& app, int& exit_status) {
     bool buckets = false, by_month = false;
     std::string filter;  // --filter: query text or file
     std::string player;  // --player NAME
+    std::string source;  // --source NAME
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
@@ -152,10 +154,18 @@ void add_build(CLI::App& app, int& exit_status) {
   cmd->add_option(
       "--filter", opt->filter,
       "Only the games this CQL query matches, as graphbook cql decides (query text, or a .cql file)");
+  cmd->add_option(
+      "--source", opt->source,
+      "The source these inputs belong to, a name several files (and builds) can share: info lists "
+      "it, retract takes it back out (default: each file is a source of its own, named by its "
+      "path)");
   cmd->add_flag("--json", opt->json, "Print the summary as JSON");
   cmd->add_flag("--quiet", opt->quiet, "No progress line");
   cmd->footer(
       "Examples:\n  graphbook build games.book twic0920.pgn\n"
+      "  graphbook build games.book twic09*.pgn --source twic --buckets   (then: graphbook retract "
+      "games.book "
+      "twic)\n"
       "  zstd -dc big.pgn.zst | graphbook build games.book - --max-ply 30 --min-elo 2400 --memory 2G\n"
       "  graphbook build white.book mine.pgn --color white --since 2020\n"
       "  graphbook build carlsen.book twic*.pgn --player Carlsen   (add --color white for his White games)\n"
@@ -181,6 +191,7 @@ void add_build(CLI::App& app, int& exit_status) {
     o.by_month = opt->by_month;
     o.by_month_given = opt->by_month;
     o.player = opt->player;
+    o.source = opt->source;
     o.progress = !opt->quiet;
     auto mem = parse_size(opt->memory);
     auto since = opt->since.empty() ? std::optional<int>(0) : parse_date_bound(opt->since, false);
@@ -466,6 +477,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   add_import(app, exit_status);
   add_upgrade(app, exit_status);
   add_merge_command(app, exit_status);
+  add_retract_command(app, exit_status);
   add_check_command(app, exit_status);
 }
 

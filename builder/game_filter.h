@@ -26,6 +26,7 @@ struct BuildOptions {
   unsigned threads = 1;
   std::size_t memory = std::size_t(16) << 20;  // aggregation budget in bytes (all threads)
   bool dedup = true;
+  std::string source;  // --source NAME: the source the inputs belong to (store::SourceInfo::label)
   // Buckets (book/store/buckets.h): counted into a new book with --buckets,
   // into a book that has them always (with its periods), never into a book of
   // records without them. by_month: periods of months.

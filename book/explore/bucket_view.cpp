@@ -8,20 +8,6 @@ namespace gb::explore {
 
 using store::sum_selected;
 
-store::Counters counters_of(const store::BucketSum& sum) {
-  const store::BucketCounters& b = sum.counters;
-  store::Counters c;
-  c.games = b.games;
-  c.white_wins = b.white_wins;
-  c.draws = b.draws;
-  c.black_wins = b.black_wins;
-  c.unknown = b.unknown();
-  c.rated_games = b.rated_games;
-  c.elo_sum = b.elo_sum;
-  c.add_years(sum.min_year, sum.max_year);
-  return c;
-}
-
 store::Status filter_report(BookReader& reader, PositionReport& report, const store::BucketFilter& filter) {
   assert(reader.bucket_params());
   const bool by_month = reader.bucket_params()->by_month;

@@ -14,8 +14,7 @@
 
 namespace gb::explore {
 
-// The source counters of a sum (min_year, max_year: its dated buckets').
-store::Counters counters_of(const store::BucketSum& sum);
+using store::counters_of;  // the source counters of a sum
 
 // Replaces the report's counters by the sums of the selected buckets: the
 // node's, each move's and each resulting position's; moves no selected game

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <nlohmann/json.hpp>
 
 #include "book/store/page_check.h"
@@ -246,6 +247,12 @@ std::vector<SourceInfo> Book::sources(Error* error) {
     s.games_added = j.value("games_added", std::uint64_t(0));
     s.added_at = j.value("added_at", std::int64_t(0));
     s.params = j.contains("params") ? j["params"].dump() : "{}";
+    s.label = j.value("source", "");
+    s.bucket_source = j.value("bucket_source", std::uint32_t(0));
+    s.first_date = j.value("first_date", 0);
+    s.last_date = j.value("last_date", 0);
+    s.duplicates = j.value("duplicates", std::uint64_t(0));
+    s.retracted_at = j.value("retracted_at", std::int64_t(0));
     out.push_back(std::move(s));
   }
   return out;
@@ -309,11 +316,9 @@ Status Book::put_build_params(WriteTxn& txn, const std::string& json) {
   return txn.put(dbs_.meta, kParamsKey, json);
 }
 
-Status Book::add_source(WriteTxn& txn, const SourceInfo& source) {
-  MDB_stat st;
-  if (auto s = txn.stat(dbs_.sources, st)) return s;
-  char key[8];
-  put_be64(key, st.ms_entries + 1);
+namespace {
+
+std::string source_json(const SourceInfo& source) {
   nlohmann::json j = {{"name", source.name},
                       {"size", source.size},
                       {"xxh3", source.content_hash},
@@ -321,7 +326,32 @@ Status Book::add_source(WriteTxn& txn, const SourceInfo& source) {
                       {"added_at", source.added_at}};
   auto params = nlohmann::json::parse(source.params, nullptr, false);
   j["params"] = params.is_discarded() ? nlohmann::json::object() : params;
-  return txn.put(dbs_.sources, std::string_view(key, 8), j.dump());
+  // The fields after the first format-3 books: written only when they say
+  // something, so that a book without them reads the same.
+  if (!source.label.empty()) j["source"] = source.label;
+  if (source.bucket_source) j["bucket_source"] = source.bucket_source;
+  if (source.first_date) j["first_date"] = source.first_date;
+  if (source.last_date) j["last_date"] = source.last_date;
+  if (source.duplicates) j["duplicates"] = source.duplicates;
+  if (source.retracted_at) j["retracted_at"] = source.retracted_at;
+  return j.dump();
+}
+
+}  // namespace
+
+Status Book::add_source(WriteTxn& txn, const SourceInfo& source) {
+  MDB_stat st;
+  if (auto s = txn.stat(dbs_.sources, st)) return s;
+  char key[8];
+  put_be64(key, st.ms_entries + 1);  // records are never deleted (SourceInfo): the next number
+  return txn.put(dbs_.sources, std::string_view(key, 8), source_json(source));
+}
+
+Status Book::put_source(WriteTxn& txn, std::uint32_t number, const SourceInfo& source) {
+  assert(number > 0);
+  char key[8];
+  put_be64(key, number);
+  return txn.put(dbs_.sources, std::string_view(key, 8), source_json(source));
 }
 
 }  // namespace gb::store

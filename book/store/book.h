@@ -41,7 +41,10 @@ struct BookStats {
   std::uint64_t imported_entries = 0;  // Polyglot entries added by import
 };
 
-// One recorded input of a build or import.
+// One recorded input of a build or import. Records are numbered from 1 in
+// the order they were added, and keep their number for good: a retracted
+// input keeps its record (retracted_at), so that the numbers the buckets and
+// the stored games use never change.
 struct SourceInfo {
   std::string name;
   std::uint64_t size = 0;
@@ -49,6 +52,19 @@ struct SourceInfo {
   std::uint64_t games_added = 0;
   std::int64_t added_at = 0;  // Unix seconds
   std::string params;         // the build parameters, JSON text
+  // build --source NAME: the source the input belongs to, which several
+  // inputs may share; empty: the input is a source of its own, named by name.
+  std::string label;
+  // The number of the source in the bucket ids (buckets.h): the record's own
+  // number, or that of the first record of its label. 0: the record's own
+  // (a book before labels).
+  std::uint32_t bucket_source = 0;
+  int first_date = 0, last_date = 0;  // yyyymmdd of the counted games' dates; 0: none dated (or not recorded)
+  std::uint64_t duplicates = 0;       // games of the input skipped as duplicates
+  std::int64_t retracted_at = 0;      // Unix seconds of `graphbook retract`; 0: in the book
+
+  // The name `retract` and `info` know the source by.
+  const std::string& source_name() const { return label.empty() ? name : label; }
 };
 
 // A move of a position as a prober sees it.
@@ -107,6 +123,8 @@ class Book {
   // Helpers for batches (inside write()).
   [[nodiscard]] Status put_stats(WriteTxn& txn, const BookStats& stats);
   [[nodiscard]] Status add_source(WriteTxn& txn, const SourceInfo& source);
+  // Rewrites the record of the source numbered number (from 1, the order of sources()).
+  [[nodiscard]] Status put_source(WriteTxn& txn, std::uint32_t number, const SourceInfo& source);
   [[nodiscard]] Status put_build_params(WriteTxn& txn, const std::string& json);
   [[nodiscard]] BookStats stats(const Txn& txn, Error* error = nullptr);
 

@@ -340,6 +340,20 @@ std::optional<FilterError> filter_refusal(const std::string& book_path,
   return std::nullopt;
 }
 
+Counters counters_of(const BucketSum& sum) {
+  const BucketCounters& b = sum.counters;
+  Counters c;
+  c.games = b.games;
+  c.white_wins = b.white_wins;
+  c.draws = b.draws;
+  c.black_wins = b.black_wins;
+  c.unknown = b.unknown();
+  c.rated_games = b.rated_games;
+  c.elo_sum = b.elo_sum;
+  c.add_years(sum.min_year, sum.max_year);
+  return c;
+}
+
 BucketSum sum_selected(const std::vector<BucketEntry>& entries, std::uint16_t move,
                        const BucketFilter& filter, bool by_month) {
   BucketSum sum;

@@ -14,6 +14,7 @@
 
 #include "book/chess/types.h"
 #include "book/store/lmdb.h"
+#include "book/store/records.h"
 
 namespace gb::store {
 
@@ -146,6 +147,8 @@ struct BucketSum {
 // that the filter selects, in a book of months (by_month) or years.
 BucketSum sum_selected(const std::vector<BucketEntry>& entries, std::uint16_t move,
                        const BucketFilter& filter, bool by_month);
+// The source counters of a sum (min_year, max_year: its dated buckets').
+Counters counters_of(const BucketSum& sum);
 
 // The book's bucket settings: nullopt when it has no buckets.
 struct BucketParams {

@@ -1,6 +1,7 @@
 #include "book/store/game_index.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "book/store/records.h"
@@ -149,6 +150,65 @@ Status add_indexed_games(WriteTxn& txn, std::span<const GameToIndex> games, std:
   for (const RowBytes& r : rows) {
     NodeKey key(r.key);
     if (auto s = txn.put(*index_db, key.view(), std::string_view(r.value, kRowSize), MDB_APPENDDUP)) return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<GameToIndex> positions_of(StoredGame game) {
+  std::optional<Position> start = game.start_fen.empty() ? Position() : Position::from_fen(game.start_fen);
+  if (!start) return std::nullopt;
+  Position pos = *start;
+  if (game.tag("Variant").find("960") != std::string_view::npos) pos.set_chess960(true);
+  GameToIndex out;
+  out.keys.reserve(game.moves.size() + 1);
+  out.keys.push_back(pos.key());
+  for (Move m : game.moves) {
+    UndoInfo undo;
+    if (m)
+      pos.do_move(m, undo);
+    else
+      pos.do_null_move(undo);
+    out.keys.push_back(pos.key());
+  }
+  out.game = std::move(game);
+  return out;
+}
+
+Status truncate_indexed_games(WriteTxn& txn, std::uint32_t first_id) {
+  Error e;
+  auto games_db = txn.open_db(kStoredGamesDb, 0, &e);
+  if (!games_db) return e.code == MDB_NOTFOUND ? Status() : Status(e);
+  auto index_db = txn.open_db(kGameIndexDb, MDB_DUPSORT | MDB_DUPFIXED, &e);
+  if (!index_db) return e;
+  std::vector<std::uint32_t> ids;
+  {
+    auto cursor = Cursor::open(txn, *games_db, &e);
+    if (!cursor) return e;
+    char from[4];
+    put_be32(from, first_id);
+    StoredGame game;
+    for (auto item = cursor->seek(std::string_view(from, 4), &e); item; item = cursor->next(&e)) {
+      if (item->key.size() != 4 || !decode_game(item->value, game))
+        return Error{EIO, "game index: a stored game is damaged"};
+      const std::uint32_t id = get_be32(item->key.data());
+      auto indexed = positions_of(std::move(game));
+      if (!indexed) return Error{EIO, "game index: stored game " + std::to_string(id) + " does not replay"};
+      const std::size_t plies = std::min(indexed->keys.size(), kMaxIndexedPly + 1);
+      for (std::size_t p = 0; p < plies; ++p) {
+        char row[kRowSize];
+        encode_row(row, id, std::uint16_t(p),
+                   p < indexed->game.moves.size() ? indexed->game.moves[p] : Move());
+        if (auto s = txn.del(*index_db, NodeKey(indexed->keys[p]).view(), std::string_view(row, kRowSize)))
+          return s;
+      }
+      ids.push_back(id);
+    }
+    if (e.code) return e;
+  }
+  for (std::uint32_t id : ids) {
+    char key[4];
+    put_be32(key, id);
+    if (auto s = txn.del(*games_db, std::string_view(key, 4))) return s;
   }
   return std::nullopt;
 }

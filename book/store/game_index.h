@@ -66,6 +66,16 @@ inline constexpr std::size_t kMaxIndexedPly = 65535;
 [[nodiscard]] Status add_indexed_games(WriteTxn& txn, std::span<const GameToIndex> games,
                                        std::uint32_t* first_id = nullptr);
 
+// A stored game with the keys of its positions, replayed from its start
+// (a Variant tag naming 960 makes it a Chess960 game, as the reader does);
+// nullopt when its start FEN does not read.
+[[nodiscard]] std::optional<GameToIndex> positions_of(StoredGame game);
+
+// Removes the stored games whose ids are first_id and above, with their index
+// rows, inside the caller's write transaction: the next add_indexed_games
+// numbers its games from first_id. Its cost is that of the games removed.
+[[nodiscard]] Status truncate_indexed_games(WriteTxn& txn, std::uint32_t first_id);
+
 // Reads the stored games and the index of a book with one read transaction
 // kept open (like explore::BookReader). Not thread-safe; the Book must outlive it.
 class GameIndexReader {

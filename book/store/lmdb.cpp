@@ -243,6 +243,13 @@ Status WriteTxn::del(MDB_dbi dbi, std::string_view key) {
   return std::nullopt;
 }
 
+Status WriteTxn::del(MDB_dbi dbi, std::string_view key, std::string_view value) {
+  MDB_val k = to_val(key), v = to_val(value);
+  int rc = mdb_del(txn_, dbi, &k, &v);
+  if (rc && rc != MDB_NOTFOUND) return make_error(rc, "delete");
+  return std::nullopt;
+}
+
 Status WriteTxn::drop(MDB_dbi dbi) {
   if (int rc = mdb_drop(txn_, dbi, 0)) return make_error(rc, "empty database");
   return std::nullopt;

@@ -132,6 +132,8 @@ class WriteTxn : public Txn {
   [[nodiscard]] Status put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags = 0);
   // Deleting an absent key is not an error.
   [[nodiscard]] Status del(MDB_dbi dbi, std::string_view key);
+  // Deletes one value of a key of a database of sorted duplicates.
+  [[nodiscard]] Status del(MDB_dbi dbi, std::string_view key, std::string_view value);
   [[nodiscard]] Status drop(MDB_dbi dbi);  // empties the database
   [[nodiscard]] Status commit();
   void abort();

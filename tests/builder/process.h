@@ -73,4 +73,58 @@ inline nlohmann::json info_json(const std::string& book) {
   return nlohmann::json::parse(o.out);
 }
 
+// The games of a PGN file, each with the text before the next "[Event ".
+inline std::vector<std::string> games_of(const std::string& pgn) {
+  std::vector<std::string> games;
+  std::size_t at = pgn.find("[Event ");
+  while (at != std::string::npos) {
+    std::size_t next = pgn.find("\n[Event ", at + 1);
+    games.push_back(pgn.substr(at, next == std::string::npos ? std::string::npos : next + 1 - at));
+    at = next == std::string::npos ? next : next + 1;
+  }
+  return games;
+}
+
+inline std::string join(const std::vector<std::string>& games, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to; ++i) out += games[i];
+  return out;
+}
+
+inline std::string exported(const std::string& book, const std::string& bin) {
+  Output o = graphbook({"export", book, bin});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  return read_file(bin);
+}
+
+// What info says of a book that a build of the same games must say too (not
+// the file's size, the times sources were added, the number of builds).
+inline nlohmann::json counts(const std::string& book) {
+  nlohmann::json j = info_json(book);
+  nlohmann::json sources = nlohmann::json::array();
+  for (const auto& s : j["sources"]) sources.push_back({s["xxh3"], s["games_added"], s["size"]});
+  return {{"nodes", j["nodes"]},
+          {"edges", j["edges"]},
+          {"games", j["games"]},
+          {"games_at_start_position", j["games_at_start_position"]},
+          {"duplicates_skipped", j["duplicates_skipped"]},
+          {"bad_games_skipped", j["bad_games_skipped"]},
+          {"transpositions", j["transpositions"]},
+          {"depth_histogram", j["depth_histogram"]},
+          {"max_ply", j["build_params"]["max_ply"]},
+          {"min_games", j["build_params"]["min_games"]},
+          {"sources", sources}};
+}
+
+// `graphbook build ARGS... --quiet`, which must succeed.
+inline void build(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"build"};
+  all.insert(all.end(), args.begin(), args.end());
+  all.push_back("--quiet");
+  Output o = graphbook(all);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+}
+
 }  // namespace gb::test
