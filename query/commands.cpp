@@ -170,14 +170,6 @@ void run(Options& o, int& exit_status) {
       exit_status = command::kExitBadInput;
       return;
     }
-    if (!o.sub_book.empty()) {
-      // A sub-book copies the book's records (and has no buckets): the filter's counts would not be them.
-      std::fprintf(stderr,
-                   "graphbook query: --book copies the book's totals and cannot be filtered; leave out "
-                   "--ratings, --speeds, --since and --until, or write the filtered moves with --export\n");
-      exit_status = command::kExitBadInput;
-      return;
-    }
     o.run.filter = &*filter;
   }
   o.run.start_ply = int(from->line.size()) - 1;
@@ -220,7 +212,7 @@ void run(Options& o, int& exit_status) {
     }
   }
   if (!o.sub_book.empty()) {
-    auto report = write_sub_book(*book, keys, o.sub_book, &error);
+    auto report = write_sub_book(*book, keys, o.sub_book, &error, o.run.filter);
     if (!report) {
       // Book or Output: a sub-book not written is reported as the user's (2), as before.
       std::fprintf(stderr, "graphbook query: %s\n", error.message().c_str());
