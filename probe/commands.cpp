@@ -218,6 +218,7 @@ void add_pick(CLI::App& app, int& exit_status) {
     double temperature = 1.0;
     bool explain = false;
     bool json = false;
+    FilterOptions filter;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("pick", "Let the book choose a move in a position");
@@ -231,17 +232,21 @@ void add_pick(CLI::App& app, int& exit_status) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--explain", opt->explain, "List every candidate with its weight and the reason");
   cmd->add_flag("--json", opt->json, "Answer as JSON");
+  add_filter_options(cmd, opt->filter);
   cmd->footer(
       "Examples:\n"
       "  graphbook pick twic.book --moves \"e4 c5\" --policy weighted --seed 7 --explain\n"
       "  graphbook pick twic.book --policy learned --min-games 3 --json\n"
+      "  graphbook pick lichess.book --moves e4 --ratings 2200,2500 --speeds blitz --since 2020 --explain\n"
       "The learned policy is described in docs/LEARNING.md; lcb (the best lower bound of the 95 %\n"
-      "interval of the score) in docs/PROBE.md.\n"
-      "Exit status: 0 a move was chosen, 1 no book move, 2 bad option, FEN, move, file or book, 3 a damaged\n"
-      "book.");
+      "interval of the score) in docs/PROBE.md. A filter chooses among the moves of the selected games,\n"
+      "weighed by their counts (a book built with --buckets).\n"
+      "Exit status: 0 a move was chosen, 1 no book move (or none of the selected games), 2 bad option,\n"
+      "FEN, move, file or book (a filter on a book built without buckets), 3 a damaged book.");
   cmd->callback([opt, &exit_status] {
     Probed p;
     if (!probe_position("pick", opt->book, opt->position, p, exit_status)) return;
+    if (!apply_filter("pick", opt->book, opt->filter, p, exit_status)) return;
     PickOptions options{*explore::parse_policy(opt->policy), opt->min_games, opt->temperature};
     std::uint64_t seed = opt->seed ? *opt->seed : std::random_device{}();
     std::vector<Candidate> candidates = to_candidates(*p.report);
@@ -250,10 +255,14 @@ void add_pick(CLI::App& app, int& exit_status) {
     auto choice = choose(candidates, weighing, rng);
     const auto& rows = p.report->moves;
     PickOutcome outcome{*p.report, candidates, weighing, choice, options, opt->policy, seed};
-    if (opt->json)
-      std::printf("%s\n", pick_json(outcome, opt->explain).dump(2).c_str());
-    else
+    if (opt->json) {
+      auto j = pick_json(outcome, opt->explain);
+      if (opt->filter.given()) j["filter"] = opt->filter.json();
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      if (opt->filter.given() && opt->explain) std::printf("Filter: %s\n", opt->filter.json().dump().c_str());
       print_pick(outcome, opt->explain);
+    }
     if (!choice) {
       if (!opt->json)
         std::printf("No book move%s: %s\n", rows.empty() ? "" : " passes the policy",
@@ -270,6 +279,7 @@ void add_tree(CLI::App& app, int& exit_status) {
     TreeOptions tree;
     std::string format = "text";
     std::string output;
+    FilterOptions filter;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
@@ -283,16 +293,28 @@ void add_tree(CLI::App& app, int& exit_status) {
   cmd->add_option("--format", opt->format, "text | json | dot | svg (svg needs graphviz's dot)")
       ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
   cmd->add_option("-o,--output", opt->output, "Write to this file instead of standard output");
+  add_filter_options(cmd, opt->filter);
   cmd->footer(
       "Examples:\n"
       "  graphbook tree twic.book --depth 4 --min-games 20\n"
       "  graphbook tree twic.book --moves \"d4 Nf6\" --depth 3 --min-games 10 --format svg -o qp.svg\n"
-      "Transpositions are edges that meet at one node (dashed in the pictures).\n"
-      "Exit status: 0 a tree, 1 the position is not in the book, 2 bad option, FEN, move, file or book, or\n"
-      "no graphviz for svg, 3 a damaged book.");
+      "  graphbook tree lichess.book --moves e4 --ratings 2000,2200 --speeds rapid --since 2018 --format "
+      "json\n"
+      "Transpositions are edges that meet at one node (dashed in the pictures). With a filter every count\n"
+      "is the selected games' and --min-games applies to them; moves no selected game played are left out.\n"
+      "Exit status: 0 a tree, 1 the position is not in the book (or no selected game reached it), 2 bad\n"
+      "option, FEN, move, file or book (a filter on a book built without buckets), or no graphviz for svg,\n"
+      "3 a damaged book.");
   cmd->callback([opt, &exit_status] {
     Probed p;
     if (!open_position("tree", opt->book, opt->position, p, exit_status)) return;
+    std::optional<store::BucketFilter> filter;
+    if (p.reader) {
+      bool refused = false;
+      filter = resolve_filter("tree", opt->filter, opt->book, p.reader->bucket_params(), &refused);
+      if (refused) return;  // exit_status is kExitBadInput until the tree is written
+      opt->tree.filter = filter ? &*filter : nullptr;
+    }
     std::optional<BookTree> tree;
     if (p.reader) tree = build_tree(*p.reader, *p.where, opt->tree, p.table(), &p.error);
     if (!tree) {
@@ -306,8 +328,15 @@ void add_tree(CLI::App& app, int& exit_status) {
       return;
     }
     std::string text;
-    if (opt->format == "text") text = tree_text(*tree);
-    if (opt->format == "json") text = tree_json(*tree).dump(2) + "\n";
+    if (opt->format == "text") {
+      if (opt->filter.given()) text = "Filter: " + opt->filter.json().dump() + "\n";
+      text += tree_text(*tree);
+    }
+    if (opt->format == "json") {
+      auto j = tree_json(*tree);
+      if (opt->filter.given()) j["filter"] = opt->filter.json();
+      text = j.dump(2) + "\n";
+    }
     if (opt->format == "dot") text = tree_dot(*tree);
     if (opt->format == "svg") {
       explore::ExploreError svg_error;

@@ -1,5 +1,10 @@
 #include "query/book_section.h"
 
+#include <cassert>
+#include <cerrno>
+
+#include "book/explore/bucket_view.h"
+
 namespace gb::query {
 
 std::optional<BookSections> BookSections::open(store::Book& book, store::Error* error) {
@@ -8,6 +13,7 @@ std::optional<BookSections> BookSections::open(store::Book& book, store::Error* 
   BookSections s(book, std::move(*txn));
   MDB_stat st;
   s.has_learning_ = s.txn_.stat(book.dbs().learn, st) || st.ms_entries > 0;
+  s.bucket_params_ = store::bucket_params(s.txn_, book.dbs().meta);
   return s;
 }
 
@@ -46,13 +52,22 @@ bool BookSections::first_visit(Key key, std::optional<std::string_view>& section
   visit = &entry.visit;
   if (entry.visited) return false;
   entry.visited = true;
-  if (!indexed_)
+  if (!indexed_ && !entry.filtered)
     if (auto v = section_from_book(key)) entry.section = *v, entry.present = true;
+  see_through_filter(key, entry);
   section = entry.present ? std::optional<std::string_view>(entry.section) : std::nullopt;
   return true;
 }
 
 std::optional<std::string_view> BookSections::section(Key key) {
+  if (filter_) {
+    bool inserted;
+    Entry& entry = table_.find_or_insert(key, inserted);
+    if (inserted && !indexed_)
+      if (auto v = section_from_book(key)) entry.section = *v, entry.present = true;
+    see_through_filter(key, entry);
+    return entry.present ? std::optional<std::string_view>(entry.section) : std::nullopt;
+  }
   if (indexed_) {
     const Entry* entry = table_.find(key);
     return entry && entry->present ? std::optional<std::string_view>(entry->section) : std::nullopt;
@@ -65,6 +80,38 @@ std::optional<std::string_view> BookSections::section_from_book(Key key) {
   auto v = txn_.get(book_->dbs().positions, store::NodeKey(key).view(), &e);
   if (e.code && !error_.code) error_ = e;
   return v;
+}
+
+void BookSections::set_filter(const store::BucketFilter& filter) {
+  assert(bucket_params_);
+  filter_ = filter;
+  store::Error e;
+  // None when the book has buckets but no game was counted yet: every position then has none selected.
+  buckets_ = txn_.open_db(store::kBucketsDb, 0, &e);
+}
+
+void BookSections::see_through_filter(Key key, Entry& entry) {
+  if (entry.filtered) return;
+  entry.filtered = true;
+  if (!filter_ || !entry.present) return;
+  entry.present = false;
+  found_.clear();
+  if (buckets_) {
+    store::Error e;
+    bool damaged = false;
+    if (!store::read_buckets(txn_, *buckets_, key, found_, &damaged, &e)) {
+      if (damaged && !error_.code)
+        error_ =
+            store::Error{EIO, "damaged book: the buckets of key " + std::to_string(key) + " do not decode"};
+      else if (e.code && e.code != MDB_NOTFOUND && !error_.code)
+        error_ = e;
+      return;
+    }
+  }
+  std::string out;
+  if (!explore::filter_section(entry.section, found_, *filter_, bucket_params_->by_month, out)) return;
+  entry.section = filtered_.emplace_back(std::move(out));
+  entry.present = true;
 }
 
 std::optional<cql::BookCounts::Learned> BookSections::learned(Key key, Move move) {

@@ -3,11 +3,15 @@
 // thread-safe; the Book must outlive it.
 #pragma once
 
+#include <deque>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "book/cql/book_view.h"
 #include "book/store/book.h"
+#include "book/store/buckets.h"
 #include "query/key_table.h"
 
 namespace gb::query {
@@ -36,11 +40,23 @@ class BookSections {
   // itself), nullopt when the book learned nothing there.
   std::optional<cql::BookCounts::Learned> learned(Key key, Move move);
 
+  // The book's bucket settings, nullopt when it has no buckets.
+  const std::optional<store::BucketParams>& bucket_params() const { return bucket_params_; }
+  // From now on every section is the book's seen through the filter
+  // (explore::filter_section): the selected games' counts, the moves none of
+  // them played left out, and no section for a position none of them
+  // reached. A filtered section is made once per key, kept in memory for the
+  // rest of the walk. The book must have buckets (store::filter_refusal).
+  void set_filter(const store::BucketFilter& filter);
+
   const store::Error& error() const { return error_; }
 
  private:
   BookSections(store::Book& book, store::ReadTxn txn) : book_(&book), txn_(std::move(txn)) {}
   std::optional<std::string_view> section_from_book(Key key);  // a get in the transaction
+  struct Entry;
+  // With a filter, replaces the entry's section by the filtered one, once.
+  void see_through_filter(Key key, Entry& entry);
   store::Book* book_;
   store::ReadTxn txn_;
   bool has_learning_ = false;  // the learn database is not empty: worth a lookup
@@ -48,11 +64,17 @@ class BookSections {
     std::string_view section;
     bool present = false;  // the book has a section under the key
     bool visited = false;
+    bool filtered = false;  // the section is the filter's (or there is no filter)
     std::uint32_t visit = 0;
   };
   KeyTable<Entry> table_;  // visited keys, and every section after index_all()
   bool indexed_ = false;
   store::Error error_;
+  std::optional<store::BucketParams> bucket_params_;
+  std::optional<store::BucketFilter> filter_;
+  std::optional<MDB_dbi> buckets_;         // the buckets database, when filtering
+  std::vector<store::BucketEntry> found_;  // the buckets of the key being filtered
+  std::deque<std::string> filtered_;       // the filtered sections (stable addresses)
 };
 
 // A node's or an edge's source counters as the CQL book filters read them.

@@ -12,6 +12,7 @@
 #include "book/cql/query_source.h"
 #include "book/store/polyglot.h"
 #include "builder/polyglot_export.h"
+#include "command/filter_options.h"
 #include "command/support.h"
 #include "query/graph_query.h"
 #include "query/sub_book.h"
@@ -36,6 +37,7 @@ struct Options {
   std::int64_t limit = -1;
   bool json = false, count = false;
   std::string export_bin, pgn, sub_book;
+  command::FilterOptions filter;
 };
 
 // A matching position as the outputs show it.
@@ -152,6 +154,24 @@ void run(Options& o, int& exit_status) {
   }
   auto book = command::open_book_or_report(kCommand, o.book, store::OpenMode::ReadOnly, exit_status);
   if (!book) return;
+  std::optional<store::BucketFilter> filter;
+  if (o.filter.given()) {
+    store::Error txn_error;
+    auto txn = store::ReadTxn::begin(book->env(), &txn_error);
+    if (!txn) {
+      std::fprintf(stderr, "graphbook query: %s: %s\n", o.book.c_str(), txn_error.message().c_str());
+      exit_status = command::kExitDamagedBook;
+      return;
+    }
+    bool refused = false;
+    filter = command::resolve_filter(kCommand, o.filter, o.book, store::bucket_params(*txn, book->dbs().meta),
+                                     &refused);
+    if (refused) {
+      exit_status = command::kExitBadInput;
+      return;
+    }
+    o.run.filter = &*filter;
+  }
   o.run.start_ply = int(from->line.size()) - 1;
   const Position start = from->position;
   if (o.time_limit)
@@ -179,6 +199,7 @@ void run(Options& o, int& exit_status) {
   if (!o.export_bin.empty()) {
     builder::ExportOptions eo;
     eo.positions = &keys;
+    eo.filter = o.run.filter;
     builder::BuildError export_error;
     auto entries = builder::export_entries(*book, eo, &export_error);
     std::optional<store::PolyglotFileError> written;
@@ -191,7 +212,7 @@ void run(Options& o, int& exit_status) {
     }
   }
   if (!o.sub_book.empty()) {
-    auto report = write_sub_book(*book, keys, o.sub_book, &error);
+    auto report = write_sub_book(*book, keys, o.sub_book, &error, o.run.filter);
     if (!report) {
       // Book or Output: a sub-book not written is reported as the user's (2), as before.
       std::fprintf(stderr, "graphbook query: %s\n", error.message().c_str());
@@ -231,10 +252,12 @@ void run(Options& o, int& exit_status) {
     nlohmann::ordered_json positions = nlohmann::ordered_json::array();
     for (const Shown& s : shown) positions.push_back(position_json(s));
     nlohmann::ordered_json j = {{"nodes_visited", result->nodes_visited}, {"matched", matched}};
+    if (o.filter.given()) j["filter"] = o.filter.json();
     if (result->stopped != StopReason::None) j["stopped"] = stop_reason_name(result->stopped);
     j["positions"] = positions;
     std::printf("%s\n", j.dump().c_str());
   } else {
+    if (o.filter.given()) std::printf("Filter: %s\n", o.filter.json().dump().c_str());
     print_text(shown);
     std::printf("matched %" PRIu64 " of %" PRIu64 " positions\n", matched, result->nodes_visited);
   }
@@ -303,6 +326,7 @@ void add_commands(CLI::App& app, int& exit_status) {
   cmd->add_option("--export", o->export_bin, "Write the matching positions' book moves as a Polyglot .bin");
   cmd->add_option("--pgn", o->pgn, "Write the line to each matching position as a PGN game");
   cmd->add_option("--book", o->sub_book, "Write the matching positions and the moves between them as a book");
+  command::add_filter_options(cmd, o->filter);
   cmd->footer(
       "Examples:\n"
       "  graphbook query twic.book --cql 'bookgames >= 10 check' --max-ply 20\n"
@@ -310,6 +334,9 @@ void add_commands(CLI::App& app, int& exit_status) {
       "  graphbook query twic.book --moves \"e4 c5\" --depth 6 --cql '[Qq] == 0' --export noqueens.bin\n"
       "  graphbook query twic.book --cql 'sort \"games\" bookgames  bookscore > 600' --limit 10\n"
       "  graphbook query big.book --cql 'move legal count > 40' --max-nodes 100000 --time-limit 5\n"
+      "  graphbook query lichess.book --cql 'bookgames >= 50' --max-ply 10 --ratings 2200,2500 --since 2020\n"
+      "A filter (a book built with --buckets) walks only what the selected games played, and every book\n"
+      "count the query sees is theirs (docs/QUERY.md, \"Bucket filters\").\n"
       "Exit status: 0 positions matched, 1 none matched, 2 bad query or input, 3 damaged book,\n"
       "4 stopped at --max-nodes or --time-limit (the output is what was found before).\n"
       "See docs/QUERY.md for the statistics filters and what each tree filter means on a graph.");

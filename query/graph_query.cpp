@@ -54,6 +54,7 @@ std::optional<QueryRun> run_graph_query(store::Book& book, const cql::Program& p
   store::Error e;
   auto sections = BookSections::open(book, &e);
   if (!sections) return *error = QueryError::book(e.message()), std::nullopt;
+  if (options.filter) sections->set_filter(*options.filter);
   // A traversal of the whole graph below the start reads most sections:
   // one sequential pass first makes each read a lookup in memory (on a book
   // of a million positions the pass takes a quarter of a second and saves

@@ -12,6 +12,7 @@
 
 #include "book/cql/evaluator.h"
 #include "book/store/book.h"
+#include "book/store/buckets.h"
 #include "query/query_error.h"
 
 namespace gb::query {
@@ -27,6 +28,10 @@ struct QueryOptions {
   // the first before the start position) on or after deadline.
   std::uint64_t max_nodes = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Only the games of these buckets (--ratings, ...): the book is walked as
+  // BookSections::set_filter shows it. nullptr: the totals. The book must
+  // have buckets (store::filter_refusal, checked by the caller).
+  const store::BucketFilter* filter = nullptr;
 };
 
 // Nodes visited between two looks at the clock. A look costs far less than

@@ -1,14 +1,18 @@
 #include "query/sub_book.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cerrno>
 #include <vector>
 
+#include "book/explore/bucket_view.h"
 #include "builder/new_book_file.h"
 
 namespace gb::query {
 
 std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unordered_set<Key>& nodes,
-                                            const std::string& out_path, QueryError* error) {
+                                            const std::string& out_path, QueryError* error,
+                                            const store::BucketFilter* filter) {
   std::vector<Key> keys(nodes.begin(), nodes.end());
   std::sort(keys.begin(), keys.end());  // LMDB's order: the keys are big-endian
   store::Error e;
@@ -18,6 +22,15 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
   if (!learn) return *error = QueryError::book(book.path() + ": " + e.message()), std::nullopt;
   std::string params = book.build_params();
   store::BookStats source_stats = book.stats(*txn);
+  std::optional<store::BucketParams> bucket_params;
+  std::optional<MDB_dbi> buckets;
+  if (filter) {
+    bucket_params = store::bucket_params(*txn, book.dbs().meta);
+    assert(bucket_params);  // the caller refused a filter the book cannot answer
+    buckets = txn->open_db(store::kBucketsDb, 0, nullptr);
+  }
+  std::vector<store::BucketEntry> entries;
+  std::string filtered;
 
   SubBookReport report;
   store::Status status =
@@ -32,6 +45,21 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
           auto section = txn->get(book.dbs().positions, store::NodeKey(k).view(), &e);
           if (e.code) return store::Status(e);
           if (!section) continue;
+          if (filter) {
+            // The section as the filter shows it; none when no selected game reached the position.
+            entries.clear();
+            bool damaged = false;
+            if (buckets && !store::read_buckets(*txn, *buckets, k, entries, &damaged, &e)) {
+              if (damaged)
+                return store::Status(store::Error{
+                    EIO, "damaged book: the buckets of key " + std::to_string(k) + " do not decode"});
+              if (e.code && e.code != MDB_NOTFOUND) return store::Status(e);
+              e = {};
+            }
+            if (!explore::filter_section(*section, entries, *filter, bucket_params->by_month, filtered))
+              continue;
+            section = filtered;
+          }
           store::SectionReader reader(*section);
           std::optional<store::NodeRecord> node = reader.node();
           value.clear();

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "book/store/book.h"
+#include "book/store/buckets.h"
 #include "query/query_error.h"
 
 namespace gb::query {
@@ -19,9 +20,12 @@ struct SubBookReport {
 };
 
 // nullopt with error (naming the file) when the book cannot be read or OUT
-// cannot be written.
+// cannot be written. With a filter (the book has buckets) each node and edge
+// is written as explore::filter_section sees it: the selected games' counts,
+// the moves none of them played left out (the sub-book itself has no buckets).
 [[nodiscard]] std::optional<SubBookReport> write_sub_book(store::Book& book,
                                                           const std::unordered_set<Key>& nodes,
-                                                          const std::string& out_path, QueryError* error);
+                                                          const std::string& out_path, QueryError* error,
+                                                          const store::BucketFilter* filter = nullptr);
 
 }  // namespace gb::query

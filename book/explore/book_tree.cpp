@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "book/chess/notation.h"
+#include "book/explore/bucket_view.h"
 #include "book/explore/position_report.h"
 
 namespace gb::explore {
@@ -40,9 +42,22 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
                                    store::Error* error) {
   BookTree tree;
   std::unordered_map<Key, std::size_t> index;
+  const store::BucketFilter* filter = options.filter;
+  assert(!filter || reader.bucket_params());
+  const bool by_month = filter && reader.bucket_params()->by_month;
+  std::vector<store::BucketEntry> buckets;
+  store::Status failed;  // a bucket read that failed inside add_node
   auto add_node = [&](const Position& pos, int depth, std::string label, const OpeningName* inherited) {
     TreeNode n{pos.key(), pos, depth, std::move(label), {}, nullptr, inherited, reader.evaluation(pos.key())};
-    if (auto rec = reader.node(n.key)) n.counters = rec->counters;
+    if (auto rec = reader.node(n.key)) {
+      if (!filter) {
+        n.counters = rec->counters;
+      } else if (auto s = reader.buckets(n.key, buckets)) {
+        failed = s;
+      } else if (auto selected = filter_node(buckets, *rec, *filter, by_month)) {
+        n.counters = selected->counters;
+      }
+    }
     if (table) n.opening = table->find(n.key);
     if (n.opening) n.inherited = n.opening;
     index.emplace(n.key, tree.nodes.size());
@@ -53,10 +68,28 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
 
   std::vector<store::BookEdge> edges;
   for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
+    if (failed) {
+      if (error) *error = *failed;
+      return std::nullopt;
+    }
     if (tree.nodes[i].depth >= options.depth) continue;
     if (auto s = reader.edges(tree.nodes[i].key, edges, false)) {
       if (error) *error = *s;
       return std::nullopt;
+    }
+    if (filter) {
+      // The selected games' counts in place of the totals; the moves they never played dropped.
+      if (auto s = reader.buckets(tree.nodes[i].key, buckets)) {
+        if (error) *error = *s;
+        return std::nullopt;
+      }
+      std::size_t kept = 0;
+      for (store::BookEdge& e : edges)
+        if (auto selected = filter_edge(buckets, e.move.raw(), e.record, *filter, by_month)) {
+          e.record = *selected;
+          edges[kept++] = e;
+        }
+      edges.resize(kept);
     }
     // Games first, then the moves of an imported .bin by weight (the import keeps it as the score).
     std::stable_sort(edges.begin(), edges.end(), [](const store::BookEdge& a, const store::BookEdge& b) {
@@ -89,6 +122,10 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
                                     to_uci(e.move, before.chess960()), e.record.counters, transposition,
                                     weight});
     }
+  }
+  if (failed) {
+    if (error) *error = *failed;
+    return std::nullopt;
   }
   return tree;
 }

@@ -14,6 +14,7 @@
 #include "book/explore/explore_error.h"
 #include "book/explore/opening_names.h"
 #include "book/explore/position_arg.h"
+#include "book/store/buckets.h"
 
 namespace gb::explore {
 
@@ -22,6 +23,11 @@ struct TreeOptions {
   std::uint32_t min_games = 1;  // edges with fewer games are left out (not those of an imported .bin:
                                 // they have a weight and no games; weight 0 is left out)
   std::size_t max_nodes = 400;  // stop adding positions beyond this (truncated is set)
+  // Only the games of these buckets (--ratings, ...; book/explore/bucket_view.h):
+  // every node's and edge's counters the selected sums, the edges no selected
+  // game played left out, min_games applied to the selected games. The reader's
+  // book must have buckets (store::filter_refusal). nullptr: the totals.
+  const store::BucketFilter* filter = nullptr;
 };
 
 struct TreeNode {

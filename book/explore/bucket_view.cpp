@@ -58,4 +58,57 @@ store::Status filter_report(BookReader& reader, PositionReport& report, const st
   return std::nullopt;
 }
 
+std::optional<store::NodeRecord> filter_node(const std::vector<store::BucketEntry>& entries,
+                                             const store::NodeRecord& node, const store::BucketFilter& filter,
+                                             bool by_month) {
+  const store::BucketSum sum = sum_selected(entries, 0, filter, by_month);
+  if (!sum.any) return std::nullopt;
+  store::NodeRecord out = node;
+  out.counters = counters_of(sum);
+  out.min_ply = sum.counters.min_ply;
+  return out;
+}
+
+std::optional<store::EdgeRecord> filter_edge(const std::vector<store::BucketEntry>& entries,
+                                             std::uint16_t move, const store::EdgeRecord& edge,
+                                             const store::BucketFilter& filter, bool by_month,
+                                             std::uint64_t* first_play) {
+  if (edge.flags & store::kEdgeKeyOnly) return std::nullopt;
+  const store::BucketSum sum = sum_selected(entries, move, filter, by_month);
+  if (!sum.any) return std::nullopt;
+  store::EdgeRecord out = edge;
+  out.counters = counters_of(sum);
+  out.occurrences = sum.counters.occurrences;
+  out.score = sum.counters.score;
+  out.min_ply = sum.counters.min_ply;
+  if (first_play) *first_play = sum.counters.first_play;
+  return out;
+}
+
+bool filter_section(std::string_view section, const std::vector<store::BucketEntry>& entries,
+                    const store::BucketFilter& filter, bool by_month, std::string& out) {
+  out.clear();
+  store::Section in;
+  if (!store::from_bytes(section, in)) return false;
+  store::Section kept;
+  if (in.node) {
+    kept.node = filter_node(entries, *in.node, filter, by_month);
+    if (!kept.node) return false;
+  }
+  std::vector<std::pair<std::uint64_t, std::size_t>> first_plays;  // (first play, edge) of the moves kept
+  for (const auto& [move, edge] : in.edges) {
+    std::uint64_t first_play = 0;
+    if (auto e = filter_edge(entries, move, edge, filter, by_month, &first_play)) {
+      first_plays.emplace_back(first_play, kept.edges.size());
+      kept.edges.emplace_back(move, *e);
+    }
+  }
+  if (!kept.node && kept.edges.empty()) return false;
+  std::sort(first_plays.begin(), first_plays.end());
+  for (std::size_t r = 0; r < first_plays.size(); ++r)
+    kept.edges[first_plays[r].second].second.polyglot_rank = std::uint8_t(std::min<std::size_t>(r, 255));
+  store::to_bytes(kept, out);
+  return true;
+}
+
 }  // namespace gb::explore

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "book/explore/book_reader.h"
@@ -23,5 +24,28 @@ using store::counters_of;  // the source counters of a sum
 // The book must have buckets (store::filter_refusal).
 [[nodiscard]] store::Status filter_report(BookReader& reader, PositionReport& report,
                                           const store::BucketFilter& filter);
+
+// A node record seen through a filter, from the key's bucket entries:
+// counters and min_ply the selected sums; nullopt when no selected game
+// reached the position.
+std::optional<store::NodeRecord> filter_node(const std::vector<store::BucketEntry>& entries,
+                                             const store::NodeRecord& node, const store::BucketFilter& filter,
+                                             bool by_month);
+// An edge record seen through a filter: counters, occurrences, score and
+// min_ply the selected sums (polyglot_rank as it was: filter_section ranks
+// a whole position's); nullopt when no selected game played the move (an
+// imported move, without buckets, never is). first_play, when given, is set
+// to the selected first play's stamp.
+std::optional<store::EdgeRecord> filter_edge(const std::vector<store::BucketEntry>& entries,
+                                             std::uint16_t move, const store::EdgeRecord& edge,
+                                             const store::BucketFilter& filter, bool by_month,
+                                             std::uint64_t* first_play = nullptr);
+// A position's section (a value of the positions database) seen through a
+// filter, into out: its node and edges by filter_node and filter_edge, the
+// edges' polyglot_rank the order of their first plays among the selected
+// games. False (out empty) when no selected game reached the position, or
+// the section does not decode.
+bool filter_section(std::string_view section, const std::vector<store::BucketEntry>& entries,
+                    const store::BucketFilter& filter, bool by_month, std::string& out);
 
 }  // namespace gb::explore
