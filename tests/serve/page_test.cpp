@@ -29,11 +29,12 @@ std::string chromium() {
   return "";
 }
 
-std::string output_dir() {
+// A folder of each test case's own (name): ctest runs them at once.
+std::string output_dir(const std::string& name = "serve-page") {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   std::string exe = n > 0 ? std::string(buf, std::size_t(n)) : "/tmp/x";
-  std::string dir = exe.substr(0, exe.rfind('/')) + "/serve-page";
+  std::string dir = exe.substr(0, exe.rfind('/')) + "/" + name;
   std::filesystem::remove_all(dir);  // this run's screenshots only
   std::filesystem::create_directories(dir);
   return dir;
@@ -141,7 +142,7 @@ TEST_CASE("the explorer page shows a book's speed and rating choices and its tab
   // The server's default filter: the page starts with it chosen.
   ServerProcess server(book, {"--web-root", web_root, "--threads", "8", "--ratings", "2200"});
   REQUIRE(!server.url.empty());
-  const std::string out = output_dir();
+  const std::string out = output_dir("serve-page-filters");
   Run r = run_shell(
       "timeout 180 node " + quote(std::string(GRAPHBOOK_SOURCE_DIR) + "/tests/serve/filter_page.mjs") + " " +
       quote(server.url + "/") + " " + quote(web_root) + " " + quote(chromium()) + " " + quote(out) + " 2>&1");
