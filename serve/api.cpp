@@ -2,10 +2,12 @@
 
 #include <httplib.h>
 
+#include <cctype>
 #include <charconv>
 
 #include "book/chess/notation.h"
 #include "book/explore/book_tree.h"
+#include "book/explore/bucket_view.h"
 #include "book/pgn/game_record.h"
 #include "match/match.h"
 #include "serve/query_route.h"
@@ -79,6 +81,59 @@ std::optional<std::int64_t> number(const httplib::Request& req, httplib::Respons
   return n;
 }
 
+// The filter parameters of a request: each the request's when it names it
+// (even empty: "ratings=" asks for every band), else the server's default.
+command::FilterOptions filter_params(const ApiContext& ctx, const httplib::Request& req) {
+  auto value = [&](const char* name, const std::string& fallback) {
+    return req.has_param(name) ? param(req, name) : fallback;
+  };
+  const command::FilterOptions& d = ctx.default_filter;
+  command::FilterOptions f{value("ratings", d.ratings), value("speeds", d.speeds), value("since", d.since),
+                           value("until", d.until)};
+  // lichess writes its months YYYY-MM; the command line also takes YYYY.MM.
+  for (std::string* bound : {&f.since, &f.until})
+    for (char& c : *bound)
+      if (c == '.') c = '-';
+  return f;
+}
+
+// The bucket filter of the parameters, in lichess's names and forms
+// (ratings=2000,2200; speeds=blitz,rapid, ultraBullet as lichess spells it;
+// since and until a year or a month); nullopt and the reason, naming the
+// parameter, when one is wrong.
+std::optional<store::BucketFilter> parse_request_filter(const command::FilterOptions& f, ParamError* error) {
+  store::BucketFilter filter;
+  store::FilterError why;
+  if (!f.ratings.empty()) {
+    auto bands = store::parse_bands(f.ratings, &why);
+    if (!bands) return *error = {"ratings: " + why.message}, std::nullopt;
+    filter.bands = *bands;
+  }
+  if (!f.speeds.empty()) {
+    std::string lower = f.speeds;
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    auto speeds = store::parse_speeds(lower, &why);
+    if (!speeds) return *error = {"speeds: " + why.message}, std::nullopt;
+    filter.speeds = *speeds;
+  }
+  // parse_year says what a bound may be (a year or a month, as before the
+  // buckets, when since and until chose topGames only).
+  if (!f.since.empty() && !parse_year("since", f.since, 0, error)) return std::nullopt;
+  if (!f.until.empty() && !parse_year("until", f.until, 0, error)) return std::nullopt;
+  if (!f.since.empty()) filter.since = store::parse_date_bound(f.since, false).value_or(0);
+  if (!f.until.empty()) filter.until = store::parse_date_bound(f.until, true).value_or(0);
+  // parse_year takes year 0000, which no date bound is.
+  for (const char* name : {"since", "until"}) {
+    const bool since = name[0] == 's';
+    if (!(since ? f.since : f.until).empty() && !(since ? filter.since : filter.until))
+      return *error = {std::string(name) + ": not a year (YYYY) or a month (YYYY-MM)"}, std::nullopt;
+  }
+  if (filter.since && filter.until && filter.since > filter.until)
+    return *error = {"since " + f.since + " is after until " + f.until + ": no game could pass"},
+           std::nullopt;
+  return filter;
+}
+
 void explore(ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
   auto where = position_of(req, res);
   if (!where) return;
@@ -87,36 +142,49 @@ void explore(ApiContext& ctx, const httplib::Request& req, httplib::Response& re
   auto top = number(req, res, "topGames", 0, kMaxTopGames, 4);
   if (!top) return;
   ParamError error;
-  auto since = parse_year("since", param(req, "since"), 0, &error);
-  auto until = since ? parse_year("until", param(req, "until"), 9999, &error) : std::nullopt;
-  if (!since || !until) return send_error(res, 400, error.message);
+  const command::FilterOptions filter_options = filter_params(ctx, req);
+  auto filter = parse_request_filter(filter_options, &error);
+  if (!filter) return send_error(res, 400, error.message);
+  const int since = filter->since / 10000, until = filter->until ? filter->until / 10000 : 9999;
   ThreadReaders* readers = begin_reading(ctx, res);
   if (!readers) return;
+  // The counts are filtered from the buckets. A book without them answers
+  // since and until as it always did (topGames only) and refuses the rest.
+  const auto& params = readers->reader().bucket_params();
+  const bool filtered = filter->active() && (params || filter->bands || filter->speeds);
+  if (filtered)
+    if (auto refusal = store::filter_refusal(ctx.source->path(), params, *filter))
+      return send_error(res, 400, refusal->message);
   store::Error e;
   auto report = explore::make_report(readers->reader(), *where, ctx.names, &e);
   if (!report) return send_error(res, 503, ctx.source->path() + ": " + e.message());
-  ExplorerQuery query{int(*moves), int(*top), *since, *until};
+  if (filtered)
+    if (auto s = explore::filter_report(readers->reader(), *report, *filter))
+      return send_error(res, 503, ctx.source->path() + ": " + s->message());
+  ExplorerQuery query{int(*moves), int(*top), since, until};
   std::shared_ptr<const PositionGames> games;
   if (readers->book().has_games() && report->in_book()) {
     std::uint64_t generation = readers->book().generation();
     Key key = where->position.key();
-    games = ctx.games_cache.find(generation, key, *since, *until);
+    games = ctx.games_cache.find(generation, key, since, until);
     if (!games) {
       auto index = readers->games(&e);
       std::vector<store::IndexRow> rows;
       std::optional<PositionGames> found;
       if (index) {
         if (auto s = index->rows(key, rows)) e = *s;
-        if (!e.code) found = position_games(*index, where->position, rows, *since, *until, &e);
+        if (!e.code) found = position_games(*index, where->position, rows, since, until, &e);
       }
       if (e.code) return send_error(res, 503, ctx.source->path() + ": " + e.message());
       if (found) {
         games = std::make_shared<const PositionGames>(std::move(*found));
-        ctx.games_cache.put(generation, key, *since, *until, games);
+        ctx.games_cache.put(generation, key, since, until, games);
       }
     }
   }
-  send_json(res, explorer_json(*report, query, games.get()));
+  Json answer = explorer_json(*report, query, games.get());
+  if (filtered) answer["filter"] = filter_options.json();
+  send_json(res, answer);
 }
 
 void stored_pgn(ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
@@ -279,6 +347,8 @@ void info(ApiContext& ctx, httplib::Response& res) {
   builder::BuildError error;
   auto info = readers->book().info(&error);
   if (!info) return send_error(res, 503, ctx.source->path() + ": " + error.message);
+  const auto& params = readers->reader().bucket_params();
+  Json buckets = params ? Json{{"by_month", params->by_month}} : Json(nullptr);
   send_json(res, {{"book", ctx.source->path()},
                   {"version", GRAPHBOOK_SERVE_VERSION},
                   {"generation", readers->book().generation()},
@@ -286,6 +356,9 @@ void info(ApiContext& ctx, httplib::Response& res) {
                   {"opening_names", ctx.names ? ctx.names->size() : 0},
                   {"threads", ctx.threads},
                   {"query", query_available()},
+                  // Whether /masters can filter (the page shows its choices), and by what by default.
+                  {"buckets", buckets},
+                  {"filter", ctx.default_filter.given() ? ctx.default_filter.json() : Json(nullptr)},
                   {"info", *info}});
 }
 

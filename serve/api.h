@@ -10,6 +10,7 @@
 #include <string>
 
 #include "book/explore/opening_names.h"
+#include "command/filter_options.h"
 #include "serve/book_source.h"
 #include "serve/explorer.h"
 
@@ -24,6 +25,9 @@ struct ApiContext {
   const explore::OpeningTable* names = nullptr;  // nullptr: no opening names
   std::string web_root;                          // "" : no page (the API still answers)
   int threads = 0;
+  // serve --ratings/--speeds/--since/--until: what a request to /masters or
+  // /lichess filters by where it does not name the parameter itself.
+  command::FilterOptions default_filter;
   GamesCache games_cache;
 };
 

@@ -37,14 +37,22 @@ void add_commands(CLI::App& app, int& exit_status) {
   cmd->add_option("--eco", opt->serve.eco_tables,
                   "Opening-name table(s) (default " + std::string(explore::kDefaultEcoTable) + ")");
   cmd->add_flag("--no-names", opt->serve.no_names, "Do not look up opening names");
+  // The default filter of /masters and /lichess; a request's own ratings,
+  // speeds, since or until replace the one it names.
+  command::add_filter_options(cmd, opt->serve.filter);
   cmd->footer(
       "Examples:\n"
       "  graphbook serve twic.book                      # then open http://127.0.0.1:8642/\n"
       "  graphbook serve twic.book --listen 0.0.0.0:8080 --threads 64\n"
       "  curl 'http://127.0.0.1:8642/masters?play=e2e4,c7c5'\n"
+      "  curl 'http://127.0.0.1:8642/lichess?play=e2e4&ratings=2000,2200&speeds=blitz,rapid&since=2015'\n"
+      "--ratings, --speeds, --since and --until (a book built with --buckets) filter every request that "
+      "does\n"
+      "not give its own.\n"
       "The API (lichess explorer's /masters, /lichess, /masters/pgn/ID; /api/tree, /api/query, /api/match,\n"
       "/api/info, /health) is described in docs/SERVE.md. SIGINT or SIGTERM stops it after the requests in\n"
-      "flight. Exit status: 0 stopped by a signal, 2 bad option or address, or a book that does not open,\n"
+      "flight. Exit status: 0 stopped by a signal, 2 bad option or address, a book that does not open, or a\n"
+      "filter it cannot answer,\n"
       "3 a damaged book.");
   cmd->callback([opt, &exit_status] {
     auto address = parse_listen(opt->listen, opt->serve.host);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "book/explore/book_reader.h"
 #include "book/store/exit_status.h"
 #include "command/support.h"
 #include "serve/api.h"
@@ -89,8 +90,22 @@ int serve(const ServeOptions& o, const std::string& binary_path) {
     std::fprintf(stderr, "graphbook serve: %s\n", error.message.c_str());
     return store::exit_status_for(error);
   }
+  // A default filter the book cannot answer (no buckets, months of a book of
+  // years) is refused at start, as probe refuses it, not at every request.
+  if (o.filter.given()) {
+    store::Error e;
+    auto reader = explore::BookReader::open(source->current()->book(), &e);
+    if (!reader) {
+      std::fprintf(stderr, "graphbook serve: %s: %s\n", o.book.c_str(), e.message().c_str());
+      return store::kExitDamagedBook;
+    }
+    bool refused = false;
+    (void)command::resolve_filter("serve", o.filter, o.book, reader->bucket_params(), &refused);
+    if (refused) return store::kExitBadInput;
+  }
   ApiContext ctx;
   ctx.source = source.get();
+  ctx.default_filter = o.filter;
   ctx.names = names->empty() ? nullptr : &*names;
   ctx.web_root = find_web_root(o.web_root, binary_path);
   ctx.threads = o.threads;

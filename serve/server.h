@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "command/filter_options.h"
+
 namespace gb::serve {
 
 struct ServeOptions {
@@ -19,6 +21,9 @@ struct ServeOptions {
   std::string web_root;  // the page's folder (serve/web); empty: found beside the source tree
   std::vector<std::string> eco_tables;
   bool no_names = false;
+  // --ratings, --speeds, --since, --until: the filter of every request to
+  // /masters and /lichess that does not give its own (docs/SERVE.md).
+  command::FilterOptions filter;
 };
 
 // The most threads: each holds up to two LMDB read transactions, and a book's

@@ -6,6 +6,7 @@
 
 #include "book/chess/movegen.h"
 #include "book/chess/notation.h"
+#include "book/explore/bucket_view.h"
 #include "book/explore/position_report.h"
 #include "book/store/evaluation.h"
 #include "book/store/records.h"
@@ -94,11 +95,26 @@ std::optional<std::string> exit_guard_reason(store::Book& book, const Position& 
   return std::nullopt;
 }
 
-std::vector<explore::Candidate> book_candidates(store::Book& book, const Position& pos) {
+std::vector<explore::Candidate> book_candidates(store::Book& book, const Position& pos,
+                                                const store::BucketFilter* buckets) {
   std::vector<explore::Candidate> out;
+  MoveList legal;
+  if (buckets) {
+    // The report as probe filters it: a book that fails to read here has no
+    // moves, as find_all's has none below.
+    store::Error error;
+    auto reader = explore::BookReader::open(book, &error);
+    if (!reader || !reader->bucket_params()) return out;
+    auto report =
+        explore::make_report(*reader, explore::ResolvedPosition{pos, {pos.key()}, ""}, nullptr, &error);
+    if (!report || explore::filter_report(*reader, *report, *buckets)) return out;
+    generate_legal(pos, legal);
+    for (explore::Candidate& c : explore::to_candidates(*report))
+      if (legal.contains(c.move)) out.push_back(std::move(c));
+    return out;
+  }
   auto edges = book.find_all(pos.key());
   if (edges.empty()) return out;
-  MoveList legal;
   generate_legal(pos, legal);
   for (const auto& e : edges)
     if (legal.contains(e.move))
@@ -109,8 +125,9 @@ std::vector<explore::Candidate> book_candidates(store::Book& book, const Positio
 std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
                                       const explore::PickOptions& options, explore::Rng& rng,
                                       const BookFilter& filter, const ExitGuard& guard,
-                                      std::string* left_because, bool chess960) {
-  auto candidates = book_candidates(book, pos);
+                                      std::string* left_because, bool chess960,
+                                      const store::BucketFilter* buckets) {
+  auto candidates = book_candidates(book, pos, buckets);
   if (filter.active())
     std::erase_if(candidates, [&](const explore::Candidate& c) { return !filter.allows(pos, c.move); });
   if (candidates.empty()) return std::nullopt;
@@ -152,7 +169,7 @@ std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
   Position next = pos;
   UndoInfo undo;
   next.do_move(a.move, undo);
-  auto replies = book_candidates(book, next);
+  auto replies = book_candidates(book, next, buckets);
   explore::PickOptions best{explore::Policy::Best, options.min_games, 0.0};
   if (auto reply = explore::choose(replies, best, rng)) a.ponder = reply->move;
   return a;

@@ -10,6 +10,7 @@
 #include "book/chess/position.h"
 #include "book/explore/move_choice.h"
 #include "book/store/book.h"
+#include "book/store/buckets.h"
 #include "uci-adapter/book_filter.h"
 
 namespace gb::uci_adapter {
@@ -17,7 +18,11 @@ namespace gb::uci_adapter {
 // The book's legal moves of pos as probe candidates, results from the mover's
 // side (unfinished games counted as draws, as Polyglot does). Edges whose
 // move is not legal here (a key collision) are left out.
-std::vector<explore::Candidate> book_candidates(store::Book& book, const Position& pos);
+// With a bucket filter (BookRatings, ...; the book has buckets, store::
+// filter_refusal): the moves of the selected games only, with their counts
+// (explore::filter_report, as `graphbook probe --ratings ...` shows them).
+std::vector<explore::Candidate> book_candidates(store::Book& book, const Position& pos,
+                                                const store::BucketFilter* buckets = nullptr);
 
 struct BookAnswer {
   Move move;
@@ -50,7 +55,8 @@ std::optional<std::string> exit_guard_reason(store::Book& book, const Position& 
 std::optional<BookAnswer> book_answer(store::Book& book, const Position& pos,
                                       const explore::PickOptions& options, explore::Rng& rng,
                                       const BookFilter& filter = {}, const ExitGuard& guard = {},
-                                      std::string* left_because = nullptr, bool chess960 = false);
+                                      std::string* left_because = nullptr, bool chess960 = false,
+                                      const store::BucketFilter* buckets = nullptr);
 
 // "book e2e4: 1234 games, +40% =30% -30% for the mover; learned +1 =0 -0; 20 book moves, 5000 games
 // here; policy best, probability 0.45"; a move of an imported .bin without games: "book e2e4: weight

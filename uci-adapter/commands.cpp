@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "book/explore/book_reader.h"
 #include "book/store/book.h"
 #include "book/store/exit_status.h"
 #include "uci-adapter/line_reader.h"
@@ -54,11 +55,34 @@ std::string configuration_file(const char* argv0) {
 // for a GUI that shows only the engine's output, as an info string.
 // The exit status when the book does not open (2 no book, 3 a damaged one),
 // said to the GUI and on stderr; nullopt when it opens or none is given.
+// A bucket filter (--ratings, ...) the book cannot answer is refused the
+// same way, with the words of probe's refusal: the book would play moves
+// of the games the user left out.
 std::optional<int> book_refused(const BookOptions& options) {
   if (options.file.empty()) return std::nullopt;
   store::BookError error;
   auto mode = options.learning ? store::OpenMode::ReadWrite : store::OpenMode::ReadOnly;
-  if (store::Book::open(options.file, mode, &error)) return std::nullopt;  // the session opens its own
+  auto book = store::Book::open(options.file, mode, &error);
+  if (book && !options.buckets.given()) return std::nullopt;  // the session opens its own
+  if (book) {
+    store::Error e;
+    auto reader = explore::BookReader::open(*book, &e);
+    if (!reader) {
+      std::fprintf(stderr, "graphbook uci: %s: %s\n", options.file.c_str(), e.message().c_str());
+      return store::kExitDamagedBook;
+    }
+    // Printed on stderr by resolve_filter ("graphbook uci: ..."), as every command says it.
+    bool refused = false;
+    (void)command::resolve_filter("uci", options.buckets, options.file, reader->bucket_params(), &refused);
+    if (!refused) return std::nullopt;
+    store::FilterError why;
+    auto filter = options.buckets.parse(&why);
+    if (filter)
+      if (auto refusal = store::filter_refusal(options.file, reader->bucket_params(), *filter))
+        why = *refusal;
+    (void)write_all(STDOUT_FILENO, "info string graphbook: no book moves: " + why.message + "\n");
+    return store::kExitBadInput;
+  }
   std::string line = "info string graphbook: no book: " + error.message + "\n";
   (void)write_all(STDOUT_FILENO, line);
   std::fprintf(stderr, "graphbook uci: %s\n", error.message.c_str());
@@ -97,6 +121,7 @@ void add_commands(CLI::App& app, int& exit_status) {
     std::optional<std::uint64_t> seed;
     bool learning = false, no_own_book = false;
     std::vector<std::string> engine;
+    command::FilterOptions buckets;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -124,6 +149,8 @@ void add_commands(CLI::App& app, int& exit_status) {
   cmd->add_flag("--learning", args->learning, "Learn game results into the book (BookLearning)");
   cmd->add_flag("--no-own-book", args->no_own_book, "Start with OwnBook off");
   cmd->add_option("--filter", args->filter, "A CQL filter for book moves (BookFilter; see docs/UCI.md)");
+  // BookRatings, BookSpeeds, BookSince, BookUntil.
+  command::add_filter_options(cmd, args->buckets);
   cmd->add_option("--seed", args->seed, "Seed for the random policies (default: from the clock)");
   cmd->add_option("engine", args->engine, "The engine's command and arguments, after '--'");
   cmd->footer(
@@ -156,6 +183,10 @@ void add_commands(CLI::App& app, int& exit_status) {
     if (args->exit_margin) set("BookExitMargin", std::to_string(*args->exit_margin));
     if (args->lookahead) set("BookLookahead", std::to_string(*args->lookahead));
     if (args->filter) set("BookFilter", *args->filter);
+    if (!args->buckets.ratings.empty()) set("BookRatings", args->buckets.ratings);
+    if (!args->buckets.speeds.empty()) set("BookSpeeds", args->buckets.speeds);
+    if (!args->buckets.since.empty()) set("BookSince", args->buckets.since);
+    if (!args->buckets.until.empty()) set("BookUntil", args->buckets.until);
     if (args->learning) config.book.learning = true;
     if (args->no_own_book) config.book.own_book = false;
     if (args->seed) config.book.seed = *args->seed;

@@ -1,6 +1,7 @@
 #include "uci-adapter/options.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <fstream>
@@ -53,12 +54,17 @@ std::vector<std::string> option_lines(const BookOptions& o) {
           check_option("BookLearning", o.learning),
           string_option("BookFilter", o.filter),
           spin_option("BookExitMargin", o.exit_margin, 0, kMaxExitMargin),
-          spin_option("BookLookahead", o.lookahead, 0, kMaxLookahead)};
+          spin_option("BookLookahead", o.lookahead, 0, kMaxLookahead),
+          string_option("BookRatings", o.buckets.ratings),
+          string_option("BookSpeeds", o.buckets.speeds),
+          string_option("BookSince", o.buckets.since),
+          string_option("BookUntil", o.buckets.until)};
 }
 
 bool is_our_option(std::string_view name) {
-  for (std::string_view n : {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning",
-                             "BookFilter", "BookExitMargin", "BookLookahead"})
+  for (std::string_view n :
+       {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning", "BookFilter",
+        "BookExitMargin", "BookLookahead", "BookRatings", "BookSpeeds", "BookSince", "BookUntil"})
     if (same_name(name, n)) return true;
   return false;
 }
@@ -90,10 +96,32 @@ AdapterStatus apply_option(BookOptions& o, std::string_view name, std::string_vi
     o.policy = *p;
   } else if (same_name(name, "BookFilter")) {
     o.filter = std::string(value);
+  } else if (same_name(name, "BookRatings") || same_name(name, "BookSpeeds") ||
+             same_name(name, "BookSince") || same_name(name, "BookUntil")) {
+    // Checked with the other three as they stand, so that a value that
+    // makes the filter wrong (since after until) is refused and not kept.
+    command::FilterOptions f = o.buckets;
+    std::string& field = same_name(name, "BookRatings")  ? f.ratings
+                         : same_name(name, "BookSpeeds") ? f.speeds
+                         : same_name(name, "BookSince")  ? f.since
+                                                         : f.until;
+    field = std::string(value);
+    store::FilterError why;
+    if (!f.parse(&why))
+      return AdapterError{AdapterError::Code::Option, std::string(name) + ": " + why.message};
+    o.buckets = f;
   } else {
     return AdapterError{AdapterError::Code::Option, std::string(name) + ": not an option of the adapter"};
   }
   return std::nullopt;
+}
+
+std::optional<store::BucketFilter> bucket_filter(const BookOptions& o) {
+  if (!o.buckets.given()) return std::nullopt;
+  store::FilterError why;
+  auto f = o.buckets.parse(&why);
+  assert(f);  // apply_option keeps only values that parse
+  return f;
 }
 
 AdapterStatus read_config_file(const std::string& path, AdapterConfig& config) {
@@ -128,6 +156,14 @@ AdapterStatus read_config_file(const std::string& path, AdapterConfig& config) {
       error = apply_option(config.book, "BookExitMargin", value);
     else if (key == "lookahead")
       error = apply_option(config.book, "BookLookahead", value);
+    else if (key == "ratings")
+      error = apply_option(config.book, "BookRatings", value);
+    else if (key == "speeds")
+      error = apply_option(config.book, "BookSpeeds", value);
+    else if (key == "since")
+      error = apply_option(config.book, "BookSince", value);
+    else if (key == "until")
+      error = apply_option(config.book, "BookUntil", value);
     else if (key == "own-book")
       error = apply_option(config.book, "OwnBook", value);
     else if (key == "seed") {

@@ -1,6 +1,7 @@
 // The adapter's own configuration: its UCI options (OwnBook, BookFile,
 // BookDepth, BookMinGames, BookPolicy, BookLearning, BookFilter,
-// BookExitMargin, BookLookahead), how they are
+// BookExitMargin, BookLookahead, and the bucket filter's BookRatings,
+// BookSpeeds, BookSince, BookUntil), how they are
 // declared to the GUI, how setoption changes them, and the configuration
 // file that GUIs which cannot pass arguments use.
 #pragma once
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "book/explore/move_choice.h"
+#include "book/store/buckets.h"
+#include "command/filter_options.h"
 #include "uci-adapter/adapter_error.h"
 
 namespace gb::uci_adapter {
@@ -29,7 +32,14 @@ struct BookOptions {
   int lookahead = 0;       // BookLookahead, plies: leave a move without a line of this many plies of
                            // BookMinGames games each (0: off)
   std::uint64_t seed = 0;  // 0: seeded from the clock
+  // BookRatings, BookSpeeds, BookSince, BookUntil: book moves are chosen
+  // from the games of these rating bands, speeds and dates (a book built
+  // with --buckets; docs/UCI.md). Each valid, as apply_option checks.
+  command::FilterOptions buckets;
 };
+
+// The bucket filter of the options: nullopt when none is set.
+std::optional<store::BucketFilter> bucket_filter(const BookOptions& options);
 
 // The "option name ..." lines for the GUI, in the order of docs/UCI.md.
 std::vector<std::string> option_lines(const BookOptions& options);

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "book/chess/notation.h"
+#include "book/explore/book_reader.h"
 
 namespace gb::uci_adapter {
 
@@ -29,8 +30,33 @@ bool continues(const std::string& fen, const std::vector<Move>& old_moves, const
 
 }  // namespace
 
-Session::Session(BookOptions options) : options_(std::move(options)), rng_(seed_from(options_.seed)) {
+Session::Session(BookOptions options)
+    : options_(std::move(options)), buckets_(bucket_filter(options_)), rng_(seed_from(options_.seed)) {
   compile_filter(nullptr);
+}
+
+std::optional<store::FilterError> Session::bucket_refusal(store::Book& b,
+                                                          const std::optional<store::BucketFilter>& f) {
+  if (!f) return std::nullopt;
+  store::Error error;
+  auto reader = explore::BookReader::open(b, &error);
+  if (!reader) return store::FilterError{options_.file + ": " + error.message()};
+  return store::filter_refusal(options_.file, reader->bucket_params(), *f);
+}
+
+void Session::set_bucket_option(const SetOption& set, Outbox& out) {
+  BookOptions changed = options_;
+  if (auto error = apply_option(changed, set.name, set.value))
+    return say(out, "graphbook: " + error->message);
+  auto filter = bucket_filter(changed);
+  // Checked against the book now (opened if it is not yet), so that the GUI
+  // hears at once; the option keeps its value.
+  if (store::Book* b = book(out))
+    if (auto refusal = bucket_refusal(*b, filter))
+      return say(out, "graphbook: " + set.name + ": " + refusal->message + "; the option keeps its value");
+  options_ = std::move(changed);
+  buckets_ = filter;
+  buckets_refused_ = false;
 }
 
 void Session::compile_filter(Outbox* out) {
@@ -63,6 +89,13 @@ store::Book* Session::book(Outbox& out) {
                             need_write ? store::OpenMode::ReadWrite : store::OpenMode::ReadOnly, &error);
   book_failed_ = !book_;
   if (!book_) say(out, "graphbook: no book: " + error.message);
+  buckets_refused_ = false;
+  if (book_)
+    if (auto refusal = bucket_refusal(*book_, buckets_)) {
+      buckets_refused_ = true;
+      say(out, "graphbook: no book moves: " + refusal->message +
+                   " (or clear BookRatings, BookSpeeds, BookSince and BookUntil)");
+    }
   return book_ ? &*book_ : nullptr;
 }
 
@@ -104,6 +137,9 @@ void Session::on_uci(std::string_view line, Outbox& out) {
 
 void Session::on_setoption(std::string_view line, Outbox& out) {
   auto set = parse_setoption(line);
+  if (set && (same_name(set->name, "BookRatings") || same_name(set->name, "BookSpeeds") ||
+              same_name(set->name, "BookSince") || same_name(set->name, "BookUntil")))
+    return set_bucket_option(*set, out);
   if (set && is_our_option(set->name)) {
     if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + error->message);
     if (same_name(set->name, "BookFilter")) compile_filter(&out);
@@ -176,8 +212,10 @@ void Session::on_go(std::string_view line, Outbox& out) {
   if (limited && game_.valid && !game_.our_side) game_.our_side = game_.position.side_to_move();
 
   store::Book* b = options_.own_book && game_.valid ? book(out) : nullptr;
+  if (buckets_refused_) b = nullptr;
+  const store::BucketFilter* buckets = buckets_ ? &*buckets_ : nullptr;
   if (b && !limited) {
-    auto candidates = book_candidates(*b, game_.position);
+    auto candidates = book_candidates(*b, game_.position, buckets);
     if (!candidates.empty()) say(out, describe_all(candidates, chess960_));
   }
   std::optional<BookAnswer> answer;
@@ -185,7 +223,7 @@ void Session::on_go(std::string_view line, Outbox& out) {
     explore::PickOptions pick{options_.policy, std::uint32_t(options_.min_games), 1.0};
     ExitGuard guard{options_.exit_margin, options_.lookahead, std::uint32_t(options_.min_games)};
     std::string left_because;
-    answer = book_answer(*b, game_.position, pick, rng_, filter_, guard, &left_because, chess960_);
+    answer = book_answer(*b, game_.position, pick, rng_, filter_, guard, &left_because, chess960_, buckets);
     if (!left_because.empty()) say(out, "graphbook: " + left_because);
     if (answer && !go.searchmoves.empty()) {
       bool allowed = false;

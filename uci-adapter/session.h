@@ -86,9 +86,19 @@ class Session {
 
   // Compiles options_.filter; an invalid query is reported and filters nothing.
   void compile_filter(Outbox* out);
+  // Why book b cannot answer the bucket filter (no buckets, months of a book
+  // of years), nullopt when it can or none is set.
+  std::optional<store::FilterError> bucket_refusal(store::Book& b,
+                                                   const std::optional<store::BucketFilter>& f);
+  // setoption of BookRatings, BookSpeeds, BookSince or BookUntil.
+  void set_bucket_option(const SetOption& set, Outbox& out);
 
   BookOptions options_;
   BookFilter filter_;
+  std::optional<store::BucketFilter> buckets_;  // of options_.buckets
+  // The book open cannot answer buckets_: it plays no book moves (said at
+  // its open) until the filter or the book changes.
+  bool buckets_refused_ = false;
   explore::Rng rng_;
   std::optional<store::Book> book_;
   std::string book_opened_;  // the path book_ is (or failed to be) opened from

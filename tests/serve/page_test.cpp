@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "serve_helpers.h"
+#include "tagged_games.h"
 
 using namespace gb;
 using namespace gb::test;
@@ -28,11 +29,12 @@ std::string chromium() {
   return "";
 }
 
-std::string output_dir() {
+// A folder of each test case's own (name): ctest runs them at once.
+std::string output_dir(const std::string& name = "serve-page") {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   std::string exe = n > 0 ? std::string(buf, std::size_t(n)) : "/tmp/x";
-  std::string dir = exe.substr(0, exe.rfind('/')) + "/serve-page";
+  std::string dir = exe.substr(0, exe.rfind('/')) + "/" + name;
   std::filesystem::remove_all(dir);  // this run's screenshots only
   std::filesystem::create_directories(dir);
   return dir;
@@ -44,6 +46,16 @@ void check_rows(const Json& step, const CountedPosition& counted) {
   std::map<std::string, int> shown;
   for (const Json& row : step["rows"]) shown[row["uci"]] = row["games"];
   CHECK(shown == counted.moves);
+}
+
+// Why the page test cannot run here, "" when it can.
+std::string missing_browser(const std::string& web_root) {
+  if (chromium().empty()) return "chromium is not installed (scripts/setup.sh installs it)";
+  if (!exists(web_root + "/node_modules/puppeteer-core") || !exists(web_root + "/node_modules/chessground"))
+    return web_root + "/node_modules is missing (scripts/setup.sh runs npm ci there)";
+  if (run_shell("command -v node >/dev/null 2>&1").status != 0)
+    return "node is not installed (scripts/setup.sh installs nodejs)";
+  return "";
 }
 
 }  // namespace
@@ -112,4 +124,47 @@ TEST_CASE("the explorer page in chromium walks the book as a user clicks, drags 
                            "05-top-game.png", "06-phone-width.png", "07-cql.png"})
     CHECK(std::filesystem::file_size(out + "/" + shot) > 1000);
   CHECK(seen["console_errors"].size() <= (query ? 0u : 1u));  // the 501 of /api/query is logged
+}
+
+TEST_CASE("the explorer page shows a book's speed and rating choices and its table follows them",
+          "[serve][browser]") {
+  const std::string web_root = std::string(GRAPHBOOK_SOURCE_DIR) + "/serve/web";
+  if (std::string why = missing_browser(web_root); !why.empty()) {
+    std::printf("SKIPPED: %s\n", why.c_str());
+    return;
+  }
+  TempDir dir("graphbook-serve-filter-page");
+  const std::vector<TaggedGame> games = make_games();
+  const std::string book = dir.file("months.book");
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(write_pgn(games, dir.file("games.pgn"))) +
+                    " --buckets --by-month --quiet")
+              .status == 0);
+  // The server's default filter: the page starts with it chosen.
+  ServerProcess server(book, {"--web-root", web_root, "--threads", "8", "--ratings", "2200"});
+  REQUIRE(!server.url.empty());
+  const std::string out = output_dir("serve-page-filters");
+  Run r = run_shell(
+      "timeout 180 node " + quote(std::string(GRAPHBOOK_SOURCE_DIR) + "/tests/serve/filter_page.mjs") + " " +
+      quote(server.url + "/") + " " + quote(web_root) + " " + quote(chromium()) + " " + quote(out) + " 2>&1");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  Json seen = Json::parse(r.out.substr(r.out.rfind("\n{") == std::string::npos ? 0 : r.out.rfind("\n{") + 1));
+  REQUIRE(seen["steps"].size() == 3);
+  const std::vector<std::pair<std::vector<std::string>, Filter>> expected_steps = {
+      {{"2200"}, {{"2200"}, {}, 0, 0}},
+      {{"blitz", "2200"}, {{"2200"}, {"blitz"}, 0, 0}},
+      {{"blitz"}, {{}, {"blitz"}, 0, 0}},
+  };
+  for (std::size_t i = 0; i < expected_steps.size(); ++i) {
+    const Json& step = seen["steps"][i];
+    INFO("step " << step["name"]);
+    CHECK(step["pressed"].get<std::vector<std::string>>() == expected_steps[i].first);
+    std::map<std::string, int> shown, counted;
+    for (const Json& row : step["rows"]) shown[row["uci"]] = row["games"];
+    for (const auto& [uci, c] : expected(games, {}, expected_steps[i].second).moves)
+      counted[uci] = c.white + c.draws + c.black;
+    REQUIRE(!counted.empty());
+    CHECK(shown == counted);
+  }
+  CHECK(seen["console_errors"].empty());
 }

@@ -69,7 +69,10 @@ TEST_CASE("The handshake lists Stockfish's id and options, then the book options
   CHECK(has("option name BookPolicy type combo default best var best var weighted var uniform var learned"));
   // The book options come after the engine's, right before uciok.
   CHECK(has("option name BookExitMargin type spin default 0 min 0 max 10000"));
-  CHECK((*lines)[lines->size() - 2] == "option name BookLookahead type spin default 0 min 0 max 64");
+  CHECK(has("option name BookLookahead type spin default 0 min 0 max 64"));
+  for (std::string name : {"BookRatings", "BookSpeeds", "BookSince"})
+    CHECK(has("option name " + name + " type string default <empty>"));
+  CHECK((*lines)[lines->size() - 2] == "option name BookUntil type string default <empty>");
   gui.send("quit");
   CHECK(gui.wait_exit());
 }

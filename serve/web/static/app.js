@@ -201,12 +201,44 @@ function showExplorer(data) {
   if (!(data.topGames || []).length) top.innerHTML = '<li class="none">none (a book built with --index-games lists them)</li>';
 }
 
+// The speeds and rating bands chosen (lichess's choices; none chosen: all), for a book built with
+// --buckets. Both are always sent then, so that choosing none overrides the server's default filter.
+const filter = { shown: false, speeds: new Set(), ratings: new Set() };
+const SPEEDS = [['ultrabullet', 'UltraBullet'], ['bullet', 'Bullet'], ['blitz', 'Blitz'], ['rapid', 'Rapid'],
+  ['classical', 'Classical'], ['correspondence', 'Correspondence'], ['unknown', 'Unknown']];
+const RATINGS = [['unrated', 'Unrated'], ['0', '<1600'], ['1600', '1600'], ['1800', '1800'], ['2000', '2000'],
+  ['2200', '2200'], ['2500', '2500+']];
+function filterParams() {
+  if (!filter.shown) return '';
+  return '&speeds=' + [...filter.speeds].join(',') + '&ratings=' + [...filter.ratings].join(',');
+}
+function showFilter(buckets, defaults) {
+  if (!buckets) return;
+  filter.shown = true;
+  for (const [key, choices, box] of [['speeds', SPEEDS, 'filter-speeds'], ['ratings', RATINGS, 'filter-ratings']]) {
+    for (const v of ((defaults && defaults[key]) || '').split(',').filter(Boolean)) filter[key].add(v);
+    for (const [value, label] of choices) {
+      const b = document.createElement('button');
+      b.textContent = label;
+      b.dataset.value = value;
+      b.setAttribute('aria-pressed', String(filter[key].has(value)));
+      b.onclick = () => {
+        if (filter[key].has(value)) filter[key].delete(value); else filter[key].add(value);
+        b.setAttribute('aria-pressed', String(filter[key].has(value)));
+        refresh();
+      };
+      $(box).append(b);
+    }
+  }
+  $('filter').hidden = false;
+}
+
 async function refresh() {
   drawBoard();
   const id = ++state.request;
   const params = apiPosition();
   try {
-    const data = await getJson('/masters?' + params + '&moves=50&topGames=8');
+    const data = await getJson('/masters?' + params + filterParams() + '&moves=50&topGames=8');
     if (id !== state.request) return;
     showExplorer(data);
     setStatus('');
@@ -388,6 +420,10 @@ document.addEventListener('keydown', (e) => {
 getJson('/api/info').then((info) => {
   $('book-name').textContent = `${info.book} — ${info.info.games ?? ''} games`;
   if (!info.query) $('cql-result').textContent = 'CQL over the book is not in this build of graphbook (the server answers 501).';
+  if (info.buckets) {
+    showFilter(info.buckets, info.filter);
+    refresh();
+  }
 }).catch(() => {});
 window.explorer = { state, go, play };  // for the browser test and the console
 refresh();
