@@ -801,8 +801,11 @@ std::vector<store::SourceInfo> merged_sources(std::vector<Input>& inputs, MergeR
     in.source_map.assign(in.sources.size(), 0);
     for (std::size_t s = 0; s < in.sources.size(); ++s) {
       const store::SourceInfo& src = in.sources[s];
-      auto [at, added] = by_hash.emplace(src.content_hash, std::uint32_t(out.size()));
-      in.source_map[s] = at->second;
+      // A retracted record holds no games: it is kept as it is, never the
+      // record a live copy of its file in another book is shared with.
+      auto [at, added] = src.retracted_at ? std::pair(by_hash.end(), true)
+                                          : by_hash.emplace(src.content_hash, std::uint32_t(out.size()));
+      in.source_map[s] = added ? std::uint32_t(out.size()) : at->second;
       if (!added) {
         ++report.shared_sources;
         continue;
