@@ -372,6 +372,12 @@ void add_export(CLI::App& app, int& exit_status) {
       exit_status = store::exit_status_for(be);
       return;
     }
+    if (filter)
+      if (auto unknown = store::resolve_weights(*filter, book->sources())) {
+        std::fprintf(stderr, "graphbook export: %s: %s\n", opt->book.c_str(), unknown->message.c_str());
+        exit_status = store::kExitBadInput;
+        return;
+      }
     const ExportOptions o{.max_ply = opt->max_ply,
                           .min_games = std::uint32_t(opt->min_games),
                           .side = parse_side(opt->color),

@@ -6,10 +6,12 @@ namespace gb::command {
 
 nlohmann::json FilterOptions::json() const {
   auto or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
-  return {{"ratings", or_null(ratings)},
-          {"speeds", or_null(speeds)},
-          {"since", or_null(since)},
-          {"until", or_null(until)}};
+  nlohmann::json j = {{"ratings", or_null(ratings)},
+                      {"speeds", or_null(speeds)},
+                      {"since", or_null(since)},
+                      {"until", or_null(until)}};
+  if (!weights.empty()) j["weight"] = weights;
+  return j;
 }
 
 void add_filter_options(CLI::App* cmd, FilterOptions& f) {
@@ -21,11 +23,17 @@ void add_filter_options(CLI::App* cmd, FilterOptions& f) {
                   "unknown (e.g. blitz,rapid)");
   cmd->add_option("--since", f.since, "Only games played in or after this year or month (2015, 2015-03)");
   cmd->add_option("--until", f.until, "Only games played in or before this year or month (2020, 2020-06)");
+  cmd->add_option("--weight", f.weights,
+                  "A source's games count this much (SOURCE=WEIGHT, e.g. bots=0 or twic=0.5; repeat for "
+                  "more; names as graphbook info lists them); weighted counts round to the nearest game")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 std::optional<store::BucketFilter> resolve_filter(const char* command, const FilterOptions& f,
                                                   const std::string& book_path,
                                                   const std::optional<store::BucketParams>& params,
+                                                  const std::vector<store::SourceInfo>& sources,
                                                   bool* refused) {
   *refused = false;
   if (!f.given()) return std::nullopt;
@@ -34,6 +42,9 @@ std::optional<store::BucketFilter> resolve_filter(const char* command, const Fil
   if (filter) {
     if (auto refusal = store::filter_refusal(book_path, params, *filter)) {
       why = *refusal;
+      filter.reset();
+    } else if (auto unknown = store::resolve_weights(*filter, sources)) {
+      why = {book_path + ": " + unknown->message};
       filter.reset();
     }
   }

@@ -91,7 +91,7 @@ bool probe_position(const char* command, const std::string& book_path, const Pos
 bool apply_filter(const char* command, const std::string& book_path, const FilterOptions& f, Probed& p,
                   int& exit_status) {
   bool refused = false;
-  auto filter = resolve_filter(command, f, book_path, p.reader->bucket_params(), &refused);
+  auto filter = resolve_filter(command, f, book_path, p.reader->bucket_params(), p.book->sources(), &refused);
   if (refused) {
     exit_status = kExitBadInput;
     return false;
@@ -311,7 +311,8 @@ void add_tree(CLI::App& app, int& exit_status) {
     std::optional<store::BucketFilter> filter;
     if (p.reader) {
       bool refused = false;
-      filter = resolve_filter("tree", opt->filter, opt->book, p.reader->bucket_params(), &refused);
+      filter = resolve_filter("tree", opt->filter, opt->book, p.reader->bucket_params(), p.book->sources(),
+                              &refused);
       if (refused) return;  // exit_status is kExitBadInput until the tree is written
       opt->tree.filter = filter ? &*filter : nullptr;
     }

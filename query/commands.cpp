@@ -165,7 +165,7 @@ void run(Options& o, int& exit_status) {
     }
     bool refused = false;
     filter = command::resolve_filter(kCommand, o.filter, o.book, store::bucket_params(*txn, book->dbs().meta),
-                                     &refused);
+                                     book->sources(), &refused);
     if (refused) {
       exit_status = command::kExitBadInput;
       return;

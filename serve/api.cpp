@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <cassert>
 #include <cctype>
 #include <charconv>
 
@@ -89,7 +90,7 @@ command::FilterOptions filter_params(const ApiContext& ctx, const httplib::Reque
   };
   const command::FilterOptions& d = ctx.default_filter;
   command::FilterOptions f{value("ratings", d.ratings), value("speeds", d.speeds), value("since", d.since),
-                           value("until", d.until)};
+                           value("until", d.until), d.weights};  // weights: serve --weight only
   // lichess writes its months YYYY-MM; the command line also takes YYYY.MM.
   for (std::string* bound : {&f.since, &f.until})
     for (char& c : *bound)
@@ -131,6 +132,11 @@ std::optional<store::BucketFilter> parse_request_filter(const command::FilterOpt
   if (filter.since && filter.until && filter.since > filter.until)
     return *error = {"since " + f.since + " is after until " + f.until + ": no game could pass"},
            std::nullopt;
+  if (!f.weights.empty()) {  // serve --weight, checked at start
+    auto weighted = store::parse_filter("", "", "", "", &why, f.weights);
+    assert(weighted);
+    filter.named_weights = std::move(weighted->named_weights);
+  }
   return filter;
 }
 
@@ -152,9 +158,12 @@ void explore(ApiContext& ctx, const httplib::Request& req, httplib::Response& re
   // since and until as it always did (topGames only) and refuses the rest.
   const auto& params = readers->reader().bucket_params();
   const bool filtered = filter->active() && (params || filter->bands || filter->speeds);
-  if (filtered)
+  if (filtered) {
     if (auto refusal = store::filter_refusal(ctx.source->path(), params, *filter))
       return send_error(res, 400, refusal->message);
+    if (auto unknown = store::resolve_weights(*filter, readers->book().book().sources()))
+      return send_error(res, 400, unknown->message);
+  }
   store::Error e;
   auto report = explore::make_report(readers->reader(), *where, ctx.names, &e);
   if (!report) return send_error(res, 503, ctx.source->path() + ": " + e.message());

@@ -100,7 +100,8 @@ int serve(const ServeOptions& o, const std::string& binary_path) {
       return store::kExitDamagedBook;
     }
     bool refused = false;
-    (void)command::resolve_filter("serve", o.filter, o.book, reader->bucket_params(), &refused);
+    (void)command::resolve_filter("serve", o.filter, o.book, reader->bucket_params(),
+                                  source->current()->book().sources(), &refused);
     if (refused) return store::kExitBadInput;
   }
   ApiContext ctx;

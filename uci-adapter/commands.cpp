@@ -73,13 +73,17 @@ std::optional<int> book_refused(const BookOptions& options) {
     }
     // Printed on stderr by resolve_filter ("graphbook uci: ..."), as every command says it.
     bool refused = false;
-    (void)command::resolve_filter("uci", options.buckets, options.file, reader->bucket_params(), &refused);
+    (void)command::resolve_filter("uci", options.buckets, options.file, reader->bucket_params(),
+                                  book->sources(), &refused);
     if (!refused) return std::nullopt;
     store::FilterError why;
     auto filter = options.buckets.parse(&why);
-    if (filter)
+    if (filter) {
       if (auto refusal = store::filter_refusal(options.file, reader->bucket_params(), *filter))
         why = *refusal;
+      else if (auto unknown = store::resolve_weights(*filter, book->sources()))
+        why = {options.file + ": " + unknown->message};
+    }
     (void)write_all(STDOUT_FILENO, "info string graphbook: no book moves: " + why.message + "\n");
     return store::kExitBadInput;
   }
@@ -187,6 +191,7 @@ void add_commands(CLI::App& app, int& exit_status) {
     if (!args->buckets.speeds.empty()) set("BookSpeeds", args->buckets.speeds);
     if (!args->buckets.since.empty()) set("BookSince", args->buckets.since);
     if (!args->buckets.until.empty()) set("BookUntil", args->buckets.until);
+    if (!args->buckets.weights.empty()) set("BookWeights", joined_weights(args->buckets));
     if (args->learning) config.book.learning = true;
     if (args->no_own_book) config.book.own_book = false;
     if (args->seed) config.book.seed = *args->seed;

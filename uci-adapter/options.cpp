@@ -44,6 +44,12 @@ bool same_name(std::string_view a, std::string_view b) {
          });
 }
 
+std::string joined_weights(const command::FilterOptions& f) {
+  std::string out;
+  for (const std::string& w : f.weights) out += (out.empty() ? "" : ",") + w;
+  return out;
+}
+
 std::vector<std::string> option_lines(const BookOptions& o) {
   return {check_option("OwnBook", o.own_book),
           string_option("BookFile", o.file),
@@ -58,13 +64,14 @@ std::vector<std::string> option_lines(const BookOptions& o) {
           string_option("BookRatings", o.buckets.ratings),
           string_option("BookSpeeds", o.buckets.speeds),
           string_option("BookSince", o.buckets.since),
-          string_option("BookUntil", o.buckets.until)};
+          string_option("BookUntil", o.buckets.until),
+          string_option("BookWeights", joined_weights(o.buckets))};
 }
 
 bool is_our_option(std::string_view name) {
-  for (std::string_view n :
-       {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning", "BookFilter",
-        "BookExitMargin", "BookLookahead", "BookRatings", "BookSpeeds", "BookSince", "BookUntil"})
+  for (std::string_view n : {"OwnBook", "BookFile", "BookDepth", "BookMinGames", "BookPolicy", "BookLearning",
+                             "BookFilter", "BookExitMargin", "BookLookahead", "BookRatings", "BookSpeeds",
+                             "BookSince", "BookUntil", "BookWeights"})
     if (same_name(name, n)) return true;
   return false;
 }
@@ -97,15 +104,25 @@ AdapterStatus apply_option(BookOptions& o, std::string_view name, std::string_vi
   } else if (same_name(name, "BookFilter")) {
     o.filter = std::string(value);
   } else if (same_name(name, "BookRatings") || same_name(name, "BookSpeeds") ||
-             same_name(name, "BookSince") || same_name(name, "BookUntil")) {
+             same_name(name, "BookSince") || same_name(name, "BookUntil") || same_name(name, "BookWeights")) {
     // Checked with the other three as they stand, so that a value that
     // makes the filter wrong (since after until) is refused and not kept.
     command::FilterOptions f = o.buckets;
-    std::string& field = same_name(name, "BookRatings")  ? f.ratings
-                         : same_name(name, "BookSpeeds") ? f.speeds
-                         : same_name(name, "BookSince")  ? f.since
-                                                         : f.until;
-    field = std::string(value);
+    if (same_name(name, "BookWeights")) {  // SOURCE=WEIGHT,SOURCE=WEIGHT (--weight, comma-separated)
+      f.weights.clear();
+      std::string_view rest = value;
+      while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        if (comma != 0) f.weights.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      }
+    } else {
+      std::string& field = same_name(name, "BookRatings")  ? f.ratings
+                           : same_name(name, "BookSpeeds") ? f.speeds
+                           : same_name(name, "BookSince")  ? f.since
+                                                           : f.until;
+      field = std::string(value);
+    }
     store::FilterError why;
     if (!f.parse(&why))
       return AdapterError{AdapterError::Code::Option, std::string(name) + ": " + why.message};
@@ -164,6 +181,8 @@ AdapterStatus read_config_file(const std::string& path, AdapterConfig& config) {
       error = apply_option(config.book, "BookSince", value);
     else if (key == "until")
       error = apply_option(config.book, "BookUntil", value);
+    else if (key == "weight")
+      error = apply_option(config.book, "BookWeights", value);
     else if (key == "own-book")
       error = apply_option(config.book, "OwnBook", value);
     else if (key == "seed") {

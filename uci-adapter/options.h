@@ -39,6 +39,8 @@ struct BookOptions {
 };
 
 // The bucket filter of the options: nullopt when none is set.
+// --weight values as the BookWeights option writes them: SOURCE=WEIGHT,...
+std::string joined_weights(const command::FilterOptions& f);
 std::optional<store::BucketFilter> bucket_filter(const BookOptions& options);
 
 // The "option name ..." lines for the GUI, in the order of docs/UCI.md.

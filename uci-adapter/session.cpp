@@ -36,12 +36,15 @@ Session::Session(BookOptions options)
 }
 
 std::optional<store::FilterError> Session::bucket_refusal(store::Book& b,
-                                                          const std::optional<store::BucketFilter>& f) {
+                                                          std::optional<store::BucketFilter>& f) {
   if (!f) return std::nullopt;
   store::Error error;
   auto reader = explore::BookReader::open(b, &error);
   if (!reader) return store::FilterError{options_.file + ": " + error.message()};
-  return store::filter_refusal(options_.file, reader->bucket_params(), *f);
+  if (auto refusal = store::filter_refusal(options_.file, reader->bucket_params(), *f)) return refusal;
+  if (auto unknown = store::resolve_weights(*f, b.sources()))
+    return store::FilterError{options_.file + ": " + unknown->message};
+  return std::nullopt;
 }
 
 void Session::set_bucket_option(const SetOption& set, Outbox& out) {
@@ -138,7 +141,8 @@ void Session::on_uci(std::string_view line, Outbox& out) {
 void Session::on_setoption(std::string_view line, Outbox& out) {
   auto set = parse_setoption(line);
   if (set && (same_name(set->name, "BookRatings") || same_name(set->name, "BookSpeeds") ||
-              same_name(set->name, "BookSince") || same_name(set->name, "BookUntil")))
+              same_name(set->name, "BookSince") || same_name(set->name, "BookUntil") ||
+              same_name(set->name, "BookWeights")))
     return set_bucket_option(*set, out);
   if (set && is_our_option(set->name)) {
     if (auto error = apply_option(options_, set->name, set->value)) say(out, "graphbook: " + error->message);

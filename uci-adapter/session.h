@@ -88,9 +88,9 @@ class Session {
   void compile_filter(Outbox* out);
   // Why book b cannot answer the bucket filter (no buckets, months of a book
   // of years), nullopt when it can or none is set.
-  std::optional<store::FilterError> bucket_refusal(store::Book& b,
-                                                   const std::optional<store::BucketFilter>& f);
-  // setoption of BookRatings, BookSpeeds, BookSince or BookUntil.
+  // Resolves the filter's weights against the book's sources.
+  std::optional<store::FilterError> bucket_refusal(store::Book& b, std::optional<store::BucketFilter>& f);
+  // setoption of BookRatings, BookSpeeds, BookSince, BookUntil or BookWeights.
   void set_bucket_option(const SetOption& set, Outbox& out);
 
   BookOptions options_;

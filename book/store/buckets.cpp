@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "book/store/book.h"
 #include "book/store/records.h"
 
 namespace gb::store {
@@ -234,7 +236,14 @@ void merge_buckets(std::vector<BucketEntry>& a, const std::vector<BucketEntry>& 
   a.swap(out);
 }
 
+double BucketFilter::weight_of(std::uint32_t source) const {
+  auto at = std::lower_bound(weights.begin(), weights.end(), source,
+                             [](const auto& w, std::uint32_t s) { return w.first < s; });
+  return at != weights.end() && at->first == source ? at->second : 1.0;
+}
+
 bool BucketFilter::selects(std::uint64_t id, bool by_month) const {
+  if (!weights.empty() && weight_of(bucket_source(id)) == 0) return false;
   if (bands && !(bands >> int(bucket_band(id)) & 1)) return false;
   if (speeds && !(speeds >> int(bucket_speed(id)) & 1)) return false;
   if (!since && !until) return true;
@@ -299,9 +308,22 @@ std::optional<int> parse_date_bound(std::string_view text, bool upper) {
 
 std::optional<BucketFilter> parse_filter(const std::string& ratings, const std::string& speeds,
                                          const std::string& since, const std::string& until,
-                                         FilterError* error) {
+                                         FilterError* error, const std::vector<std::string>& weights) {
   BucketFilter f;
   FilterError why;
+  for (const std::string& w : weights) {
+    const std::size_t eq = w.rfind('=');
+    double x = -1;
+    const char* end = w.data() + w.size();
+    if (eq != std::string::npos && eq > 0) {
+      auto [ptr, ec] = std::from_chars(w.data() + eq + 1, end, x);
+      if (ec != std::errc() || ptr != end) x = -1;
+    }
+    if (!(x >= 0 && x <= 1000))  // also NaN
+      return *error = {"--weight " + w + ": not SOURCE=WEIGHT with a weight from 0 to 1000 (e.g. twic=0.5)"},
+             std::nullopt;
+    f.named_weights.emplace_back(w.substr(0, eq), x);
+  }
   if (!ratings.empty()) {
     auto bands = parse_bands(ratings, &why);
     if (!bands) return *error = {"--ratings " + ratings + ": " + why.message}, std::nullopt;
@@ -340,6 +362,38 @@ std::optional<FilterError> filter_refusal(const std::string& book_path,
   return std::nullopt;
 }
 
+std::optional<FilterError> resolve_weights(BucketFilter& filter, const std::vector<SourceInfo>& sources) {
+  filter.weights.clear();
+  for (const auto& [name, weight] : filter.named_weights) {
+    bool found = false;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i].retracted_at || sources[i].source_name() != name) continue;
+      found = true;
+      const std::uint32_t number = sources[i].bucket_source ? sources[i].bucket_source : std::uint32_t(i + 1);
+      filter.weights.emplace_back(number, weight);
+    }
+    if (!found) {
+      std::string names;
+      for (const auto& s : sources)
+        if (!s.retracted_at && names.find(s.source_name()) == std::string::npos)
+          names += (names.empty() ? "" : ", ") + s.source_name();
+      return FilterError{"--weight " + name + "=...: the book has no source '" + name +
+                         "' (its sources: " + (names.empty() ? "none" : names) + ")"};
+    }
+  }
+  std::sort(filter.weights.begin(), filter.weights.end());
+  // One number named twice (a source given twice, or two files of one label): the last weight.
+  std::vector<std::pair<std::uint32_t, double>> unique;
+  for (const auto& w : filter.weights) {
+    if (!unique.empty() && unique.back().first == w.first)
+      unique.back().second = w.second;
+    else
+      unique.push_back(w);
+  }
+  filter.weights = std::move(unique);
+  return std::nullopt;
+}
+
 Counters counters_of(const BucketSum& sum) {
   const BucketCounters& b = sum.counters;
   Counters c;
@@ -359,8 +413,22 @@ BucketSum sum_selected(const std::vector<BucketEntry>& entries, std::uint16_t mo
   BucketSum sum;
   auto first = std::lower_bound(entries.begin(), entries.end(), move,
                                 [](const BucketEntry& e, std::uint16_t m) { return e.move < m; });
+  // Weighted sums (doubles) when some selected bucket weighs other than 1.
+  double white = 0, draws = 0, black = 0, unknown = 0, rated = 0, elo = 0, occurrences = 0, score = 0;
+  bool weighted = false;
   for (auto it = first; it != entries.end() && it->move == move; ++it) {
     if (!filter.selects(it->id, by_month)) continue;
+    const double w = filter.weights.empty() ? 1.0 : filter.weight_of(bucket_source(it->id));
+    const BucketCounters& c = it->counters;
+    weighted = weighted || w != 1.0;
+    white += w * c.white_wins;
+    draws += w * c.draws;
+    black += w * c.black_wins;
+    unknown += w * c.unknown();
+    rated += w * c.rated_games;
+    elo += w * double(c.elo_sum);
+    occurrences += w * c.occurrences;
+    score += w * c.score;
     sum.counters.add(it->counters);
     sum.any = true;
     const auto year = std::uint16_t(bucket_period(it->id) / 16);
@@ -368,6 +436,19 @@ BucketSum sum_selected(const std::vector<BucketEntry>& entries, std::uint16_t mo
       sum.min_year = sum.min_year ? std::min(sum.min_year, year) : year;
       sum.max_year = std::max(sum.max_year, year);
     }
+  }
+  if (weighted) {
+    auto round = [](double x) { return std::uint32_t(std::floor(x + 0.5)); };
+    BucketCounters& c = sum.counters;
+    c.white_wins = round(white);
+    c.draws = round(draws);
+    c.black_wins = round(black);
+    c.games = c.white_wins + c.draws + c.black_wins + round(unknown);
+    c.rated_games = std::min(round(rated), c.games);
+    c.elo_sum = std::uint64_t(std::floor(elo + 0.5));
+    c.occurrences = std::max(round(occurrences), c.games);
+    c.score = std::min(round(score), 2 * c.occurrences);
+    sum.any = c.games > 0;  // weighed down to no game: as if none were selected
   }
   return sum;
 }

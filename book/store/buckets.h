@@ -109,12 +109,20 @@ struct FilterError {
   std::string message;
 };
 
-// A query-time selection of buckets: --ratings, --speeds, --since, --until.
+// A query-time selection of buckets: --ratings, --speeds, --since, --until,
+// and the weights of sources (--weight NAME=x).
 struct BucketFilter {
   std::uint8_t bands = 0;    // bit per Band; 0: all
   std::uint8_t speeds = 0;   // bit per Speed; 0: all
   int since = 0, until = 0;  // yyyymmdd as builder::parse_date_bound gives them; 0: none
-  bool active() const { return bands || speeds || since || until; }
+  // --weight NAME=x as given (names of sources, SourceInfo::source_name), and
+  // resolved against a book's sources (resolve_weights): bucket source
+  // number -> weight, sorted by number. A source not listed weighs 1; one of
+  // weight 0 is not selected.
+  std::vector<std::pair<std::string, double>> named_weights;
+  std::vector<std::pair<std::uint32_t, double>> weights;
+  bool active() const { return bands || speeds || since || until || !named_weights.empty(); }
+  double weight_of(std::uint32_t source) const;
   // Whether a bucket of a book keeping months (by_month) or years is selected.
   bool selects(std::uint64_t id, bool by_month) const;
   // Why this filter asks more than the book's periods can answer (a month
@@ -131,10 +139,19 @@ std::optional<std::uint8_t> parse_speeds(std::string_view text, FilterError* err
 // or 99 (upper): yyyymmdd. nullopt for anything else. (build --since/--until.)
 std::optional<int> parse_date_bound(std::string_view text, bool upper);
 // The filter of --ratings, --speeds, --since, --until (each empty when not
-// given); nullopt with the reason, naming the option, when one is wrong.
+// given) and --weight NAME=x (each a weight from 0 to 1000); nullopt with
+// the reason, naming the option, when one is wrong. The weights are resolved
+// against a book with resolve_weights.
 std::optional<BucketFilter> parse_filter(const std::string& ratings, const std::string& speeds,
                                          const std::string& since, const std::string& until,
-                                         FilterError* error);
+                                         FilterError* error, const std::vector<std::string>& weights = {});
+
+struct SourceInfo;  // book.h
+// Sets filter.weights from filter.named_weights and the book's sources: each
+// name weighs the bucket numbers of the records of that source (retracted
+// ones left out). Why not, naming the book's sources, when a name is none.
+[[nodiscard]] std::optional<FilterError> resolve_weights(BucketFilter& filter,
+                                                         const std::vector<SourceInfo>& sources);
 
 // Sums of one node's or edge's selected buckets.
 struct BucketSum {
@@ -144,7 +161,13 @@ struct BucketSum {
 };
 
 // The sum of the buckets of move (0: the node) in a key's entries (sorted)
-// that the filter selects, in a book of months (by_month) or years.
+// that the filter selects, in a book of months (by_month) or years. With
+// weights, each count is the sum of weight x the bucket's count, rounded to
+// the nearest integer (halves up), results and unknown each on its own and
+// games their sum, so that they add up; occurrences are at least the games,
+// score at most twice the occurrences, rated games at most the games; the
+// smallest ply and first play are those of the buckets of weight above 0; a
+// sum weighed down to no game selects nothing (any is false).
 BucketSum sum_selected(const std::vector<BucketEntry>& entries, std::uint16_t move,
                        const BucketFilter& filter, bool by_month);
 // The source counters of a sum (min_year, max_year: its dated buckets').

@@ -172,3 +172,38 @@ TEST_CASE("serve refuses at start a default filter the book cannot answer, with 
   CHECK(bad.status == 2);
   CHECK(bad.out.find("--speeds") != std::string::npos);
 }
+
+TEST_CASE("serve --weight SOURCE=0 answers from the other sources' games; an unknown source stops it",
+          "[serve]") {
+  const Books& b = books();
+  TempDir dir("graphbook-serve-weights");
+  const std::size_t half = b.games.size() / 2;
+  const std::vector<TaggedGame> first(b.games.begin(), b.games.begin() + std::ptrdiff_t(half)),
+      second(b.games.begin() + std::ptrdiff_t(half), b.games.end());
+  REQUIRE(!first.empty());
+  REQUIRE(!second.empty());
+  // --no-dedup: the generated games may repeat one another, and a copy in the
+  // second half of a game of the first would be skipped as a duplicate.
+  const std::string book = dir.file("two.book");
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(write_pgn(first, dir.file("first.pgn"))) +
+                    " --buckets --source early --quiet --no-dedup")
+              .status == 0);
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(write_pgn(second, dir.file("second.pgn"))) +
+                    " --quiet --no-dedup")
+              .status == 0);
+  {
+    ServerProcess server(book, {"--weight", "early=0"});
+    REQUIRE(!server.url.empty());
+    for (const std::vector<std::string>& play : {std::vector<std::string>{}, {"e2e4"}}) {
+      std::string p;
+      for (const auto& u : play) p += (p.empty() ? "" : ",") + u;
+      Expected e = expected(second, play, Filter{});
+      REQUIRE(e.node.white + e.node.draws + e.node.black > 0);
+      check_answer(http(server.url + "/lichess?moves=50&play=" + p).json(), e);
+    }
+  }
+  Run unknown = run_shell("timeout 30 " + quote(graphbook_binary()) + " serve " + quote(book) +
+                          " --listen 127.0.0.1:0 --weight nobody=1 2>&1");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.out.find("no source 'nobody'") != std::string::npos);
+}

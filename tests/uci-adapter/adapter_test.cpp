@@ -70,9 +70,9 @@ TEST_CASE("The handshake lists Stockfish's id and options, then the book options
   // The book options come after the engine's, right before uciok.
   CHECK(has("option name BookExitMargin type spin default 0 min 0 max 10000"));
   CHECK(has("option name BookLookahead type spin default 0 min 0 max 64"));
-  for (std::string name : {"BookRatings", "BookSpeeds", "BookSince"})
+  for (std::string name : {"BookRatings", "BookSpeeds", "BookSince", "BookUntil"})
     CHECK(has("option name " + name + " type string default <empty>"));
-  CHECK((*lines)[lines->size() - 2] == "option name BookUntil type string default <empty>");
+  CHECK((*lines)[lines->size() - 2] == "option name BookWeights type string default <empty>");
   gui.send("quit");
   CHECK(gui.wait_exit());
 }

@@ -216,3 +216,59 @@ TEST_CASE(
   gui.send("quit");
   CHECK(gui.wait_exit());
 }
+
+TEST_CASE("BookWeights and --weight weigh a source's games; a source the book lacks is refused",
+          "[uci-adapter]") {
+  // The 1.e4 games in a source of their own ("club"), the others in another.
+  std::string dir = temp_dir("bucket-weights");
+  std::ofstream club(dir + "/club.pgn"), rest(dir + "/rest.pgn");
+  int round = 0;
+  for (const Opening& o : kOpenings)
+    for (int i = 0; i < o.games; ++i, ++round)
+      (std::string(o.first_uci) == "e2e4" ? club : rest)
+          << "[Event \"w\"]\n[Round \"" << round << "\"]\n[White \"w" << round
+          << "\"]\n[Black \"b\"]\n[WhiteElo \"" << o.white_elo << "\"]\n[Result \"" << o.result << "\"]\n\n"
+          << o.movetext << " " << o.result << "\n\n";
+  club.close();
+  rest.close();
+  const std::string book = dir + "/weights.book";
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(dir + "/rest.pgn") + " --buckets --quiet").status ==
+          0);
+  REQUIRE(
+      graphbook("build " + quote(book) + " " + quote(dir + "/club.pgn") + " --source club --quiet").status ==
+      0);
+  // Without the club's games the heaviest first move is the heaviest of the others (worked out from
+  // kOpenings).
+  std::string without_club;
+  int best = -1;
+  for (const Opening& o : kOpenings) {
+    if (std::string(o.first_uci) == "e2e4" || o.games < 3) continue;
+    int per_game = std::string(o.result) == "1-0" ? 2 : std::string(o.result) == "1/2-1/2" ? 1 : 0;
+    if (o.games * per_game > best) without_club = o.first_uci, best = o.games * per_game;
+  }
+  REQUIRE(without_club != heaviest(false));
+  {
+    ScriptedGui gui(adapter(book));
+    handshake(gui);
+    CHECK(book_move(gui) == heaviest(false));
+    CHECK(set(gui, "BookWeights", "club=0").empty());
+    CHECK(book_move(gui) == without_club);
+    auto said = set(gui, "BookWeights", "nobody=1");
+    REQUIRE(said.size() == 1);
+    CHECK(said[0].find("no source 'nobody'") != std::string::npos);
+    CHECK(book_move(gui) == without_club);  // the option kept its value
+    gui.send("quit");
+    CHECK(gui.wait_exit());
+  }
+  {
+    ScriptedGui gui(adapter(book, {"--weight", "club=0"}));
+    handshake(gui);
+    CHECK(book_move(gui) == without_club);
+    gui.send("quit");
+    CHECK(gui.wait_exit());
+  }
+  Run unknown =
+      graphbook("uci --book " + quote(book) + " --weight nobody=1 -- " + kStockfish + " </dev/null");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err.find("no source 'nobody'") != std::string::npos);
+}

@@ -29,7 +29,7 @@ TEST_CASE("The handshake adds the adapter's options before uciok and drops the e
   CHECK(engine(s, "option name OwnBook type check default false").to_gui.empty());
   CHECK(engine(s, "option name Hash type spin default 16 min 1 max 33554432").to_gui.size() == 1);
   auto done = engine(s, "uciok").to_gui;
-  REQUIRE(done.size() == 14);
+  REQUIRE(done.size() == 15);
   CHECK(done[0] == "option name OwnBook type check default true");
   CHECK(
       done[4] ==
@@ -38,6 +38,7 @@ TEST_CASE("The handshake adds the adapter's options before uciok and drops the e
   CHECK(done[8] == "option name BookLookahead type spin default 0 min 0 max 64");
   CHECK(done[9] == "option name BookRatings type string default <empty>");
   CHECK(done[12] == "option name BookUntil type string default <empty>");
+  CHECK(done[13] == "option name BookWeights type string default <empty>");
   CHECK(done.back() == "uciok");
 }
 
