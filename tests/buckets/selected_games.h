@@ -14,35 +14,18 @@
 
 #include "book/chess/notation.h"
 #include "book/pgn/reader.h"
+#include "lichess_classes.h"
 #include "run_graphbook.h"
 
 namespace gb::test::buckets {
 
+using gb::test::band_of;
 using gb::test::graphbook;
 using gb::test::quote;
+using gb::test::speed_of;
 using gb::test::TempDir;
 
 inline constexpr int kMaxPly = 16;
-
-// lichess's classes of base + 40 x increment, and its rating bands.
-inline std::string speed_of(const std::string& tc) {
-  if (tc == "-") return "correspondence";
-  const auto plus = tc.find('+');
-  if (plus == std::string::npos) return "unknown";
-  const int total = std::stoi(tc.substr(0, plus)) + 40 * std::stoi(tc.substr(plus + 1));
-  return total < 30      ? "ultrabullet"
-         : total < 180   ? "bullet"
-         : total < 480   ? "blitz"
-         : total < 1500  ? "rapid"
-         : total < 21600 ? "classical"
-                         : "correspondence";
-}
-inline std::string band_of(int elo) {
-  if (elo <= 0) return "unrated";
-  for (int low : {2500, 2200, 2000, 1800, 1600})
-    if (elo >= low) return std::to_string(low);
-  return "0";
-}
 
 // A filter as the test applies it: sets of band and speed words, yyyymm bounds (0: none).
 struct Filter {

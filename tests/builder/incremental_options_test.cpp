@@ -13,6 +13,7 @@
 #include "test_data.h"
 
 using namespace gb;
+using gb::test::build;
 using gb::test::graphbook;
 using gb::test::info_json;
 using gb::test::open_book;
@@ -29,15 +30,6 @@ std::pair<std::string, std::string> twic_halves(const TempDir& dir) {
   const std::size_t cut = text.find("\n[Event ", text.size() / 2);
   REQUIRE(cut != std::string::npos);
   return {dir.write("first.pgn", text.substr(0, cut + 1)), dir.write("second.pgn", text.substr(cut + 1))};
-}
-
-void build(const std::vector<std::string>& args) {
-  std::vector<std::string> a = {"build"};
-  a.insert(a.end(), args.begin(), args.end());
-  a.push_back("--quiet");
-  Output o = graphbook(a);
-  INFO(o.err);
-  REQUIRE(o.status == 0);
 }
 
 std::string exported(const std::string& book) {

@@ -15,6 +15,7 @@
 
 #include "book/chess/notation.h"
 #include "book/chess/position.h"
+#include "lichess_classes.h"
 
 namespace gb::test {
 
@@ -75,25 +76,6 @@ inline std::string write_pgn(const std::vector<TaggedGame>& games, const std::st
   return path;
 }
 
-// lichess's classes: base + 40 x increment seconds (scalachess), its rating bands.
-inline std::string speed_of(const std::string& tc) {
-  if (tc == "-") return "correspondence";
-  auto plus = tc.find('+');
-  if (plus == std::string::npos) return "unknown";
-  int total = std::stoi(tc.substr(0, plus)) + 40 * std::stoi(tc.substr(plus + 1));
-  return total < 30      ? "ultrabullet"
-         : total < 180   ? "bullet"
-         : total < 480   ? "blitz"
-         : total < 1500  ? "rapid"
-         : total < 21600 ? "classical"
-                         : "correspondence";
-}
-inline std::string band_of(int elo) {
-  if (elo <= 0) return "unrated";
-  for (int low : {2500, 2200, 2000, 1800, 1600})
-    if (elo >= low) return std::to_string(low);
-  return "0";
-}
 inline int yyyymm_of(const std::string& date) {
   if (date[0] == '?') return 0;
   return std::stoi(date.substr(0, 4)) * 100 + (date[5] == '?' ? 0 : std::stoi(date.substr(5, 2)));
