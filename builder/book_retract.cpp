@@ -363,8 +363,9 @@ std::optional<RetractReport> retract_source(const std::string& path, const std::
     }
     if (stored)
       if (auto r = retract_games(txn, *book, *stored, selected, replay_options, report)) return r;
-    if (values) {
+    if (values) {  // with the record of how they were computed (analysis/backed_up_values.h)
       if (auto r = txn.drop(*values)) return r;
+      if (auto r = txn.del(book->dbs().meta, "values_params")) return r;
       report.values_dropped = true;
     }
     MDB_stat st;
