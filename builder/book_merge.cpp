@@ -220,10 +220,6 @@ std::string be32(std::uint32_t v) {
   char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
   return std::string(b, 4);
 }
-std::uint32_t get_be32(const char* p) {
-  return std::uint32_t(std::uint8_t(p[0])) << 24 | std::uint32_t(std::uint8_t(p[1])) << 16 |
-         std::uint32_t(std::uint8_t(p[2])) << 8 | std::uint8_t(p[3]);
-}
 
 // --- games in more than one book ---------------------------------------------
 
@@ -284,7 +280,7 @@ BuildStatus take_out_shared(Input& in, const BookShape& shape, Aggregator& share
   PartGames part;
   store::StoredGame game;
   for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-    const std::uint32_t id = item->key.size() == 4 ? get_be32(item->key.data()) : 0;
+    const std::uint32_t id = item->key.size() == 4 ? store::get_be32(item->key.data()) : 0;
     if (item->key.size() != 4 || id >= in.dropped.size() || !store::decode_game(item->value, game) ||
         game.source >= in.sources.size())
       return BuildError::book(in.path + ": stored game " + std::to_string(id) +
@@ -753,7 +749,7 @@ Status write_stored_games(std::vector<Input>& inputs, MDB_dbi target, ChunkedApp
     auto cursor = store::Cursor::open(*in.txn, *in.stored_games, &e);
     if (!cursor) return e;
     for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-      const std::uint32_t id = item->key.size() == 4 ? get_be32(item->key.data()) : UINT32_MAX;
+      const std::uint32_t id = item->key.size() == 4 ? store::get_be32(item->key.data()) : UINT32_MAX;
       if (id >= in.id_map.size() || !store::decode_game(item->value, game) ||
           game.source >= in.source_map.size())
         return store::Error{EIO, in.path + ": stored game " + std::to_string(id) + " is damaged"};
@@ -780,7 +776,7 @@ Status write_game_index(std::vector<Input>& inputs, MDB_dbi target, ChunkedAppen
   while (merge.next(key, values))
     for (std::size_t i = 0; i < values->size(); ++i)
       for (std::string_view v : (*values)[i]) {
-        const std::uint32_t id = v.size() == 8 ? get_be32(v.data()) : UINT32_MAX;
+        const std::uint32_t id = v.size() == 8 ? store::get_be32(v.data()) : UINT32_MAX;
         if (id >= inputs[i].id_map.size())
           return store::Error{EIO, inputs[i].path + ": a damaged game index row"};
         if (inputs[i].id_map[id] == UINT32_MAX) continue;  // a shared game's later copy

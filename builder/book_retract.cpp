@@ -220,10 +220,7 @@ Status retract_games(store::WriteTxn& txn, store::Book& book, MDB_dbi stored, co
         after.push_back(std::move(*indexed));
         continue;
       }
-      if (!first) {
-        const auto* k = reinterpret_cast<const unsigned char*>(item->key.data());  // the id, 4 bytes BE
-        first = std::uint32_t(k[0]) << 24 | std::uint32_t(k[1]) << 16 | std::uint32_t(k[2]) << 8 | k[3];
-      }
+      if (!first) first = store::get_be32(item->key.data());
       ++report.stored_games;
       part.games.clear();
       part.plies.clear();

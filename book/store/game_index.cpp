@@ -12,15 +12,6 @@ namespace {
 
 constexpr std::size_t kRowSize = 8;  // game id (4, BE) + ply (2, BE) + move (2, BE)
 
-void put_be32(char* p, std::uint32_t v) {
-  for (int i = 3; i >= 0; --i, v >>= 8) p[i] = char(v & 0xff);
-}
-std::uint32_t get_be32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = v << 8 | std::uint8_t(p[i]);
-  return v;
-}
-
 template <class T>
 void append_le(std::string& out, T v) {
   char bytes[sizeof(T)];

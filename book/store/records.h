@@ -148,6 +148,14 @@ static_assert(sizeof(LearnRecord) == 24);
 inline void put_be64(char* p, std::uint64_t v) {
   for (int i = 7; i >= 0; --i, v >>= 8) p[i] = char(v & 0xff);
 }
+inline void put_be32(char* p, std::uint32_t v) {
+  for (int i = 3; i >= 0; --i, v >>= 8) p[i] = char(v & 0xff);
+}
+inline std::uint32_t get_be32(const char* p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = v << 8 | std::uint8_t(p[i]);
+  return v;
+}
 inline void put_be16(char* p, std::uint16_t v) {
   p[0] = char(v >> 8);
   p[1] = char(v & 0xff);
