@@ -152,6 +152,7 @@ Status replace_book_file(const std::string& path, std::size_t map_size,
 void remove_new_book_orphans(const std::string& path) {
   const std::string target = real_path(path);
   remove_orphans(dir_of(target), name_of(target) + std::string(kBuildingSuffix));
+  remove_orphans(dir_of(target), name_of(target) + std::string(store::Book::kCreatingSuffix));
 }
 
 void remove_own_new_book(const std::string& path) {

@@ -2,7 +2,9 @@
 // it: the commit of a build into a new book (book_writer.h) and of an
 // upgrade (book_upgrade.h). A process killed meanwhile leaves the file as it
 // was, and its new file behind, named BOOK.building-PID: the next build or
-// upgrade of that book removes it (remove_new_book_orphans).
+// upgrade of that book removes it (remove_new_book_orphans), and the
+// BOOK.creating-PID a process killed while it made a new book left
+// (store::Book::open).
 #pragma once
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cassert>
+#include <cerrno>
 #include <nlohmann/json.hpp>
 
 #include "book/store/page_check.h"
@@ -98,13 +99,35 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   const std::string lock = path + "-lock";
   const bool had_lock = file_exists(lock);
   BookError failure;
-  auto book = open_checked(path, mode, &failure, initial_map_size);
+  std::optional<Book> book;
+  const bool there =
+      mode != OpenMode::Create || file_exists(path) || create_beside(path, &failure, initial_map_size);
+  if (there) book = open_checked(path, mode, &failure, initial_map_size);
   if (!book) {
     if (!had_lock && failure.code != BookError::Code::Storage && failure.code != BookError::Code::NotFound)
       ::unlink(lock.c_str());
     if (error) *error = std::move(failure);
   }
   return book;
+}
+
+// A new book is made whole beside its path, as BOOK.creating-PID, and linked
+// into place: a process killed while LMDB lays out the file and writes the
+// meta records leaves no file at the book's path that is not yet a book (the
+// builder removes the orphans of killed processes, builder/new_book_file.h).
+bool Book::create_beside(const std::string& path, BookError* error, std::size_t initial_map_size) {
+  const std::string temp = path + std::string(kCreatingSuffix) + std::to_string(::getpid());
+  ::unlink(temp.c_str());
+  ::unlink((temp + "-lock").c_str());
+  bool made = open_checked(temp, OpenMode::Create, error, initial_map_size).has_value();  // closed here
+  ::unlink((temp + "-lock").c_str());
+  // link() does not replace: a book another process made meanwhile stays, and is opened.
+  if (made && ::link(temp.c_str(), path.c_str()) != 0 && errno != EEXIST) {
+    if (error) *error = storage_error(Error{errno, "link " + temp + " to " + path});
+    made = false;
+  }
+  ::unlink(temp.c_str());
+  return made;
 }
 
 std::optional<Book> Book::open_checked(const std::string& path, OpenMode mode, BookError* error,

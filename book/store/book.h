@@ -93,13 +93,17 @@ struct Databases {
 class Book {
  public:
   static constexpr std::size_t kDefaultMapSize = std::size_t(1) << 30;
+  // A new book is made as BOOK.creating-PID beside its path, then linked into place.
+  static constexpr std::string_view kCreatingSuffix = ".creating-";
 
   // Opens a book after the cheap checks of its file (store/page_check.h): an
   // empty file (read-only), a file that is not LMDB, or one whose meta pages,
   // size or main database are damaged is refused before LMDB maps it, with a
   // message naming the file. A read-only book in a folder the user cannot
   // write to opens without LMDB's lock file (Env::without_lock). A failed
-  // open removes the lock file it made.
+  // open removes the lock file it made. OpenMode::Create makes a new book
+  // beside path and links it into place, so the path never names a file that
+  // is not yet a book.
   [[nodiscard]] static std::optional<Book> open(const std::string& path, OpenMode mode, BookError* error,
                                                 std::size_t initial_map_size = kDefaultMapSize);
 
@@ -142,6 +146,8 @@ class Book {
   bool read_only() const { return read_only_; }
 
  private:
+  [[nodiscard]] static bool create_beside(const std::string& path, BookError* error,
+                                          std::size_t initial_map_size);
   [[nodiscard]] static std::optional<Book> open_checked(const std::string& path, OpenMode mode,
                                                         BookError* error, std::size_t initial_map_size);
   Book(Env env, Databases dbs, std::string path, bool read_only)

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -43,7 +44,7 @@ bool exists(const std::string& path) {
 }
 
 bool leftover_new_files(const std::string& dir) {
-  return std::system(("ls '" + dir + "' | grep -q '\\.building-'").c_str()) == 0;
+  return std::system(("ls '" + dir + "' | grep -q -e '\\.building-' -e '\\.creating-'").c_str()) == 0;
 }
 
 void copy(const std::string& from, const std::string& to) {
@@ -150,5 +151,44 @@ TEST_CASE(
   std::filesystem::remove(build[2]);
   REQUIRE(gb::test::run(build).status == 0);
   CHECK(counts(build[2]) == after);
+  CHECK_FALSE(leftover_new_files(dir.path));
+}
+
+TEST_CASE("A build killed while it creates its new book leaves no file at the book's path that is not a book",
+          "[builder]") {
+  TempDir dir;
+  const std::string bin = gb::test::graphbook_binary();
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  std::vector<std::string> build = {bin, "build", dir.file("k.book"), twic, "--max-ply", "0", "--quiet"};
+  // LMDB lays out a new file and the meta records go in within the first
+  // milliseconds of a build: kills are spread over them, 0.5 ms apart, then
+  // further apart where a slow build (a loaded machine, a sanitizer build)
+  // has not made its book yet.
+  int saw_absent = 0, saw_book = 0;
+  for (int i = 0; i < 60 || (saw_book == 0 && i < 100); ++i) {
+    const double ms = i < 60 ? 0.5 * i : 30 * std::pow(1.15, i - 60);
+    INFO("killed " << ms << " ms after the start");
+    std::filesystem::remove(build[2]);
+    std::filesystem::remove(build[2] + "-lock");
+    pid_t pid = gb::test::spawn(build, dir.file("out"), dir.file("err"));
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+    ::kill(pid, SIGKILL);
+    gb::test::wait_status(pid);
+    if (!exists(build[2])) {
+      ++saw_absent;
+      continue;
+    }
+    store::BookError e;
+    auto book = store::Book::open(build[2], store::OpenMode::ReadOnly, &e);
+    INFO(e.message);
+    CHECK(book);
+    saw_book += bool(book);
+  }
+  CHECK(saw_absent > 0);
+  CHECK(saw_book > 0);
+  // The next build into the path removes what the killed ones left beside it.
+  std::filesystem::remove(build[2]);
+  REQUIRE(gb::test::run(build).status == 0);
+  CHECK(counts(build[2]) == Counts{2245, 2245, 1});  // the shared data's README: twic0920 holds 2,245 games
   CHECK_FALSE(leftover_new_files(dir.path));
 }
