@@ -20,6 +20,7 @@
 #include "book/store/book.h"
 #include "book/store/fingerprint.h"
 #include "builder/bucket_aggregator.h"
+#include "builder/fingerprint_run.h"
 #include "builder/run_merger.h"
 
 namespace gb::builder {
@@ -34,7 +35,7 @@ inline constexpr const char* kPrunedDb = "pruned";
 
 struct CommitInput {
   // Of the games added, in order: runs, each sorted, each after the one before.
-  std::vector<std::vector<Fingerprint>> fingerprints;
+  std::vector<FingerprintRun> fingerprints;
   std::vector<store::SourceInfo> sources;
   store::BookStats added;   // games, duplicates, skipped, collisions to add
   std::string params_json;  // the book's build parameters from now on; empty: kept as they are (import)

@@ -80,24 +80,33 @@ std::size_t last_boundary(std::string_view text) {
 //   commit the merge's streams, its chunks ahead and LMDB's write buffers
 //   (the commit holds the last run with its free slots given back, so it
 //   stays under the parse's peak);
-// - the fingerprints of the games (the duplicate check), which grow with the
-//   games and are held to the end: a DedupSet of n fingerprints of 16 bytes
-//   holds at most n * 15 / 8 slots (it grows by half past a load of 0.8),
-//   plus its 64 shards' first 64 slots (build_visitor.h).
+// - the fingerprints of the games (the duplicate check) held in memory,
+//   which grow with the games up to fingerprint_limit and then spill to
+//   runs (dedup_set.h): DedupSet::memory_bytes.
 // The tables keep at least kMinTables (the whole budget when it is smaller):
 // under a small budget the fixed part alone is more than the budget, and
 // tables any smaller spill more than they save; so a budget under about
 // kReserve + kMinTables (40 MiB on two threads) bounds the tables alone, as
-// --memory always did (a default build is unchanged), and so does a budget
-// whose fingerprints leave the tables less (docs/SCALE.md: past 7 to 8
-// million games at --memory 256M).
+// --memory always did (a default build is unchanged).
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 constexpr std::size_t kReserve = 12 * kMiB, kReservePerThread = 4 * kMiB, kMinTables = 16 * kMiB;
 
 std::size_t dedup_bytes(const std::vector<DedupSet>& sets) {
   std::size_t bytes = 0;
-  for (const DedupSet& set : sets) bytes += sizeof(Fingerprint) * (set.size() * 15 / 8 + 64 * 64);
+  for (const DedupSet& set : sets) bytes += set.memory_bytes();
   return bytes;
+}
+
+// The bytes the fingerprints of each thread may hold in memory before they
+// spill: a quarter of what the budget leaves after the reserves, and at
+// least a quarter of the budget up to kMinFingerprints, so that a default
+// build (--memory 16M, two threads) keeps some 130,000 games' fingerprints in memory and a
+// build under a tiny budget spills them too.
+constexpr std::size_t kMinFingerprints = 4 * kMiB;
+std::size_t fingerprint_limit(const BuildOptions& options, unsigned threads) {
+  const std::size_t outside = kReserve + kReservePerThread * threads;
+  const std::size_t left = options.memory > outside ? options.memory - outside : 0;
+  return std::max(left / 4, std::min(options.memory / 4, kMinFingerprints)) / threads;
 }
 
 // The budget of each thread's tables, when the build holds outside_bytes that grow with the input.
@@ -145,8 +154,9 @@ void add_date(int date, int& first, int& last) {
 // of one before them in this build. Each thread decides for the fingerprints
 // of its range (in its own set), taking the parts in file order, so the copy
 // that counts is always the first in the input, whichever thread read it.
-void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
+BuildStatus mark_duplicates(Workers& w, std::vector<PartResult>& results) {
   const auto ranges = std::uint32_t(w.dedup.size());
+  std::vector<BuildStatus> failed(ranges);  // a range's failed spill
   (void)w.pool.run(ranges, [&](std::size_t, std::size_t i) {
     const KeyRange range{std::uint32_t(i), ranges};
     std::optional<store::ReadTxn> txn =
@@ -157,8 +167,12 @@ void mark_duplicates(Workers& w, std::vector<PartResult>& results) {
         bool in_book = txn && txn->get(w.book.dbs().games, FingerprintKey(g.fingerprint).view()).has_value();
         if (in_book || !w.dedup[i].insert(g.fingerprint)) g.duplicate = true;
       }
+    failed[i] = w.dedup[i].spill_if_over();
     return true;
   });
+  for (BuildStatus& f : failed)
+    if (f) return f;
+  return std::nullopt;
 }
 
 // Parses one block of text on all threads, decides which games are
@@ -204,7 +218,8 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
     results[i].counts = visitor.counts();
     return true;
   });
-  if (w.options.dedup) mark_duplicates(w, results);
+  if (w.options.dedup)
+    if (auto e = mark_duplicates(w, results)) return e;
   // The fingerprints just added leave less of the budget to the tables.
   const std::size_t budget = table_budget(w.options, unsigned(threads), dedup_bytes(w.dedup));
   for (auto& a : w.aggregators) a->set_budget(budget);
@@ -426,9 +441,11 @@ BuildStatus adopt_buckets(store::Book& book, BuildOptions& options) {
 }
 
 // One set of the fingerprints seen per thread, for the same key ranges.
-std::vector<DedupSet> thread_dedup_sets(unsigned threads) {
+std::vector<DedupSet> thread_dedup_sets(const BuildOptions& options, unsigned threads,
+                                        const std::string& spill_dir) {
   std::vector<DedupSet> sets;
-  for (unsigned i = 0; i < threads; ++i) sets.emplace_back(KeyRange{.index = i, .count = threads});
+  for (unsigned i = 0; i < threads; ++i)
+    sets.emplace_back(KeyRange{.index = i, .count = threads}, spill_dir, fingerprint_limit(options, threads));
   return sets;
 }
 
@@ -523,6 +540,7 @@ std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildRepor
       return std::nullopt;
     }
   for (auto& b : w.buckets) report.bucket_spills += b->spills();
+  for (const DedupSet& d : w.dedup) report.fingerprint_spills += d.spills();
   std::vector<const Run*> runs;
   for (auto& a : w.aggregators) {
     report.collisions += a->collisions();
@@ -565,10 +583,9 @@ void add_up_inputs(BuildReport& report) {
 // What the commit writes besides the merged runs: the fingerprints of the
 // games added, the sources, the counts added to the book's stats, the build's
 // parameters, and the game index (--index-games).
-CommitInput commit_input(Workers& w, std::vector<store::SourceInfo> sources, const BuildReport& report,
+CommitInput commit_input(Workers& w, std::vector<FingerprintRun> fingerprints,
+                         std::vector<store::SourceInfo> sources, const BuildReport& report,
                          std::string params) {
-  std::vector<std::vector<Fingerprint>> fingerprints;
-  for (DedupSet& set : w.dedup) set.take(fingerprints);  // the ranges in order: all sorted
   std::function<store::Status(store::WriteTxn&)> index_writes;
   if (w.games) index_writes = [games = w.games](store::WriteTxn& txn) { return games->write(txn); };
   return CommitInput{.fingerprints = std::move(fingerprints),
@@ -589,7 +606,10 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
                        const std::vector<const Run*>& runs, std::vector<store::SourceInfo> sources,
                        const std::string& params, BuildReport& report) {
   RunMerger merger(runs);
-  CommitInput input = commit_input(w, std::move(sources), report, params);
+  std::vector<FingerprintRun> fingerprints;
+  for (DedupSet& set : w.dedup)  // the ranges in order: all sorted
+    if (auto e = set.take(fingerprints)) return e;
+  CommitInput input = commit_input(w, std::move(fingerprints), std::move(sources), report, params);
   std::vector<const BucketAggregator*> bucket_threads;
   for (auto& b : w.buckets) bucket_threads.push_back(b.get());
   BucketMerger buckets(bucket_threads);
@@ -656,7 +676,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
             .aggregators = thread_tables(options, threads, spill_dir),
             .buckets = thread_buckets(options, threads, spill_dir),
             .games_counted = std::max(book->stats().games, options.bucket_ordinals),
-            .dedup = thread_dedup_sets(threads),
+            .dedup = thread_dedup_sets(options, threads, spill_dir),
             .pool = pool,
             .book_has_games = book_has_games(*book),
             .errors = errors,

@@ -37,7 +37,8 @@ struct BuildReport {
   CommitResult commit;
   std::uint64_t collisions = 0;
   std::uint64_t spills = 0;
-  std::uint64_t bucket_spills = 0;  // run files of the buckets
+  std::uint64_t bucket_spills = 0;       // run files of the buckets
+  std::uint64_t fingerprint_spills = 0;  // runs of the duplicate check (dedup_set.h)
   double seconds = 0;
   double parse_seconds = 0;       // reading, parsing and aggregating
   double commit_seconds = 0;      // the merge into the book and the commit

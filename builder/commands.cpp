@@ -140,7 +140,8 @@ void add_build(CLI::App& app, int& exit_status) {
       "--memory", opt->memory,
       "Memory for the build (default 16M; e.g. 512M, 2G): the aggregation tables of all threads get what "
       "the rest of the build and the duplicate check leave (at least 16M); beyond it sorted runs spill to "
-      "disk (beside the book) and are merged at the end. Small budgets cost little time");
+      "disk (beside the book) and are merged at the end. The duplicate check's fingerprints take at most a "
+      "quarter of what is left and spill to sorted runs past it. Small budgets cost little time");
   cmd->add_flag("--no-dedup", opt->no_dedup, "Count duplicate games again (no fingerprint check)");
   cmd->add_flag("--index-games", opt->index_games,
                 "Also store the games added and an index of their positions, for graphbook match");
@@ -253,6 +254,7 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"spilled_runs", report->spills},
                           {"bucket_keys_written", report->commit.bucket_keys_written},
                           {"bucket_spilled_runs", report->bucket_spills},
+                          {"fingerprint_spilled_runs", report->fingerprint_spills},
                           {"seconds", report->seconds},
                           {"parse_seconds", report->parse_seconds},
                           {"commit_seconds", report->commit_seconds},

@@ -6,8 +6,11 @@
 // of a build (as the build's fingerprints grow, builder/build.cpp) spills
 // once and goes on within the new budget, with exact totals.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 
 #include "builder/aggregator.h"
+#include "builder/dedup_set.h"
 #include "builder/run_merger.h"
 #include "process.h"
 #include "test_data.h"
@@ -43,6 +46,14 @@ TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the bo
   std::vector<std::string> inputs = {
       gb::test::data_path("pgn/small/twic0920.pgn"), gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn"),
       gb::test::data_path("pgn/small/tcec-standard-nocomments-every8th.pgn.zst")};
+  // And twic0920 again, after the others, as another file (a blank line
+  // first): its 2,245 games are duplicates of games whose fingerprints
+  // spilled to runs long before.
+  {
+    std::ifstream twic(inputs[0], std::ios::binary);
+    inputs.push_back(
+        dir.write("twic-again.pgn", "\n" + std::string(std::istreambuf_iterator<char>(twic), {})));
+  }
   auto build = [&](const std::string& book, const char* memory) {
     std::vector<std::string> args = {"build", dir.file(book)};
     args.insert(args.end(), inputs.begin(), inputs.end());
@@ -58,6 +69,10 @@ TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the bo
   auto whole = build("large.book", "1G");
   CHECK(spilled["spilled_runs"].get<int>() >= 40);  // some 20 a thread: at least one merge of 16
   CHECK(whole["spilled_runs"] == 0);
+  CHECK(spilled["fingerprint_spilled_runs"].get<std::size_t>() >= 2 * DedupSet::kRunsPerMerge);  // merged too
+  CHECK(whole["fingerprint_spilled_runs"] == 0);
+  CHECK(spilled["duplicates"] == 2245);  // the shared data's README: twic0920 holds 2,245 games
+  CHECK(whole["duplicates"] == 2245);
   CHECK(spilled["nodes_written"] == whole["nodes_written"]);
   CHECK(spilled["edges_written"] == whole["edges_written"]);
   CHECK(spilled["games_added"] == whole["games_added"]);
