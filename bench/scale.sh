@@ -70,7 +70,7 @@ peaks() {
   echo "$anon $file"
 }
 
-printf 'games\tmax_ply\tplies\twall_s\tcpu_s\tpeak_rss_kb\tspilled_runs\tnodes\tedges\tbook_bytes\tbytes_per_node\tbytes_per_edge\tduplicates\tskipped\tload_before\tload_after\tpeak_anon_kb\tpeak_file_kb\n' > "$tsv"
+printf 'games\tmax_ply\tplies\twall_s\tcpu_s\tpeak_rss_kb\tspilled_runs\tnodes\tedges\tbook_bytes\tbytes_per_node\tbytes_per_edge\tduplicates\tskipped\tload_before\tload_after\tpeak_anon_kb\tpeak_file_kb\tfingerprint_runs\n' > "$tsv"
 for n in 10000 100000 1000000 10000000; do
   [ "$n" -le "$max" ] || continue
   pgn=$(games "$n")
@@ -93,13 +93,14 @@ for n in 10000 100000 1000000 10000000; do
     rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time")
     field() { grep -m1 "\"$1\"" "$work/build.json" | tr -dc 0-9; }
     nodes=$(field nodes_written) edges=$(field edges_written) spills=$(field spilled_runs)
+    fp_runs=$(field fingerprint_spilled_runs)
     dups=$(field duplicates) skipped=$(field skipped)
     bytes=$(du -sb "$work/b.book" | cut -f1)
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$ply" "$plies" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$ply" "$plies" \
       "$wall" "$cpu" "$rss" "$spills" "$nodes" "$edges" "$bytes" "$(echo "$bytes / $nodes" | bc -l)" \
-      "$(echo "$bytes / $edges" | bc -l)" "$dups" "$skipped" "$before" "$after" "$anon" "$file" >> "$tsv"
+      "$(echo "$bytes / $edges" | bc -l)" "$dups" "$skipped" "$before" "$after" "$anon" "$file" "$fp_runs" >> "$tsv"
     echo "bench/scale: $n games, --max-ply $ply: $wall s, peak RSS $((rss / 1024)) MiB (anonymous $((anon / 1024)) MiB," \
-      "file-backed $((file / 1024)) MiB), $spills spilled runs" >&2
+      "file-backed $((file / 1024)) MiB), $spills spilled runs, $fp_runs of fingerprints" >&2
   done
 done
 
