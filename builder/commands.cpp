@@ -229,9 +229,9 @@ void add_build(CLI::App& app, int& exit_status) {
     int rank = 0;  // --mpi: only rank 0 reports
     auto report = opt->mpi ? run_mpi_build(opt->book, opt->inputs, o, std::cerr, &error, &rank)
                            : run_build(opt->book, opt->inputs, o, std::cerr, &error);
-    if (!report) {
-      if (rank == 0) std::fprintf(stderr, "graphbook build: %s\n", error.message.c_str());
-      exit_status = exit_status_for(error);
+    if (!report) {  // --mpi said why on rank 0
+      if (!opt->mpi) std::fprintf(stderr, "graphbook build: %s\n", error.message.c_str());
+      exit_status = rank == 0 ? exit_status_for(error) : store::kExitSuccess;
       return;
     }
     if (rank != 0) {

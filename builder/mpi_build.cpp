@@ -7,11 +7,13 @@ namespace gb::builder {
 bool mpi_built() { return false; }
 
 std::optional<BuildReport> run_mpi_build(const std::string&, const std::vector<std::string>&,
-                                         const BuildOptions&, std::ostream&, BuildError* error, int* rank) {
+                                         const BuildOptions&, std::ostream& errors, BuildError* error,
+                                         int* rank) {
   *rank = 0;
   *error = BuildError::input(
       "--mpi: this graphbook was built without MPI (install Open MPI, libopenmpi-dev, and configure with "
       "-DGRAPHBOOK_MPI=ON; scripts/setup.sh does both)");
+  errors << "graphbook build: " << error->message << std::endl;
   return std::nullopt;
 }
 
@@ -454,6 +456,10 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
   // path on rank 0's disk.
   std::string refused = broadcast(c, c.rank == 0 ? refusal(book_path, inputs, options) : std::string());
   if (!refused.empty()) {
+    // Said by rank 0 before any rank leaves: mpirun ends the job at the first
+    // rank that exits with an error, and rank 0 could be ended before it spoke.
+    if (c.rank == 0) errors << "graphbook build: " << refused << std::endl;
+    MPI_Barrier(MPI_COMM_WORLD);
     *error = BuildError::input(refused);
     return std::nullopt;
   }

@@ -35,7 +35,9 @@ bool mpi_built();
 // not, and finalising it when it did). *rank is set to this process's rank:
 // only rank 0's report holds the build's totals. Refusals (options --mpi does
 // not support, a BOOK that exists, an input that cannot be read, a graphbook
-// built without MPI) are a BuildError::input on every rank, nothing written.
+// built without MPI) are a BuildError::input on every rank, nothing written,
+// said on errors by rank 0 (a rank other than 0 then exits 0, so that mpirun
+// does not end the job before rank 0 has spoken).
 // A failure on one rank after the start (a file or LMDB error) is reported by
 // that rank, which then aborts every rank (MPI_Abort, exit status 3).
 [[nodiscard]] std::optional<BuildReport> run_mpi_build(const std::string& book_path,
