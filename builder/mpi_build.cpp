@@ -576,7 +576,9 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
   if (::mkdir(book_path.c_str(), 0777) != 0 && errno != EEXIST)  // the ranks on other machines' disks
     abort_all(c, "cannot create " + book_path + ": " + std::strerror(errno));
   const std::size_t exchange_bytes = std::clamp<std::size_t>(options.memory / 4, kMiB, 64 * kMiB);
-  const std::size_t outside = kReserve + exchange_bytes + kept.size() * sizeof(Fingerprint);
+  // The exchange holds a round's records to send twice (by rank, then in one
+  // buffer) and those received: 1.5 exchange_bytes, counted as 2.
+  const std::size_t outside = kReserve + 2 * exchange_bytes + kept.size() * sizeof(Fingerprint);
   const std::size_t tables =
       std::max(options.memory > outside ? options.memory - outside : 0, std::min(options.memory, 16 * kMiB));
   BuildReport report;
