@@ -455,6 +455,15 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
   // Refused on rank 0 for all: the ranks see the same options, and the book's
   // path on rank 0's disk.
   std::string refused = broadcast(c, c.rank == 0 ? refusal(book_path, inputs, options) : std::string());
+  if (refused.empty()) {  // BOOK on another machine's disk (BOOK on local disks): a shard there must not be
+                          // added to
+    struct stat st;
+    int mine = ::stat(book_path.c_str(), &st) == 0 ? c.rank + 1 : 0, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any)
+      refused = book_path + " exists on the machine of rank " + std::to_string(any - 1) +
+                ": --mpi writes a new sharded book only (remove it there)";
+  }
   if (!refused.empty()) {
     // Said by rank 0 before any rank leaves: mpirun ends the job at the first
     // rank that exits with an error, and rank 0 could be ended before it spoke.
@@ -569,12 +578,17 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
   // Pass 2: the games but the duplicates into one Aggregator of all keys,
   // within what the budget leaves after the fingerprints kept and the
   // exchange's buffers.
-  const std::string spill_dir = options.spill_dir.empty() ? book_path : options.spill_dir;
   if (c.rank == 0 && ::mkdir(book_path.c_str(), 0777) != 0)
     abort_all(c, "cannot create " + book_path + ": " + std::strerror(errno));
   MPI_Barrier(MPI_COMM_WORLD);
   if (::mkdir(book_path.c_str(), 0777) != 0 && errno != EEXIST)  // the ranks on other machines' disks
     abort_all(c, "cannot create " + book_path + ": " + std::strerror(errno));
+  // Each rank's run files in a directory of its own: run files are named by
+  // process id, and two machines' ranks may have the same one.
+  const std::string spill_dir = (options.spill_dir.empty() ? book_path : options.spill_dir) + "/rank-" +
+                                std::to_string(c.rank) + ".runs";
+  if (::mkdir(spill_dir.c_str(), 0777) != 0 && errno != EEXIST)
+    abort_all(c, "cannot create " + spill_dir + ": " + std::strerror(errno));
   const std::size_t exchange_bytes = std::clamp<std::size_t>(options.memory / 4, kMiB, 64 * kMiB);
   // The exchange holds a round's records to send twice (by rank, then in one
   // buffer) and those received: 1.5 exchange_bytes, counted as 2.
@@ -743,6 +757,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
     }
   }
 
+  ::rmdir(spill_dir.c_str());  // emptied: the Aggregator removed its runs, this rank what it received
   // Every shard is committed: rank 0 writes the manifest, which makes the directory a book.
   MPI_Barrier(MPI_COMM_WORLD);
   if (c.rank == 0) {

@@ -55,11 +55,8 @@ std::vector<std::string> sorted_lines(const std::string& text) {
   return lines;
 }
 
-}  // namespace
-
-TEST_CASE("An MPI build on 4 ranks, merged into one book, is the book one build of the same inputs makes",
-          "[mpi]") {
-  const std::string max_ply = GENERATE(std::string("40"), std::string("0"));
+// 4 ranks on inputs of about 4.5 MB, against one build of the same inputs.
+void check_against_one_build(const std::string& max_ply) {
   INFO("--max-ply " << max_ply);
   TempDir dir("graphbook-mpi");
   // Inputs of about 4.5 MB, so that each rank's share ends inside a file:
@@ -74,7 +71,6 @@ TEST_CASE("An MPI build on 4 ranks, merged into one book, is the book one build 
   const std::size_t repeated = 400 + 200;
   const std::string repeats =
       dir.write("repeats.pgn", join(twic_games, 1500, 1900) + join(carlsen_games, 100, 300));
-  const std::vector<std::string> opts = {"--max-ply", max_ply};
 
   build({dir.file("one.book"), carlsen, twic, repeats, tcec, "--max-ply", max_ply});
   build({dir.file("without-repeats.book"), carlsen, twic, tcec, "--max-ply", max_ply});
@@ -104,6 +100,47 @@ TEST_CASE("An MPI build on 4 ranks, merged into one book, is the book one build 
   Output check = graphbook({"check", dir.file("merged.book")});
   INFO(check.out << check.err);
   CHECK(check.status == 0);
+}
+
+}  // namespace
+
+TEST_CASE("An MPI build on 4 ranks, merged into one book, is the book one build of the same inputs makes",
+          "[mpi]") {
+  check_against_one_build("40");
+}
+
+TEST_CASE("An MPI build on 4 ranks at full depth, merged into one book, is the book one build makes",
+          "[mpi]") {
+  check_against_one_build("0");
+}
+
+TEST_CASE("An MPI build takes the options that choose and count games as one build does", "[mpi]") {
+  const std::string options = GENERATE(std::string("--min-games 3"), std::string("--no-dedup"),
+                                       std::string("--player Carlsen --color white --max-ply 20"));
+  INFO(options);
+  TempDir dir("graphbook-mpi");
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  const auto games = games_of(read_file(gb::test::data_path("pgn/small/twic0920.pgn")));
+  const std::string twic = dir.write("twic.pgn", join(games, 0, 1200));
+  const std::string repeats = dir.write("repeats.pgn", join(games, 300, 700));
+  std::vector<std::string> args = {carlsen, twic, repeats};
+  std::istringstream words(options);
+  for (std::string w; words >> w;) args.push_back(w);
+  auto with_book = [&](const std::string& book) {
+    std::vector<std::string> all = {book};
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+  };
+  build(with_book(dir.file("one.book")));
+  Output o = mpi_build(3, with_book(dir.file("sharded.book")));
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  Output merged = graphbook({"merge", dir.file("merged.book"), dir.file("sharded.book"), "--quiet"});
+  INFO(merged.err);
+  REQUIRE(merged.status == 0);
+  CHECK(exported(dir.file("merged.book"), dir.file("merged.bin")) ==
+        exported(dir.file("one.book"), dir.file("one.bin")));
+  CHECK(counts(dir.file("merged.book")) == counts(dir.file("one.book")));
 }
 
 TEST_CASE("An MPI build of one file cut in byte ranges reports its bad games where one build does", "[mpi]") {
