@@ -5,11 +5,12 @@
 //
 // 1. The inputs are cut into N contiguous shares in input order (files, or byte
 //    ranges of a file cut at game boundaries; a .zst file is read whole), one per rank.
-// 2. Pass 1: each rank reads its share and fingerprints its games; MPI_Exscan
-//    gives each game its ordinal in the whole input, and the fingerprints go
-//    (MPI_Alltoallv) to the rank of their range, which keeps the first copy in
-//    input order and sends the later copies' ordinals back as duplicates.
-// 3. Pass 2: each rank reads its share again and aggregates its games but the
+// 2. Pass 1: each rank reads its share, fingerprints its games and writes the
+//    games it accepted to a file; MPI_Exscan gives each game its ordinal in
+//    the whole input, and the fingerprints go (MPI_Alltoallv) to the rank of
+//    their range, which keeps the first copy in input order and sends the
+//    later copies' ordinals back as duplicates.
+// 3. Pass 2: each rank reads its games back and aggregates them but the
 //    duplicates with the build's Aggregator (all keys, within --memory).
 // 4. Each rank merges its runs into one stream in key order and sends every
 //    node and edge to the rank of its key range, in rounds of MPI_Alltoallv of
