@@ -30,11 +30,16 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// `mpirun -np ranks graphbook build --mpi ARGS... --quiet`; as root too (CI runs as root).
+// `mpirun -np ranks graphbook build --mpi ARGS... --quiet`; as root too (CI
+// runs as root), and in a container: the shared-memory transport's
+// single-copy mode needs ptrace between processes, which containers often deny.
 Output mpi_build(int ranks, std::vector<std::string> args) {
   std::vector<std::string> argv = {GRAPHBOOK_MPIEXEC,
                                    "--oversubscribe",
                                    "--allow-run-as-root",
+                                   "--mca",
+                                   "btl_vader_single_copy_mechanism",
+                                   "none",
                                    "-np",
                                    std::to_string(ranks),
                                    gb::test::graphbook_binary(),
