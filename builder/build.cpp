@@ -22,6 +22,7 @@
 #include "builder/book_shape.h"
 #include "builder/build_visitor.h"
 #include "builder/game_index_writer.h"
+#include "builder/input_file.h"
 #include "builder/interrupt_cleanup.h"
 #include "builder/new_book_file.h"
 #include "builder/orphan_files.h"
@@ -36,38 +37,6 @@ namespace {
 
 constexpr std::size_t kBlockSize = std::size_t(1) << 19;  // parsed on all threads at once
 constexpr std::size_t kPartsPerThread = 4;
-
-std::optional<std::uint64_t> file_size(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return std::uint64_t(st.st_size);
-}
-
-// XXH3-64 of a file's bytes.
-std::optional<std::uint64_t> file_hash(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return std::nullopt;
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  std::vector<char> buf(std::size_t(1) << 20);
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), f)) XXH3_64bits_update(&state, buf.data(), n);
-  bool ok = !std::ferror(f);
-  std::fclose(f);
-  if (!ok) return std::nullopt;
-  return XXH3_64bits_digest(&state);
-}
-
-// The offset of the last game boundary after 0 in text, or 0 when there is none.
-std::size_t last_boundary(std::string_view text) {
-  for (std::size_t window = std::size_t(1) << 16;; window *= 2) {
-    std::size_t from = window >= text.size() ? 1 : text.size() - window;
-    std::size_t best = 0;
-    for (std::size_t b = pgn::next_game_boundary(text, from); b < text.size();
-         b = pgn::next_game_boundary(text, b + 1))
-      best = b;
-    if (best > 0 || from == 1) return best;
-  }
-}
 
 // --memory bounds the build's own memory, its heap and stacks (docs/SCALE.md,
 // "Memory against the budget"); the pages of files it maps (the program, the
@@ -300,7 +269,7 @@ BuildStatus read_input(Workers& w, pgn::ByteSource source, InputReport& report, 
       if (hash) XXH3_64bits_update(hash, buffer.data() + had, n);
       progress.add_bytes(n);
     }
-    std::size_t cut = eof ? buffer.size() : last_boundary(buffer);
+    std::size_t cut = eof ? buffer.size() : pgn::last_game_boundary(buffer);
     if (cut == 0 && !eof) {  // one game larger than a block: read on, twice as far
       want = buffer.size() * 2;
       continue;

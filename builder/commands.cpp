@@ -16,11 +16,13 @@
 #include "builder/book_retract.h"
 #include "builder/book_upgrade.h"
 #include "builder/build.h"
+#include "builder/mpi_build.h"
 #include "builder/new_book_file.h"
 #include "builder/orphan_files.h"
 #include "builder/polyglot_export.h"
 #include "builder/polyglot_import.h"
 #include "builder/run_file.h"
+#include "builder/sharded_book.h"
 #include "command/filter_options.h"
 
 namespace gb::builder {
@@ -99,6 +101,7 @@ void add_build(CLI::App& app, int& exit_status) {
     int threads = int(std::min(256u, std::max(1u, std::thread::hardware_concurrency())));
     bool no_dedup = false, json = false, quiet = false;
     bool index_games = false;
+    bool mpi = false;  // --mpi: one build on the ranks of mpirun, into a sharded book
     bool buckets = false, by_month = false;
     std::string filter;  // --filter: query text or file
     std::string player;  // --player NAME
@@ -162,6 +165,9 @@ void add_build(CLI::App& app, int& exit_status) {
       "path)");
   cmd->add_flag("--json", opt->json, "Print the summary as JSON");
   cmd->add_flag("--quiet", opt->quiet, "No progress line");
+  cmd->add_flag("--mpi", opt->mpi,
+                "Run as one rank of `mpirun -np N graphbook build --mpi BOOK INPUT...`: BOOK is a new "
+                "directory, a sharded book of one LMDB book per key range (docs/SCALE.md, Past one machine)");
   cmd->footer(
       "Examples:\n  graphbook build games.book twic0920.pgn\n"
       "  graphbook build games.book twic09*.pgn --source twic --buckets   (then: graphbook retract "
@@ -221,10 +227,16 @@ void add_build(CLI::App& app, int& exit_status) {
       o.filter = &filter->program;
     }
     BuildError error;
-    auto report = run_build(opt->book, opt->inputs, o, std::cerr, &error);
-    if (!report) {
-      std::fprintf(stderr, "graphbook build: %s\n", error.message.c_str());
-      exit_status = exit_status_for(error);
+    int rank = 0;  // --mpi: only rank 0 reports
+    auto report = opt->mpi ? run_mpi_build(opt->book, opt->inputs, o, std::cerr, &error, &rank)
+                           : run_build(opt->book, opt->inputs, o, std::cerr, &error);
+    if (!report) {  // --mpi said why on rank 0
+      if (!opt->mpi) std::fprintf(stderr, "graphbook build: %s\n", error.message.c_str());
+      exit_status = rank == 0 ? exit_status_for(error) : store::kExitSuccess;
+      return;
+    }
+    if (rank != 0) {
+      exit_status = store::kExitSuccess;
       return;
     }
     const InputReport& t = report->total;
@@ -298,6 +310,18 @@ void add_info(CLI::App& app, int& exit_status) {
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook info games.book --json");
   cmd->callback([opt, &exit_status] {
+    if (is_sharded_book(opt->book)) {  // build --mpi's: the shards' totals
+      BuildError error;
+      auto info = sharded_info(opt->book, &error);
+      if (!info) {
+        std::fprintf(stderr, "graphbook info: %s\n", error.message.c_str());
+        exit_status = exit_status_for(error);
+        return;
+      }
+      std::printf("%s", opt->json ? (info->dump(2) + "\n").c_str() : sharded_info_text(*info).c_str());
+      exit_status = 0;
+      return;
+    }
     // What builds killed with SIGKILL left beside the book (a build removes
     // its own files when interrupted otherwise, and the next build these).
     remove_orphans(dir_of(opt->book), std::string(kRunFilePrefix));

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/book_merge.h"
+#include "builder/sharded_book.h"
 
 namespace gb::builder {
 
@@ -18,9 +19,12 @@ void add_merge_command(CLI::App& app, int& exit_status) {
   CLI::App* cmd = app.add_subcommand(
       "merge", "Write a new book that sums books: what one build of all their inputs would hold");
   cmd->add_option("out", opt->out, "The new book (must not exist)")->required();
-  cmd->add_option("books", opt->books, "The books to merge, in the order their inputs would be built")
+  cmd->add_option(
+         "books", opt->books,
+         "The books to merge, in the order their inputs would be built; a sharded book (build --mpi) "
+         "stands for its shards, so that `merge OUT SHARDED` makes it one book")
       ->required()
-      ->expected(2, -1);
+      ->expected(1, -1);
   cmd->add_option("--min-games", opt->min_games,
                   "The merged book's --min-games (needed when the books' differ: each keeps the counts below "
                   "its own, so any value is exact)")
@@ -32,6 +36,7 @@ void add_merge_command(CLI::App& app, int& exit_status) {
       "  graphbook merge all.book a.book b.book     (the book 'graphbook build all.book part1.pgn part2.pgn' "
       "makes)\n"
       "  graphbook merge all.book a.book b.book --min-games 3 --json\n"
+      "  graphbook merge one.book sharded.book     (a sharded book of build --mpi as one book)\n"
       "The books must share --max-ply, --color and --player. A game in two books counts once: its later copy "
       "is\n"
       "taken out by replaying it from the stored games (build --index-games); without them such a merge is\n"
@@ -42,7 +47,30 @@ void add_merge_command(CLI::App& app, int& exit_status) {
     if (cmd->count("--min-games")) o.min_games = std::uint32_t(opt->min_games);
     o.progress = !opt->quiet;
     BuildError error;
-    auto report = merge_books(opt->out, opt->books, o, &error);
+    // A sharded book is its shards in key order (sharded_book.h): their keys
+    // do not overlap, and only the global shard holds games and sources.
+    std::vector<std::string> books;
+    bool sharded = false;
+    for (const std::string& b : opt->books) {
+      if (!is_sharded_book(b)) {
+        books.push_back(b);
+        continue;
+      }
+      auto manifest = read_manifest(b, &error);
+      if (!manifest) {
+        std::fprintf(stderr, "graphbook merge: %s\n", error.message.c_str());
+        exit_status = exit_status_for(error);
+        return;
+      }
+      for (const std::string& p : shard_paths(b, *manifest)) books.push_back(p);
+      sharded = true;
+    }
+    if (books.size() < 2 && !sharded) {
+      std::fprintf(stderr, "graphbook merge: give two books or more, or a sharded book (build --mpi)\n");
+      exit_status = store::kExitBadInput;
+      return;
+    }
+    auto report = merge_books(opt->out, books, o, &error);
     if (!report) {
       std::fprintf(stderr, "graphbook merge: %s\n", error.message.c_str());
       exit_status = exit_status_for(error);

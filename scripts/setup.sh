@@ -12,6 +12,7 @@ packages=(
   graphviz time bc gnuplot-nox                # tree pictures; benchmark timing and plots (bench/scale.sh)
   e2fsprogs util-linux                        # chattr and setpriv: the read-only book tests
   libcpp-httplib-dev curl wrk chromium        # graphbook serve: HTTP library; its tests, load and page tests
+  openmpi-bin libopenmpi-dev                  # build --mpi (mpirun; the MPI C library), tests/mpi
 )
 # graphbook serve's page (serve/web): node and npm, unless a node with its own
 # npm is installed already (nodesource's nodejs ships npm and conflicts with
@@ -41,5 +42,5 @@ if ! cmp -s serve/web/package-lock.json "$stamp" 2>/dev/null; then
   fi
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGRAPHBOOK_MPI=ON >/dev/null
 cmake --build build -j"$(nproc)"

@@ -20,6 +20,18 @@ bool is_boundary(std::string_view text, std::size_t i) {
 }
 }  // namespace
 
+std::size_t last_game_boundary(std::string_view text) {
+  // Backwards in windows doubling from the end: a boundary is found by
+  // reading lines forward from a point.
+  for (std::size_t window = std::size_t(1) << 16;; window *= 2) {
+    std::size_t from = window >= text.size() ? 1 : text.size() - window;
+    std::size_t best = 0;
+    for (std::size_t b = next_game_boundary(text, from); b < text.size(); b = next_game_boundary(text, b + 1))
+      best = b;
+    if (best > 0 || from == 1) return best;
+  }
+}
+
 std::size_t next_game_boundary(std::string_view text, std::size_t offset) {
   if (offset == 0 && is_boundary(text, 0)) return 0;
   std::size_t i = offset == 0 ? 0 : offset - 1;  // the line must start at or after offset

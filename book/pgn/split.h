@@ -42,5 +42,8 @@ std::vector<ByteRange> split_at_game_boundaries(std::string_view text, std::size
 
 // The first boundary at or after offset in text; text.size() when there is none.
 std::size_t next_game_boundary(std::string_view text, std::size_t offset);
+// The last boundary after 0 in text, or 0 when there is none: where a block
+// read from a stream is cut, the rest going to the next block.
+std::size_t last_game_boundary(std::string_view text);
 
 }  // namespace gb::pgn

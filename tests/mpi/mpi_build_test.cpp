@@ -1,0 +1,212 @@
+// `mpirun -np 4 graphbook build --mpi BOOK INPUT...`: the sharded book, made
+// one book by `graphbook merge`, is the book one single-process build of the
+// same inputs makes (its Polyglot export byte for byte, its counts in info),
+// with games repeated across ranks counted once, a file cut in byte ranges
+// between ranks, and the options --mpi does not support refused.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "builder/process.h"
+#include "test_data.h"
+
+using gb::test::build;
+using gb::test::counts;
+using gb::test::exported;
+using gb::test::games_of;
+using gb::test::graphbook;
+using gb::test::info_json;
+using gb::test::join;
+using gb::test::Output;
+using gb::test::read_file;
+using gb::test::TempDir;
+
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// `mpirun -np ranks graphbook build --mpi ARGS... --quiet`; as root too (CI
+// runs as root), and in a container: the shared-memory transport's
+// single-copy mode needs ptrace between processes, which containers often deny.
+Output mpi_build(int ranks, std::vector<std::string> args) {
+  std::vector<std::string> argv = {GRAPHBOOK_MPIEXEC,
+                                   "--oversubscribe",
+                                   "--allow-run-as-root",
+                                   "--mca",
+                                   "btl_vader_single_copy_mechanism",
+                                   "none",
+                                   "-np",
+                                   std::to_string(ranks),
+                                   gb::test::graphbook_binary(),
+                                   "build",
+                                   "--mpi"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--quiet");
+  return gb::test::run(argv);
+}
+
+// The lines of text, sorted (ranks report their problems in any order).
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// 4 ranks on inputs of about 4.5 MB, against one build of the same inputs.
+void check_against_one_build(const std::string& max_ply) {
+  INFO("--max-ply " << max_ply);
+  TempDir dir("graphbook-mpi");
+  // Inputs of about 4.5 MB, so that each rank's share ends inside a file:
+  // twic0920 is cut between ranks at a game boundary. repeats.pgn repeats
+  // 400 games of twic0920 and 200 of Carlsen's, read on other ranks than the
+  // first copies; the .zst file is read whole by one rank.
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  const std::string tcec = gb::test::data_path("pgn/small/tcec-standard-nocomments-every8th.pgn.zst");
+  const auto twic_games = games_of(read_file(twic)), carlsen_games = games_of(read_file(carlsen));
+  REQUIRE(twic_games.size() == 2245);
+  const std::size_t repeated = 400 + 200;
+  const std::string repeats =
+      dir.write("repeats.pgn", join(twic_games, 1500, 1900) + join(carlsen_games, 100, 300));
+
+  build({dir.file("one.book"), carlsen, twic, repeats, tcec, "--max-ply", max_ply});
+  build({dir.file("without-repeats.book"), carlsen, twic, tcec, "--max-ply", max_ply});
+  Output o = mpi_build(4, {dir.file("sharded.book"), carlsen, twic, repeats, tcec, "--max-ply", max_ply});
+  INFO(o.out << o.err);
+  REQUIRE(o.status == 0);
+
+  // The sharded book's totals: those of the single build, and every repeated
+  // game a duplicate more than without the repeats.
+  const nlohmann::json one = info_json(dir.file("one.book"));
+  const nlohmann::json sharded = info_json(dir.file("sharded.book"));
+  CHECK(sharded["shard_count"] == 4);
+  for (const char* key : {"games", "duplicates_skipped", "nodes", "edges", "bad_games_skipped"}) {
+    INFO(key);
+    CHECK(sharded[key] == one[key]);
+  }
+  CHECK(sharded["duplicates_skipped"].get<std::uint64_t>() ==
+        info_json(dir.file("without-repeats.book"))["duplicates_skipped"].get<std::uint64_t>() + repeated);
+
+  Output merged = graphbook({"merge", dir.file("merged.book"), dir.file("sharded.book"), "--quiet"});
+  INFO(merged.err);
+  REQUIRE(merged.status == 0);
+  CHECK(exported(dir.file("merged.book"), dir.file("merged.bin")) ==
+        exported(dir.file("one.book"), dir.file("one.bin")));
+  CHECK(counts(dir.file("merged.book")) == counts(dir.file("one.book")));
+  CHECK(info_json(dir.file("merged.book"))["builds"] == 1);
+  Output check = graphbook({"check", dir.file("merged.book")});
+  INFO(check.out << check.err);
+  CHECK(check.status == 0);
+}
+
+}  // namespace
+
+TEST_CASE("An MPI build on 4 ranks, merged into one book, is the book one build of the same inputs makes",
+          "[mpi]") {
+  check_against_one_build("40");
+}
+
+TEST_CASE("An MPI build on 4 ranks at full depth, merged into one book, is the book one build makes",
+          "[mpi]") {
+  check_against_one_build("0");
+}
+
+TEST_CASE("An MPI build takes the options that choose and count games as one build does", "[mpi]") {
+  const std::string options = GENERATE(std::string("--min-games 3"), std::string("--no-dedup"),
+                                       std::string("--player Carlsen --color white --max-ply 20"));
+  INFO(options);
+  TempDir dir("graphbook-mpi");
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  const auto games = games_of(read_file(gb::test::data_path("pgn/small/twic0920.pgn")));
+  const std::string twic = dir.write("twic.pgn", join(games, 0, 1200));
+  const std::string repeats = dir.write("repeats.pgn", join(games, 300, 700));
+  std::vector<std::string> args = {carlsen, twic, repeats};
+  std::istringstream words(options);
+  for (std::string w; words >> w;) args.push_back(w);
+  auto with_book = [&](const std::string& book) {
+    std::vector<std::string> all = {book};
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+  };
+  build(with_book(dir.file("one.book")));
+  Output o = mpi_build(3, with_book(dir.file("sharded.book")));
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  Output merged = graphbook({"merge", dir.file("merged.book"), dir.file("sharded.book"), "--quiet"});
+  INFO(merged.err);
+  REQUIRE(merged.status == 0);
+  CHECK(exported(dir.file("merged.book"), dir.file("merged.bin")) ==
+        exported(dir.file("one.book"), dir.file("one.bin")));
+  CHECK(counts(dir.file("merged.book")) == counts(dir.file("one.book")));
+}
+
+TEST_CASE("An MPI build of one file cut in byte ranges reports its bad games where one build does", "[mpi]") {
+  TempDir dir("graphbook-mpi");
+  // twic0920 with a bad move in three games, each in another rank's range.
+  auto games = games_of(read_file(gb::test::data_path("pgn/small/twic0920.pgn")));
+  for (std::size_t i : {100, 900, 1700}) {
+    const std::size_t at = games[i].find(" 5.");
+    REQUIRE(at != std::string::npos);
+    games[i].insert(at + 3, "Qz9 ");
+  }
+  const std::string bad = dir.write("bad.pgn", join(games, 0, games.size()));
+  const Output one = graphbook({"build", dir.file("one.book"), bad, "--quiet"});
+  REQUIRE(one.status == 0);
+  const Output o = mpi_build(4, {dir.file("sharded.book"), bad});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const auto lines = sorted_lines(o.err);
+  CHECK(lines.size() == 3);  // each bad game once, as the build numbers it in the file
+  CHECK(lines == sorted_lines(one.err));
+  CHECK(info_json(dir.file("sharded.book"))["bad_games_skipped"] == 3);
+
+  Output merged = graphbook({"merge", dir.file("merged.book"), dir.file("sharded.book"), "--quiet"});
+  REQUIRE(merged.status == 0);
+  CHECK(exported(dir.file("merged.book"), dir.file("merged.bin")) ==
+        exported(dir.file("one.book"), dir.file("one.bin")));
+}
+
+TEST_CASE("build --mpi refuses what it does not support, and writes nothing", "[mpi]") {
+  TempDir dir("graphbook-mpi");
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  const std::string book = dir.file("new.book");
+  struct Refusal {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::string existing = dir.write("existing.book", "");
+  const std::vector<Refusal> refusals = {
+      {{book, twic, "--index-games"}, "--index-games is not supported with --mpi"},
+      {{book, twic, "--buckets"}, "--buckets and --by-month are not supported with --mpi"},
+      {{book, twic, "--filter", "result 1-0"}, "--filter is not supported with --mpi"},
+      {{existing, twic}, "exists: --mpi writes a new sharded book only"},
+      {{book, "-"}, "--mpi reads files, not stdin"},
+      {{book, dir.file("absent.pgn")}, "cannot read"},
+  };
+  for (const Refusal& r : refusals) {
+    INFO(r.says);
+    Output o = mpi_build(2, r.args);
+    INFO(o.err);
+    CHECK(o.status == 2);
+    CHECK(o.err.find(r.says) != std::string::npos);
+    CHECK_FALSE(exists(book));
+  }
+  CHECK(read_file(existing).empty());
+
+  // A directory without a manifest (a build that did not finish) is no book.
+  REQUIRE(::mkdir(book.c_str(), 0777) == 0);
+  Output merge = graphbook({"merge", dir.file("out.book"), book});
+  CHECK(merge.status == 2);
+  CHECK(merge.err.find("without manifest.json") != std::string::npos);
+  Output info = graphbook({"info", book});
+  CHECK(info.status == 2);
+  CHECK_FALSE(exists(dir.file("out.book")));
+}
