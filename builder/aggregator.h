@@ -229,7 +229,8 @@ class Aggregator {
 
  private:
   BuildStatus make_room();  // grows a full table within the budget, or spills
-  BuildStatus spill();
+  // over_budget: the tables outgrew a budget that fell; else they are full.
+  BuildStatus spill(bool over_budget);
   BuildStatus compact_runs();
   std::string next_run_path();
   void sort_tables();
