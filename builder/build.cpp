@@ -536,19 +536,6 @@ BuildStatus read_inputs(Workers& w, const std::vector<std::string>& inputs, Know
   return std::nullopt;
 }
 
-void add_up_inputs(BuildReport& report) {
-  for (const auto& ir : report.inputs) {
-    report.total.games_read += ir.games_read;
-    report.total.added += ir.added;
-    report.total.duplicates += ir.duplicates;
-    report.total.skipped += ir.skipped;
-    report.total.filtered += ir.filtered;
-    report.total.filtered_by_query += ir.filtered_by_query;
-    report.total.warnings += ir.warnings;
-    report.total.bytes += ir.bytes;
-  }
-}
-
 // What the commit writes besides the merged runs: the fingerprints of the
 // games added, the sources, the counts added to the book's stats, the build's
 // parameters, and the game index (--index-games).
@@ -594,6 +581,19 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
 }
 
 }  // namespace
+
+void add_up_inputs(BuildReport& report) {
+  for (const auto& ir : report.inputs) {
+    report.total.games_read += ir.games_read;
+    report.total.added += ir.added;
+    report.total.duplicates += ir.duplicates;
+    report.total.skipped += ir.skipped;
+    report.total.filtered += ir.filtered;
+    report.total.filtered_by_query += ir.filtered_by_query;
+    report.total.warnings += ir.warnings;
+    report.total.bytes += ir.bytes;
+  }
+}
 
 std::string params_json(const BuildOptions& o) {
   nlohmann::json j = {{"max_ply", o.max_ply},

@@ -45,6 +45,9 @@ struct BuildReport {
   std::uint64_t error_count = 0;  // bad games and bad variations, every one reported on the error stream
 };
 
+// Sums the reports of the inputs into report.total.
+void add_up_inputs(BuildReport& report);
+
 // Builds (or adds to) the book at book_path. Bad games are reported on
 // errors as they are met ("file:line:col: game N: reason") and the build goes
 // on; nullopt with error set when an input cannot be read, an option

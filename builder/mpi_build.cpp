@@ -716,15 +716,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
       sources.push_back(src);
       report.inputs.push_back(ir);
     }
-    for (const auto& ir : report.inputs) {
-      report.total.games_read += ir.games_read;
-      report.total.added += ir.added;
-      report.total.duplicates += ir.duplicates;
-      report.total.skipped += ir.skipped;
-      report.total.filtered += ir.filtered;
-      report.total.warnings += ir.warnings;
-      report.total.bytes += ir.bytes;
-    }
+    add_up_inputs(report);
 
     // This rank's shard: the runs from every rank, in rank order (the order
     // of the input), merged and committed as a build commits.
