@@ -1,5 +1,6 @@
 #include "builder/build.h"
 
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #define XXH_STATIC_LINKING_ONLY
@@ -37,6 +38,7 @@ namespace {
 
 constexpr std::size_t kBlockSize = std::size_t(1) << 19;  // parsed on all threads at once
 constexpr std::size_t kPartsPerThread = 4;
+constexpr std::size_t kMallocMapThreshold = std::size_t(1) << 20;
 
 // --memory bounds the build's own memory, its heap and stacks (docs/SCALE.md,
 // "Memory against the budget"); the pages of files it maps (the program, the
@@ -620,6 +622,11 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   };
   if (auto problem = unreadable_input(inputs))  // before the book is created or touched
     return fail(BuildError::input(*problem + "; nothing was built"));
+  // The tables are freed and allocated again as they spill and regrow: with
+  // malloc's threshold fixed, each large one is its own mapping, given back
+  // when freed, where the threshold malloc raises by itself kept them in
+  // its heap, freed but still the process's.
+  ::mallopt(M_MMAP_THRESHOLD, int(kMallocMapThreshold));
   BuildOptions options = given_options;
   const std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
   // Interrupted, the build removes its files; those of killed builds go now.
