@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cassert>
+#include <optional>
+
 #include "builder/run_file.h"  // kRunFilePrefix
 
 namespace gb::builder {
@@ -60,13 +63,20 @@ BuildStatus DedupSet::merge(std::vector<FingerprintRun> runs,
   for (Stream& s : streams) s.skip_empty();
   FingerprintRunWriter writer;
   if (auto e = writer.open(next_run_name())) return e;
-  // The runs and the tables never share a fingerprint (insert adds only new
-  // ones): the merge takes the least front each time, few streams as there are.
+    // The runs and the tables never share a fingerprint (insert adds only new
+    // ones): the merge takes the least front each time, few streams as there are.
+#ifndef NDEBUG
+  std::optional<Fingerprint> last;  // sorted, each fingerprint once
+#endif
   for (;;) {
     Stream* least = nullptr;
     for (Stream& s : streams)
       if (!s.done() && (!least || s.front() < least->front())) least = &s;
     if (!least) break;
+#ifndef NDEBUG
+    assert(!last || *last < least->front());
+    last = least->front();
+#endif
     if (auto e = writer.add(least->front())) return e;
     least->pop();
   }
