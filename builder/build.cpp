@@ -249,45 +249,26 @@ void report_part(Workers& w, const PartResult& r, std::uint64_t games_before, In
 // Reads one input block by block; fills report. An error when a spill failed.
 BuildStatus read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash,
                        Progress& progress) {
-  constexpr std::size_t kRead = std::size_t(1) << 18;  // bytes per read from the source
-  std::string buffer;
   std::vector<PartResult> results;
-  std::uint64_t line = 1, games_before = 0;
-  bool eof = false;
-  // A block is cut at its last game boundary; one without a boundary (a game
-  // longer than a block, or a file that is not PGN) must grow, or the loop
-  // would look for a boundary in the same bytes forever.
-  std::size_t want = kBlockSize;
-  while (!eof || !buffer.empty()) {
-    while (!eof && buffer.size() < want) {
-      const std::size_t had = buffer.size();
-      buffer.resize(had + kRead);
-      std::size_t n = source.read(buffer.data() + had, kRead);
-      buffer.resize(had + n);
-      if (n == 0) {
-        eof = true;
-        break;
-      }
-      if (hash) XXH3_64bits_update(hash, buffer.data() + had, n);
-      progress.add_bytes(n);
-    }
-    std::size_t cut = eof ? buffer.size() : pgn::last_game_boundary(buffer);
-    if (cut == 0 && !eof) {  // one game larger than a block: read on, twice as far
-      want = buffer.size() * 2;
-      continue;
-    }
-    want = kBlockSize;
-    if (auto e = parse_block(w, std::string_view(buffer).substr(0, cut), source.name(), line, results))
-      return e;
-    for (auto& r : results) {
-      report_part(w, r, games_before, report);
-      if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before, r.games);
-      games_before += r.summary.games_read;
-      progress.add_games(r.summary.games_read);
-    }
-    line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
-    buffer.erase(0, cut);
-  }
+  std::uint64_t games_before = 0;
+  BuildStatus failed;
+  pgn::read_game_blocks(
+      source, kBlockSize,
+      [&](const char* data, std::size_t n) {
+        if (hash) XXH3_64bits_update(hash, data, n);
+        progress.add_bytes(n);
+      },
+      [&](std::string_view block, std::uint64_t line) {
+        if ((failed = parse_block(w, block, source.name(), line, results))) return false;
+        for (auto& r : results) {
+          report_part(w, r, games_before, report);
+          if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before, r.games);
+          games_before += r.summary.games_read;
+          progress.add_games(r.summary.games_read);
+        }
+        return true;
+      });
+  if (failed) return failed;
   if (!source.ok()) report.error = source.error();
   return std::nullopt;
 }

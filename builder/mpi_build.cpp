@@ -202,29 +202,12 @@ void read_segment(const Comm& c, const InputFile& f, const Segment& s, Visit&& v
   pgn::ByteSource source =
       s.whole ? pgn::ByteSource::open(f.path) : pgn::ByteSource::open_range(f.path, s.begin, s.end);
   if (!source.ok()) abort_all(c, source.error());
-  constexpr std::size_t kRead = std::size_t(1) << 18;
-  std::string buffer;
-  std::uint64_t line = 1;
-  bool eof = false;
-  std::size_t want = kBlockSize;
-  while (!eof || !buffer.empty()) {
-    while (!eof && buffer.size() < want) {
-      const std::size_t had = buffer.size();
-      buffer.resize(had + kRead);
-      const std::size_t n = source.read(buffer.data() + had, kRead);
-      buffer.resize(had + n);
-      eof = n == 0;
-    }
-    std::size_t cut = eof ? buffer.size() : pgn::last_game_boundary(buffer);
-    if (cut == 0 && !eof) {  // a game longer than the block: read more
-      want *= 2;
-      continue;
-    }
-    want = kBlockSize;
-    visit(std::string_view(buffer).substr(0, cut), line);
-    line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
-    buffer.erase(0, cut);
-  }
+  pgn::read_game_blocks(
+      source, kBlockSize, [](const char*, std::size_t) {},
+      [&](std::string_view block, std::uint64_t line) {
+        visit(block, line);
+        return true;
+      });
   if (!source.ok()) abort_all(c, source.error());
 }
 

@@ -6,11 +6,14 @@
 // there may be fewer parts than asked for (small input, few boundaries).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "book/pgn/byte_source.h"
 
 namespace gb::pgn {
 
@@ -45,5 +48,42 @@ std::size_t next_game_boundary(std::string_view text, std::size_t offset);
 // The last boundary after 0 in text, or 0 when there is none: where a block
 // read from a stream is cut, the rest going to the next block.
 std::size_t last_game_boundary(std::string_view text);
+
+// Reads source in blocks of about block_size bytes, each cut at its last game
+// boundary (the rest starts the next block): on_bytes(data, n) sees every
+// read as it comes, on_block(text, first_line) each block, and a false from
+// it stops the reading. A block without a boundary (a game longer than a
+// block, or a file that is not PGN) grows, or the reader would look for a
+// boundary in the same bytes forever.
+template <class OnBytes, class OnBlock>
+void read_game_blocks(ByteSource& source, std::size_t block_size, OnBytes&& on_bytes, OnBlock&& on_block) {
+  constexpr std::size_t kRead = std::size_t(1) << 18;  // bytes per read from the source
+  std::string buffer;
+  std::uint64_t line = 1;
+  bool eof = false;
+  std::size_t want = block_size;
+  while (!eof || !buffer.empty()) {
+    while (!eof && buffer.size() < want) {
+      const std::size_t had = buffer.size();
+      buffer.resize(had + kRead);
+      const std::size_t n = source.read(buffer.data() + had, kRead);
+      buffer.resize(had + n);
+      if (n == 0) {
+        eof = true;
+        break;
+      }
+      on_bytes(buffer.data() + had, n);
+    }
+    const std::size_t cut = eof ? buffer.size() : last_game_boundary(buffer);
+    if (cut == 0 && !eof) {  // one game larger than a block: read on, twice as far
+      want = buffer.size() * 2;
+      continue;
+    }
+    want = block_size;
+    if (!on_block(std::string_view(buffer).substr(0, cut), line)) return;
+    line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
+    buffer.erase(0, cut);
+  }
+}
 
 }  // namespace gb::pgn
