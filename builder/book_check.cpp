@@ -1,5 +1,6 @@
 #include "builder/book_check.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "book/store/buckets.h"
 #include "book/store/exit_status.h"
 #include "book/store/game_index.h"
+#include "book/store/shard_manifest.h"
 
 namespace gb::builder {
 
@@ -259,7 +261,8 @@ void add_check_command(CLI::App& app, int& exit_status) {
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "check", "Walk every page and record of a book and name what is damaged (exit 0 sound, 1 damaged)");
-  cmd->add_option("book", opt->book, "The book file")->required();
+  cmd->add_option("book", opt->book, "The book file, or a sharded book's directory (each shard is checked)")
+      ->required();
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer(
       "Example:\n  graphbook check games.book --json\n"
@@ -267,14 +270,49 @@ void add_check_command(CLI::App& app, int& exit_status) {
       "damaged, and build, import and learn refuse a book with any damaged page; docs/FORMAT.md, "
       "\"Damage\")");
   cmd->callback([opt, &exit_status] {
-    const BookCheck check = check_book(opt->book);
+    auto status_of = [](const BookCheck& check) {
+      return check.sound()            ? store::kExitSuccess
+             : !check.refused.empty() ? store::kExitBadInput
+                                      : store::kExitDamagedBook;
+    };
+    if (!store::is_sharded_book(opt->book)) {
+      const BookCheck check = check_book(opt->book);
+      if (opt->json)
+        std::printf("%s\n", to_json(check).dump(2).c_str());
+      else
+        std::fputs(to_text(check).c_str(), check.sound() ? stdout : stderr);
+      exit_status = status_of(check);
+      return;
+    }
+    // A sharded book (build --mpi): its manifest, then each shard as a book.
+    store::BookError be;
+    auto manifest = store::read_manifest(opt->book, &be);
+    if (!manifest) {
+      if (opt->json)
+        std::printf(
+            "%s\n",
+            nlohmann::json{{"book", opt->book}, {"sound", false}, {"refused", be.message}}.dump(2).c_str());
+      else
+        std::fprintf(stderr, "%s\n", be.message.c_str());
+      exit_status = store::kExitBadInput;
+      return;
+    }
+    nlohmann::json shards = nlohmann::json::array();
+    exit_status = store::kExitSuccess;
+    for (const std::string& path : store::shard_paths(opt->book, *manifest)) {
+      const BookCheck check = check_book(path);
+      if (opt->json)
+        shards.push_back(to_json(check));
+      else
+        std::fputs(to_text(check).c_str(), check.sound() ? stdout : stderr);
+      exit_status = std::max(exit_status, status_of(check));
+    }
     if (opt->json)
-      std::printf("%s\n", to_json(check).dump(2).c_str());
-    else
-      std::fputs(to_text(check).c_str(), check.sound() ? stdout : stderr);
-    exit_status = check.sound()            ? store::kExitSuccess
-                  : !check.refused.empty() ? store::kExitBadInput
-                                           : store::kExitDamagedBook;
+      std::printf("%s\n",
+                  nlohmann::json{
+                      {"book", opt->book}, {"sound", exit_status == store::kExitSuccess}, {"shards", shards}}
+                      .dump(2)
+                      .c_str());
   });
 }
 

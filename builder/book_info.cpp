@@ -7,35 +7,40 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "book/store/book_snapshot.h"
 #include "book/store/buckets.h"
+#include "book/store/shard_manifest.h"
 
 namespace gb::builder {
 
 std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
   BookInfo info;
   store::Error e;
-  auto txn = store::ReadTxn::begin(book.env(), &e);
-  if (!txn) return *error = BuildError::book(e.message()), std::nullopt;
-  MDB_stat st;
-  if (!txn->stat(book.dbs().learn, st)) info.learned = st.ms_entries;
-  std::size_t sections = 0;
+  auto snapshot = store::BookSnapshot::begin(book, &e);
+  if (!snapshot) return *error = BuildError::book(e.message()), std::nullopt;
   auto pages_bytes = [](const MDB_stat& s) {
     return std::uint64_t(s.ms_branch_pages + s.ms_leaf_pages + s.ms_overflow_pages) * s.ms_psize;
   };
-  if (!txn->stat(book.dbs().positions, st)) {
-    sections = st.ms_entries;
-    info.positions_bytes = pages_bytes(st);
-  }
-  if (auto params = store::bucket_params(*txn, book.dbs().meta)) {
+  std::uint64_t sections = 0;
+  if (snapshot->entries(&store::Databases::positions, sections)) sections = 0;  // only a reserve
+  const auto bucket_params = store::bucket_params(snapshot->global_txn(), book.dbs().meta);
+  if (bucket_params) {
     info.has_buckets = true;
-    info.by_month = params->by_month;
+    info.by_month = bucket_params->by_month;
+  }
+  for (std::size_t p = 0; p < snapshot->part_count(); ++p) {  // a sharded book's shards
+    store::ReadTxn& txn = snapshot->txn(p);
+    MDB_stat st;
+    if (!txn.stat(snapshot->dbs(p).learn, st)) info.learned += st.ms_entries;
+    if (!txn.stat(snapshot->dbs(p).positions, st)) info.positions_bytes += pages_bytes(st);
+    if (!bucket_params) continue;
     store::Error be;
-    if (auto dbi = txn->open_db(store::kBucketsDb, 0, &be)) {
-      if (!txn->stat(*dbi, st)) {
-        info.bucket_keys = st.ms_entries;
-        info.bucket_bytes = pages_bytes(st);
+    if (auto dbi = txn.open_db(store::kBucketsDb, 0, &be)) {
+      if (!txn.stat(*dbi, st)) {
+        info.bucket_keys += st.ms_entries;
+        info.bucket_bytes += pages_bytes(st);
       }
-      auto cursor = store::Cursor::open(*txn, *dbi, &e);
+      auto cursor = store::Cursor::open(txn, *dbi, &e);
       if (!cursor) return *error = BuildError::book(e.message()), std::nullopt;
       std::vector<store::BucketEntry> entries;
       for (auto item = cursor->first(&e); item; item = cursor->next(&e))
@@ -43,38 +48,51 @@ std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
       if (e.code) return *error = BuildError::book(e.message()), std::nullopt;
     }
   }
-  info.stats = book.stats(*txn);
+  info.stats = book.stats();
 
   std::unordered_map<Key, std::uint32_t> incoming;
   incoming.reserve(sections);
-  auto positions = store::Cursor::open(*txn, book.dbs().positions, &e);
-  if (!positions) return *error = BuildError::book(e.message()), std::nullopt;
-  const store::NodeKey root(Position().key());
-  for (auto item = positions->first(&e); item; item = positions->next(&e)) {
-    store::SectionReader section(item->value);
-    if (auto node = section.node()) {
-      ++info.nodes;
-      ++info.depth_histogram[node->min_ply];
-      if (item->key == root.view()) info.root_games = node->counters.games;
+  const Key root = Position().key();
+  if (book.sharded())
+    for (std::size_t p = 0; p < book.part_count(); ++p) {
+      const store::BookPart& part = book.part(p);
+      info.shards.push_back({.file = part.path.substr(part.path.rfind('/') + 1),
+                             .first_key = part.first_key,
+                             .last_key = part.last_key});
     }
-    std::uint16_t move;
-    store::EdgeRecord r;
-    while (section.next(move, r)) {
-      ++info.edges;
-      if (r.flags & store::kEdgeKeyOnly)
-        ++info.key_only_edges;
-      else
-        ++incoming[r.child_key];
-    }
-  }
-  if (e.code) return *error = BuildError::book(e.message()), std::nullopt;
+  if (auto s = snapshot->each_section([&](Key key, std::string_view value) {
+        BookInfo::Shard* shard = info.shards.empty() ? nullptr : &info.shards[book.part_of(key)];
+        store::SectionReader section(value);
+        if (auto node = section.node()) {
+          ++info.nodes;
+          if (shard) ++shard->nodes;
+          ++info.depth_histogram[node->min_ply];
+          if (key == root) info.root_games = node->counters.games;
+        }
+        std::uint16_t move;
+        store::EdgeRecord r;
+        while (section.next(move, r)) {
+          ++info.edges;
+          if (shard) ++shard->edges;
+          if (r.flags & store::kEdgeKeyOnly)
+            ++info.key_only_edges;
+          else
+            ++incoming[r.child_key];
+        }
+        return true;
+      }))
+    return *error = BuildError::book(s->message()), std::nullopt;
   for (const auto& [key, n] : incoming)
     if (n > 1) ++info.transpositions;
-  txn.reset();
+  snapshot.reset();  // its transactions end before the next read begins one
   info.sources = book.sources();
   info.build_params = book.build_params();
-  struct stat fst;
-  if (::stat(book.path().c_str(), &fst) == 0) info.file_bytes = std::uint64_t(fst.st_size);
+  for (std::size_t p = 0; p < book.part_count(); ++p) {
+    struct stat fst;
+    if (::stat(book.part(p).path.c_str(), &fst) != 0) continue;
+    info.file_bytes += std::uint64_t(fst.st_size);
+    if (!info.shards.empty()) info.shards[p].file_bytes = std::uint64_t(fst.st_size);
+  }
   return info;
 }
 
@@ -154,7 +172,18 @@ nlohmann::json to_json(const BookInfo& info) {
                          {"last_date", pgn_date(t.last_date)},
                          {"share", share_of(t.games, all)}});
   auto params = nlohmann::json::parse(info.build_params, nullptr, false);
+  nlohmann::json shards = nlohmann::json::array();
+  for (const BookInfo::Shard& s : info.shards)
+    shards.push_back({{"file", s.file},
+                      {"first_key", store::hex_key(s.first_key)},
+                      {"last_key", store::hex_key(s.last_key)},
+                      {"nodes", s.nodes},
+                      {"edges", s.edges},
+                      {"size_bytes", s.file_bytes}});
   return {{"format_version", store::kFormatVersion},
+          {"sharded", !info.shards.empty()},
+          {"shard_count", info.shards.empty() ? 1 : info.shards.size()},
+          {"shards", shards},
           {"nodes", info.nodes},
           {"edges", info.edges},
           {"key_only_edges", info.key_only_edges},
@@ -219,6 +248,10 @@ std::string to_text(const BookInfo& info) {
     if (s.retracted_at) o << "  (retracted)";
     o << '\n';
   }
+  if (!info.shards.empty()) o << "shards (build --mpi: a book per key range)\n";
+  for (const BookInfo::Shard& s : info.shards)
+    o << "  " << s.file << "  keys " << store::hex_key(s.first_key) << ".." << store::hex_key(s.last_key)
+      << "  nodes " << s.nodes << "  edges " << s.edges << "  " << s.file_bytes << " bytes\n";
   return o.str();
 }
 

@@ -27,6 +27,13 @@ struct BookInfo {
   std::uint64_t positions_bytes = 0;
   bool has_buckets = false, by_month = false;
   std::uint64_t bucket_keys = 0, buckets = 0, bucket_bytes = 0;
+  // A sharded book's shards (build --mpi), in key order; empty for a book file.
+  struct Shard {
+    std::string file;
+    Key first_key = 0, last_key = 0;
+    std::uint64_t nodes = 0, edges = 0, file_bytes = 0;
+  };
+  std::vector<Shard> shards;
 };
 
 // nullopt and a BuildError::book when LMDB fails reading the book.

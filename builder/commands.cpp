@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "book/cql/query_source.h"
+#include "book/store/shard_manifest.h"
 #include "builder/book_check.h"
 #include "builder/book_info.h"
 #include "builder/book_merge.h"
@@ -22,7 +23,6 @@
 #include "builder/polyglot_export.h"
 #include "builder/polyglot_import.h"
 #include "builder/run_file.h"
-#include "builder/sharded_book.h"
 #include "command/filter_options.h"
 
 namespace gb::builder {
@@ -306,26 +306,17 @@ void add_info(CLI::App& app, int& exit_status) {
   auto opt = std::make_shared<Options>();
   CLI::App* cmd =
       app.add_subcommand("info", "Show what a book holds: nodes, edges, games, transpositions, sources");
-  cmd->add_option("book", opt->book, "The book file")->required();
+  cmd->add_option("book", opt->book, "The book file, or a sharded book's directory (build --mpi)")
+      ->required();
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook info games.book --json");
   cmd->callback([opt, &exit_status] {
-    if (is_sharded_book(opt->book)) {  // build --mpi's: the shards' totals
-      BuildError error;
-      auto info = sharded_info(opt->book, &error);
-      if (!info) {
-        std::fprintf(stderr, "graphbook info: %s\n", error.message.c_str());
-        exit_status = exit_status_for(error);
-        return;
-      }
-      std::printf("%s", opt->json ? (info->dump(2) + "\n").c_str() : sharded_info_text(*info).c_str());
-      exit_status = 0;
-      return;
-    }
     // What builds killed with SIGKILL left beside the book (a build removes
     // its own files when interrupted otherwise, and the next build these).
-    remove_orphans(dir_of(opt->book), std::string(kRunFilePrefix));
-    remove_new_book_orphans(opt->book);
+    if (!store::is_sharded_book(opt->book)) {
+      remove_orphans(dir_of(opt->book), std::string(kRunFilePrefix));
+      remove_new_book_orphans(opt->book);
+    }
     store::BookError be;
     auto book = store::Book::open(opt->book, store::OpenMode::ReadOnly, &be);
     if (!book) {

@@ -3,8 +3,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "book/store/shard_manifest.h"
 #include "builder/book_merge.h"
-#include "builder/sharded_book.h"
 
 namespace gb::builder {
 
@@ -47,22 +47,24 @@ void add_merge_command(CLI::App& app, int& exit_status) {
     if (cmd->count("--min-games")) o.min_games = std::uint32_t(opt->min_games);
     o.progress = !opt->quiet;
     BuildError error;
-    // A sharded book is its shards in key order (sharded_book.h): their keys
+    // A sharded book is its shards in key order (book/store/shard_manifest.h): their keys
     // do not overlap, and only the global shard holds games and sources.
     std::vector<std::string> books;
     bool sharded = false;
     for (const std::string& b : opt->books) {
-      if (!is_sharded_book(b)) {
+      if (!store::is_sharded_book(b)) {
         books.push_back(b);
         continue;
       }
-      auto manifest = read_manifest(b, &error);
+      store::BookError be;
+      auto manifest = store::read_manifest(b, &be);
       if (!manifest) {
+        error = BuildError::opening(be);
         std::fprintf(stderr, "graphbook merge: %s\n", error.message.c_str());
         exit_status = exit_status_for(error);
         return;
       }
-      for (const std::string& p : shard_paths(b, *manifest)) books.push_back(p);
+      for (const std::string& p : store::shard_paths(b, *manifest)) books.push_back(p);
       sharded = true;
     }
     if (books.size() < 2 && !sharded) {

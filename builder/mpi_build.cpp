@@ -1,5 +1,7 @@
 #include "builder/mpi_build.h"
 
+#include "book/store/shard_manifest.h"
+
 #ifndef GRAPHBOOK_WITH_MPI
 
 namespace gb::builder {
@@ -47,7 +49,6 @@ std::optional<BuildReport> run_mpi_build(const std::string&, const std::vector<s
 #include "builder/orphan_files.h"
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
-#include "builder/sharded_book.h"
 
 namespace gb::builder {
 
@@ -703,7 +704,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
 
     // This rank's shard: the runs from every rank, in rank order (the order
     // of the input), merged and committed as a build commits.
-    const ShardEntry shard = shard_entry(std::uint32_t(c.rank), std::uint32_t(c.size));
+    const store::ShardEntry shard = store::shard_entry(std::uint32_t(c.rank), std::uint32_t(c.size));
     const std::string shard_path = book_path + "/" + shard.file;
     store::BookError be;
     auto book = store::Book::open(shard_path, store::OpenMode::Create, &be, options.initial_map_size);
@@ -757,12 +758,13 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
   // Every shard is committed: rank 0 writes the manifest, which makes the directory a book.
   MPI_Barrier(MPI_COMM_WORLD);
   if (c.rank == 0) {
-    ShardManifest m;
-    for (int r = 0; r < c.size; ++r) m.shards.push_back(shard_entry(std::uint32_t(r), std::uint32_t(c.size)));
+    store::ShardManifest m;
+    for (int r = 0; r < c.size; ++r)
+      m.shards.push_back(store::shard_entry(std::uint32_t(r), std::uint32_t(c.size)));
     m.build_params = params_json(options);
     m.global_shard = 0;
     m.ranks = std::uint32_t(c.size);
-    if (auto e = write_manifest(book_path, m)) abort_all(c, e->message);
+    if (auto e = store::write_manifest(book_path, m)) abort_all(c, e->message());
   }
   MPI_Barrier(MPI_COMM_WORLD);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

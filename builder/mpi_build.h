@@ -1,5 +1,5 @@
 // `mpirun -np N graphbook build --mpi BOOK INPUT...`: one build on N MPI ranks
-// that writes a sharded book (sharded_book.h), each rank the shard of its key
+// that writes a sharded book (book/store/shard_manifest.h), each rank the shard of its key
 // range; the counts are exactly those of `graphbook build BOOK INPUT...` on one
 // machine (docs/SCALE.md "Past one machine", docs/FORMAT.md "Sharded books").
 //

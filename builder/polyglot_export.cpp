@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "book/store/book_snapshot.h"
+
 namespace gb::builder {
 
 namespace {
@@ -59,27 +61,29 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
                                                                 const ExportOptions& options,
                                                                 BuildError* error) {
   store::Error e;
-  auto txn = store::ReadTxn::begin(book.env(), &e);
-  if (!txn) return *error = BuildError::book(e.message()), std::nullopt;
-  auto cursor = store::Cursor::open(*txn, book.dbs().positions, &e);
-  if (!cursor) return *error = BuildError::book(e.message()), std::nullopt;
+  auto snapshot = store::BookSnapshot::begin(book, &e);
+  if (!snapshot) return *error = BuildError::book(e.message()), std::nullopt;
 
-  std::optional<MDB_dbi> evals;
-  if (options.eval_learn) {
-    evals = store::open_evals(*txn, false, &e);
-    if (!evals && e.code != MDB_NOTFOUND) return *error = BuildError::book(e.message()), std::nullopt;
-    e = store::Error{};  // a book never analysed exports learn 0
-  }
+  // Per part of the book (a sharded book's shards): its evaluations and buckets.
+  std::vector<std::optional<MDB_dbi>> evals(snapshot->part_count()), buckets_dbi(snapshot->part_count());
+  if (options.eval_learn)
+    for (std::size_t p = 0; p < evals.size(); ++p) {
+      evals[p] = store::open_evals(snapshot->txn(p), false, &e);
+      if (!evals[p] && e.code != MDB_NOTFOUND) return *error = BuildError::book(e.message()), std::nullopt;
+      e = store::Error{};  // a book never analysed exports learn 0
+    }
   Key group_key_of_filter = 0;
   std::optional<store::BucketParams> bucket_params;
-  std::optional<MDB_dbi> buckets_dbi;
   if (options.filter) {
-    bucket_params = store::bucket_params(*txn, book.dbs().meta);
+    bucket_params = store::bucket_params(snapshot->global_txn(), book.dbs().meta);
     if (auto refusal = store::filter_refusal(book.path(), bucket_params, *options.filter))
       return *error = BuildError::input(refusal->message), std::nullopt;
-    buckets_dbi = txn->open_db(store::kBucketsDb, 0, &e);
-    if (!buckets_dbi && e.code != MDB_NOTFOUND) return *error = BuildError::book(e.message()), std::nullopt;
-    e = store::Error{};  // a book with buckets and no game yet
+    for (std::size_t p = 0; p < buckets_dbi.size(); ++p) {
+      buckets_dbi[p] = snapshot->txn(p).open_db(store::kBucketsDb, 0, &e);
+      if (!buckets_dbi[p] && e.code != MDB_NOTFOUND)
+        return *error = BuildError::book(e.message()), std::nullopt;
+      e = store::Error{};  // a book with buckets and no game yet
+    }
   }
   std::vector<store::BucketEntry> buckets;
   std::vector<std::pair<std::uint64_t, std::size_t>> first_plays;
@@ -88,7 +92,10 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
   auto filter_group = [&](std::vector<store::EdgeRecord>& group, std::vector<std::uint16_t>& moves) -> bool {
     bool damaged = false;
     buckets.clear();
-    if (buckets_dbi && !store::read_buckets(*txn, *buckets_dbi, group_key_of_filter, buckets, &damaged, &e) &&
+    const std::size_t part = snapshot->part_of(group_key_of_filter);
+    if (buckets_dbi[part] &&
+        !store::read_buckets(snapshot->txn(part), *buckets_dbi[part], group_key_of_filter, buckets, &damaged,
+                             &e) &&
         (damaged || e.code)) {
       if (damaged) e = store::Error{EIO, "damaged book: the buckets of a position do not decode"};
       return false;
@@ -139,7 +146,9 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
       std::uint32_t w = options.uniform ? 1 : std::min<std::uint32_t>(r.score, 65535);
       std::uint32_t learn = r.polyglot_learn;
       if (options.eval_learn) {
-        auto child = evals ? store::get_evaluation(*txn, *evals, r.child_key) : std::nullopt;
+        const std::size_t part = snapshot->part_of(r.child_key);
+        auto child = evals[part] ? store::get_evaluation(snapshot->txn(part), *evals[part], r.child_key)
+                                 : std::nullopt;
         learn = child && !(r.flags & store::kEdgeKeyOnly) ? eval_learn_field(*child) : 0;
       }
       out.push_back({group_key, store::to_polyglot_move(Move(moves[i])), std::uint16_t(w), learn});
@@ -148,11 +157,10 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
     group.clear();
     moves.clear();
   };
-  for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-    if (item->key.size() != 8) continue;
-    group_key = store::get_be64(item->key.data());
-    if (options.positions && !options.positions->contains(group_key)) continue;
-    store::SectionReader section(item->value);
+  store::Status scanned = snapshot->each_section([&](Key key, std::string_view value) {
+    group_key = key;
+    if (options.positions && !options.positions->contains(group_key)) return true;
+    store::SectionReader section(value);
     std::uint16_t move;
     store::EdgeRecord r;
     while (section.next(move, r)) {
@@ -160,9 +168,11 @@ std::optional<std::vector<store::PolyglotEntry>> export_entries(store::Book& boo
       moves.push_back(move);
     }
     group_key_of_filter = group_key;
-    if (options.filter && !group.empty() && !filter_group(group, moves)) break;
+    if (options.filter && !group.empty() && !filter_group(group, moves)) return false;
     if (!group.empty()) flush();
-  }
+    return true;
+  });
+  if (scanned && !e.code) e = *scanned;
   if (e.code) return *error = BuildError::book(e.message()), std::nullopt;
   std::vector<std::size_t> order(out.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -8,42 +8,39 @@
 namespace gb::query {
 
 std::optional<BookSections> BookSections::open(store::Book& book, store::Error* error) {
-  auto txn = store::ReadTxn::begin(book.env(), error);
-  if (!txn) return std::nullopt;
-  BookSections s(book, std::move(*txn));
-  MDB_stat st;
-  s.has_learning_ = s.txn_.stat(book.dbs().learn, st) || st.ms_entries > 0;
-  s.bucket_params_ = store::bucket_params(s.txn_, book.dbs().meta);
+  auto snapshot = store::BookSnapshot::begin(book, error);
+  if (!snapshot) return std::nullopt;
+  BookSections s(book, std::move(*snapshot));
+  std::uint64_t learned = 0;
+  s.has_learning_ = s.snapshot_.entries(&store::Databases::learn, learned) || learned > 0;
+  s.bucket_params_ = store::bucket_params(s.snapshot_.global_txn(), book.dbs().meta);
   return s;
 }
 
 store::Status BookSections::index_all() {
-  store::Error e;
-  MDB_stat st;
-  if (auto s = txn_.stat(book_->dbs().positions, st)) return s;
-  auto cursor = store::Cursor::open(txn_, book_->dbs().positions, &e);
-  if (!cursor) return e;
-  KeyTable<Entry> table(st.ms_entries);
-  for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-    if (item->key.size() != 8) continue;
-    bool inserted;
-    Entry& entry = table.find_or_insert(store::get_be64(item->key.data()), inserted);
-    entry.section = item->value;
-    entry.present = true;
-  }
-  if (e.code) return e;
+  std::uint64_t positions = 0;
+  if (auto s = snapshot_.entries(&store::Databases::positions, positions)) return s;
+  KeyTable<Entry> table(positions);
+  if (auto s = snapshot_.each_section([&](Key key, std::string_view section) {
+        bool inserted;
+        Entry& entry = table.find_or_insert(key, inserted);
+        entry.section = section;
+        entry.present = true;
+        return true;
+      }))
+    return s;
   table_ = std::move(table);
   indexed_ = true;
   return std::nullopt;
 }
 
 std::uint64_t BookSections::position_count() {
-  MDB_stat st;
-  if (auto s = txn_.stat(book_->dbs().positions, st)) {
+  std::uint64_t positions = 0;
+  if (auto s = snapshot_.entries(&store::Databases::positions, positions)) {
     if (!error_.code) error_ = *s;
     return 0;
   }
-  return st.ms_entries;
+  return positions;
 }
 
 bool BookSections::first_visit(Key key, std::optional<std::string_view>& section, std::uint32_t*& visit) {
@@ -77,7 +74,7 @@ std::optional<std::string_view> BookSections::section(Key key) {
 
 std::optional<std::string_view> BookSections::section_from_book(Key key) {
   store::Error e;
-  auto v = txn_.get(book_->dbs().positions, store::NodeKey(key).view(), &e);
+  auto v = snapshot_.section(key, &e);
   if (e.code && !error_.code) error_ = e;
   return v;
 }
@@ -85,9 +82,12 @@ std::optional<std::string_view> BookSections::section_from_book(Key key) {
 void BookSections::set_filter(const store::BucketFilter& filter) {
   assert(bucket_params_);
   filter_ = filter;
-  store::Error e;
   // None when the book has buckets but no game was counted yet: every position then has none selected.
-  buckets_ = txn_.open_db(store::kBucketsDb, 0, &e);
+  buckets_.clear();
+  for (std::size_t p = 0; p < snapshot_.part_count(); ++p) {
+    store::Error e;
+    buckets_.push_back(snapshot_.txn(p).open_db(store::kBucketsDb, 0, &e));
+  }
 }
 
 void BookSections::see_through_filter(Key key, Entry& entry) {
@@ -96,10 +96,10 @@ void BookSections::see_through_filter(Key key, Entry& entry) {
   if (!filter_ || !entry.present) return;
   entry.present = false;
   found_.clear();
-  if (buckets_) {
+  if (const std::size_t p = snapshot_.part_of(key); buckets_[p]) {
     store::Error e;
     bool damaged = false;
-    if (!store::read_buckets(txn_, *buckets_, key, found_, &damaged, &e)) {
+    if (!store::read_buckets(snapshot_.txn(p), *buckets_[p], key, found_, &damaged, &e)) {
       if (damaged && !error_.code)
         error_ =
             store::Error{EIO, "damaged book: the buckets of key " + std::to_string(key) + " do not decode"};
@@ -116,7 +116,7 @@ void BookSections::see_through_filter(Key key, Entry& entry) {
 
 std::optional<cql::BookCounts::Learned> BookSections::learned(Key key, Move move) {
   if (!has_learning_) return std::nullopt;
-  auto v = txn_.get(book_->dbs().learn, store::EdgeKey(key, move.raw()).view());
+  auto v = snapshot_.learning(key, move.raw());
   store::LearnRecord r;
   if (!v || !store::from_bytes(*v, r)) return std::nullopt;
   return cql::BookCounts::Learned{r.wins, r.draws, r.losses};

@@ -1,6 +1,6 @@
-// The book as `graphbook query` reads it: one read transaction for the whole
-// traversal, a position's section by key, and the learning counters. Not
-// thread-safe; the Book must outlive it.
+// The book as `graphbook query` reads it: one read snapshot for the whole
+// traversal (a transaction per part of a sharded book), a position's section by key, and the learning
+// counters. Not thread-safe; the Book must outlive it.
 #pragma once
 
 #include <deque>
@@ -11,6 +11,7 @@
 
 #include "book/cql/book_view.h"
 #include "book/store/book.h"
+#include "book/store/book_snapshot.h"
 #include "book/store/buckets.h"
 #include "query/key_table.h"
 
@@ -52,13 +53,14 @@ class BookSections {
   const store::Error& error() const { return error_; }
 
  private:
-  BookSections(store::Book& book, store::ReadTxn txn) : book_(&book), txn_(std::move(txn)) {}
+  BookSections(store::Book& book, store::BookSnapshot snapshot)
+      : book_(&book), snapshot_(std::move(snapshot)) {}
   std::optional<std::string_view> section_from_book(Key key);  // a get in the transaction
   struct Entry;
   // With a filter, replaces the entry's section by the filtered one, once.
   void see_through_filter(Key key, Entry& entry);
   store::Book* book_;
-  store::ReadTxn txn_;
+  store::BookSnapshot snapshot_;
   bool has_learning_ = false;  // the learn database is not empty: worth a lookup
   struct Entry {
     std::string_view section;
@@ -72,9 +74,9 @@ class BookSections {
   store::Error error_;
   std::optional<store::BucketParams> bucket_params_;
   std::optional<store::BucketFilter> filter_;
-  std::optional<MDB_dbi> buckets_;         // the buckets database, when filtering
-  std::vector<store::BucketEntry> found_;  // the buckets of the key being filtered
-  std::deque<std::string> filtered_;       // the filtered sections (stable addresses)
+  std::vector<std::optional<MDB_dbi>> buckets_;  // each part's buckets database, when filtering
+  std::vector<store::BucketEntry> found_;        // the buckets of the key being filtered
+  std::deque<std::string> filtered_;             // the filtered sections (stable addresses)
 };
 
 // A node's or an edge's source counters as the CQL book filters read them.

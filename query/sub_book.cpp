@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "book/explore/bucket_view.h"
+#include "book/store/book_snapshot.h"
 #include "builder/new_book_file.h"
 
 namespace gb::query {
@@ -16,18 +17,22 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
   std::vector<Key> keys(nodes.begin(), nodes.end());
   std::sort(keys.begin(), keys.end());  // LMDB's order: the keys are big-endian
   store::Error e;
-  auto txn = store::ReadTxn::begin(book.env(), &e);
-  if (!txn) return *error = QueryError::book(book.path() + ": " + e.message()), std::nullopt;
-  auto learn = store::Cursor::open(*txn, book.dbs().learn, &e);
-  if (!learn) return *error = QueryError::book(book.path() + ": " + e.message()), std::nullopt;
+  auto snapshot = store::BookSnapshot::begin(book, &e);
+  if (!snapshot) return *error = QueryError::book(book.path() + ": " + e.message()), std::nullopt;
+  std::vector<store::Cursor> learn;  // a part each
+  std::vector<std::optional<MDB_dbi>> buckets;
+  for (std::size_t p = 0; p < snapshot->part_count(); ++p) {
+    auto cursor = store::Cursor::open(snapshot->txn(p), snapshot->dbs(p).learn, &e);
+    if (!cursor) return *error = QueryError::book(book.path() + ": " + e.message()), std::nullopt;
+    learn.push_back(std::move(*cursor));
+    if (filter) buckets.push_back(snapshot->txn(p).open_db(store::kBucketsDb, 0, nullptr));
+  }
   std::string params = book.build_params();
-  store::BookStats source_stats = book.stats(*txn);
+  store::BookStats source_stats = book.stats();
   std::optional<store::BucketParams> bucket_params;
-  std::optional<MDB_dbi> buckets;
   if (filter) {
-    bucket_params = store::bucket_params(*txn, book.dbs().meta);
+    bucket_params = store::bucket_params(snapshot->global_txn(), book.dbs().meta);
     assert(bucket_params);  // the caller refused a filter the book cannot answer
-    buckets = txn->open_db(store::kBucketsDb, 0, nullptr);
   }
   std::vector<store::BucketEntry> entries;
   std::string filtered;
@@ -42,14 +47,16 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
         std::vector<std::pair<std::string, std::string>> learned;  // keys in order, after the positions
         std::vector<std::uint16_t> kept;  // the moves of the node being copied, and 0
         for (Key k : keys) {
-          auto section = txn->get(book.dbs().positions, store::NodeKey(k).view(), &e);
+          const std::size_t part = snapshot->part_of(k);
+          auto section = snapshot->section(k, &e);
           if (e.code) return store::Status(e);
           if (!section) continue;
           if (filter) {
             // The section as the filter shows it; none when no selected game reached the position.
             entries.clear();
             bool damaged = false;
-            if (buckets && !store::read_buckets(*txn, *buckets, k, entries, &damaged, &e)) {
+            if (buckets[part] &&
+                !store::read_buckets(snapshot->txn(part), *buckets[part], k, entries, &damaged, &e)) {
               if (damaged)
                 return store::Status(store::Error{
                     EIO, "damaged book: the buckets of key " + std::to_string(k) + " do not decode"});
@@ -79,8 +86,8 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
             }
           if (auto s = appender.add(to.dbs().positions, store::NodeKey(k).view(), value)) return s;
           store::NodeKey prefix(k);
-          for (auto item = learn->seek(prefix.view(), &e); item && item->key.substr(0, 8) == prefix.view();
-               item = learn->next(&e))
+          for (auto item = learn[part].seek(prefix.view(), &e);
+               item && item->key.substr(0, 8) == prefix.view(); item = learn[part].next(&e))
             if (item->key.size() == 10 &&
                 std::find(kept.begin(), kept.end(), store::get_be16(item->key.data() + 8)) != kept.end())
               learned.emplace_back(std::string(item->key), std::string(item->value));

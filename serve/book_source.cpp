@@ -37,27 +37,32 @@ std::shared_ptr<OpenBook> BookSource::open_book(const std::string& path, std::ui
                                                 store::BookError* error) {
   auto book = store::Book::open(path, store::OpenMode::ReadOnly, error);
   if (!book) return nullptr;
-  if (book->env().map_size() < kReadMapSize) {
-    if (auto s = book->env().set_map_size(kReadMapSize)) {
-      *error = {store::BookError::Code::Storage, path + ": " + s->message()};
-      return nullptr;
-    }
-  }
-  // Open every named database of the book once, here, before any thread
+  // Open every named database of each part once, here, before any thread
   // reads: LMDB allows mdb_dbi_open in one transaction of a process at a
   // time, and a handle opened in a transaction that aborts is closed again.
   // Committed here, the opens the readers make later (the stored games, and
   // whatever a reader of another component opens) only find the handles.
   store::Error e;
   bool has_games = false;
-  if (auto txn = store::ReadTxn::begin(book->env(), &e)) {
-    if (auto names = txn->database_names(&e))
-      for (const std::string& name : *names)
-        if (!txn->open_db(name.c_str(), 0, &e)) break;
-    store::Error absent;
-    has_games = !e.code && txn->open_db(store::kStoredGamesDb, 0, &absent) &&
-                txn->open_db(store::kGameIndexDb, 0, &absent);
-    if (auto s = txn->commit(); s && !e.code) e = *s;
+  for (std::size_t p = 0; p < book->part_count() && !e.code; ++p) {
+    store::Env& env = book->part(p).env;
+    if (env.map_size() < kReadMapSize) {
+      if (auto s = env.set_map_size(kReadMapSize)) {
+        *error = {store::BookError::Code::Storage, book->part(p).path + ": " + s->message()};
+        return nullptr;
+      }
+    }
+    if (auto txn = store::ReadTxn::begin(env, &e)) {
+      if (auto names = txn->database_names(&e))
+        for (const std::string& name : *names)
+          if (!txn->open_db(name.c_str(), 0, &e)) break;
+      if (&env == &book->env()) {  // the stored games are the global part's
+        store::Error absent;
+        has_games = !e.code && txn->open_db(store::kStoredGamesDb, 0, &absent) &&
+                    txn->open_db(store::kGameIndexDb, 0, &absent);
+      }
+      if (auto s = txn->commit(); s && !e.code) e = *s;
+    }
   }
   if (e.code && e.code != MDB_NOTFOUND) {
     *error = {store::BookError::Code::Storage, path + ": " + e.message()};

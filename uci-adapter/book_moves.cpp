@@ -8,6 +8,7 @@
 #include "book/chess/notation.h"
 #include "book/explore/bucket_view.h"
 #include "book/explore/position_report.h"
+#include "book/store/book_snapshot.h"
 #include "book/store/evaluation.h"
 #include "book/store/records.h"
 
@@ -40,11 +41,11 @@ double evaluation_cp(const store::Evaluation& e) {
 
 // True when a line of plies book moves, each of at least min_games games,
 // starts at key. failed remembers (key, plies) that have none.
-bool has_line(const store::Txn& txn, MDB_dbi positions, Key key, int plies, std::uint32_t min_games,
+bool has_line(store::BookSnapshot& snapshot, Key key, int plies, std::uint32_t min_games,
               std::set<std::pair<Key, int>>& failed) {
   if (plies <= 0) return true;
   if (failed.count({key, plies})) return false;
-  auto section = txn.get(positions, store::NodeKey(key).view());
+  auto section = snapshot.section(key);
   std::vector<store::BookEdge> edges;
   if (section) store::append_edges(*section, edges);
   std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) {
@@ -52,7 +53,7 @@ bool has_line(const store::Txn& txn, MDB_dbi positions, Key key, int plies, std:
   });
   for (const store::BookEdge& e : edges) {
     if (e.record.counters.games < min_games || (e.record.flags & store::kEdgeKeyOnly)) continue;
-    if (has_line(txn, positions, e.record.child_key, plies - 1, min_games, failed)) return true;
+    if (has_line(snapshot, e.record.child_key, plies - 1, min_games, failed)) return true;
   }
   failed.insert({key, plies});
   return false;
@@ -65,17 +66,23 @@ std::optional<std::string> exit_guard_reason(store::Book& book, const Position& 
   Position next = pos;
   UndoInfo undo;
   next.do_move(move, undo);
-  auto txn = store::ReadTxn::begin(book.env(), nullptr);
-  if (!txn) return std::nullopt;
+  auto snapshot = store::BookSnapshot::begin(book, nullptr);
+  if (!snapshot) return std::nullopt;
   const std::string name = to_uci(move, chess960);
   if (guard.margin_cp > 0) {
-    auto evals = store::open_evals(*txn, false, nullptr);
-    auto values = store::open_values(*txn, false, nullptr);
-    auto here = evals ? store::get_evaluation(*txn, *evals, pos.key()) : std::nullopt;
+    // The evaluations of the position and of its child, each in the part of its key.
+    auto evaluation = [&](Key key) -> std::optional<store::Evaluation> {
+      store::ReadTxn& txn = snapshot->txn(snapshot->part_of(key));
+      auto evals = store::open_evals(txn, false, nullptr);
+      return evals ? store::get_evaluation(txn, *evals, key) : std::nullopt;
+    };
+    store::ReadTxn& next_txn = snapshot->txn(snapshot->part_of(next.key()));
+    auto values = store::open_values(next_txn, false, nullptr);
+    auto here = evaluation(pos.key());
     std::optional<double> move_cp;
-    if (auto v = values ? store::get_value(*txn, *values, next.key()) : std::nullopt)
+    if (auto v = values ? store::get_value(next_txn, *values, next.key()) : std::nullopt)
       move_cp = store::centipawns_of_expected_score(1 - v->score);
-    else if (auto e = evals ? store::get_evaluation(*txn, *evals, next.key()) : std::nullopt)
+    else if (auto e = evaluation(next.key()))
       move_cp = -evaluation_cp(*e);
     if (here && move_cp) {
       double below = evaluation_cp(*here) - *move_cp;
@@ -87,7 +94,7 @@ std::optional<std::string> exit_guard_reason(store::Book& book, const Position& 
   }
   if (guard.lookahead > 1) {
     std::set<std::pair<Key, int>> failed;
-    if (!has_line(*txn, book.dbs().positions, next.key(), guard.lookahead - 1, guard.min_games, failed))
+    if (!has_line(*snapshot, next.key(), guard.lookahead - 1, guard.min_games, failed))
       return name + " has no line of " + std::to_string(guard.lookahead) + " plies with " +
              std::to_string(guard.min_games) + " games each (BookLookahead " +
              std::to_string(guard.lookahead) + ")";

@@ -1,6 +1,7 @@
 // Repeated lookups in one book without a transaction per call: the prober's
-// hot path (`graphbook probe`, `tree`, the benchmark). One read transaction
-// and two cursors (positions, learning counters) are kept open; refresh()
+// hot path (`graphbook probe`, `tree`, the benchmark). One read snapshot
+// (store::BookSnapshot: a transaction per part of a sharded book) and two
+// cursors per part (positions, learning counters) are kept open; refresh()
 // drops the snapshot and takes a new one (call it between batches, so that a
 // long-lived reader neither misses later writes nor keeps old pages alive).
 //
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/book_snapshot.h"
 #include "book/store/buckets.h"
 #include "book/store/evaluation.h"
 
@@ -45,11 +47,16 @@ class BookReader {
   [[nodiscard]] store::Status refresh();
 
  private:
-  BookReader(store::Book& book, store::ReadTxn txn, store::Cursor cursor, store::Cursor learn_cursor)
-      : book_(&book),
-        txn_(std::move(txn)),
-        cursor_(std::move(cursor)),
-        learn_cursor_(std::move(learn_cursor)) {}
+  // Per part of the book: its cursors and the handles of its optional databases.
+  struct Part {
+    std::optional<store::Cursor> cursor;        // over the positions; closed and reopened by refresh()
+    std::optional<store::Cursor> learn_cursor;  // over the learning counters, likewise
+    std::optional<MDB_dbi> evals, values, buckets;
+  };
+  BookReader(store::Book& book, store::BookSnapshot snapshot)
+      : book_(&book), snapshot_(std::move(snapshot)) {}
+  // Opens the cursors of every part in the current snapshot.
+  [[nodiscard]] store::Status open_cursors();
   // The section of key in this snapshot (valid until the next call or
   // refresh()); nullopt when absent (or on an error, reported through error).
   std::optional<std::string_view> section(Key key, store::Error* error);
@@ -63,11 +70,9 @@ class BookReader {
   void note_snapshot();
   store::Book* book_;
   bool learning_ = true;
-  std::optional<MDB_dbi> evals_, values_, buckets_;
   std::optional<store::BucketParams> bucket_params_;
-  store::ReadTxn txn_;
-  std::optional<store::Cursor> cursor_;        // over the positions; closed and reopened by refresh()
-  std::optional<store::Cursor> learn_cursor_;  // over the learning counters, likewise
+  store::BookSnapshot snapshot_;
+  std::vector<Part> parts_;
 };
 
 }  // namespace gb::explore

@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
 #include "book/store/page_check.h"
 #include "book/store/polyglot.h"
+#include "book/store/shard_manifest.h"
 
 namespace gb::store {
 
@@ -94,6 +96,7 @@ std::optional<BookError> refuse_by_cheap_checks(const std::string& path, OpenMod
 
 std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError* error,
                                std::size_t initial_map_size) {
+  if (is_sharded_book(path)) return open_sharded(path, mode, error);
   // LMDB makes PATH-lock beside the file on open: a failed open removes the
   // one it made, so that a file that is not a book keeps nothing beside it.
   const std::string lock = path + "-lock";
@@ -214,30 +217,77 @@ std::optional<Book> Book::open_checked(const std::string& path, OpenMode mode, B
   return Book(std::move(*env), *dbs, path, false);
 }
 
+Book::Book(std::vector<BookPart> parts, std::size_t global, std::string dir)
+    : parts_(std::move(parts)), global_(global), path_(std::move(dir)), read_only_(true), sharded_(true) {
+  assert(!parts_.empty() && global_ < parts_.size());
+}
+
+// A sharded book opens read-only: a write would have to be one transaction
+// across its shards' files, which LMDB cannot give.
+std::optional<Book> Book::open_sharded(const std::string& dir, OpenMode mode, BookError* error) {
+  if (mode != OpenMode::ReadOnly)
+    return fail<Book>(error, {BookError::Code::NotABook,
+                              dir +
+                                  ": a sharded book (graphbook build --mpi) is read-only; graphbook merge "
+                                  "ONE.book " +
+                                  dir + " makes one book that can be written"});
+  auto manifest = read_manifest(dir, error);
+  if (!manifest) return std::nullopt;
+  struct stat st;
+  if (::stat((dir + "/" + kManifestName).c_str(), &st) != 0)
+    return fail<Book>(error, storage_error(Error{errno, "stat " + dir + "/" + kManifestName}));
+  std::vector<BookPart> parts;
+  for (const ShardEntry& s : manifest->shards) {
+    auto shard = open(dir + "/" + s.file, OpenMode::ReadOnly, error);
+    if (!shard) return std::nullopt;
+    assert(!shard->sharded_);
+    BookPart part = std::move(shard->parts_.front());
+    part.first_key = s.first_key;
+    part.last_key = s.last_key;
+    parts.push_back(std::move(part));
+  }
+  Book book(std::move(parts), manifest->global_shard, dir);
+  book.manifest_dev_ = st.st_dev;
+  book.manifest_ino_ = st.st_ino;
+  return book;
+}
+
+std::size_t Book::part_of(Key key) const {
+  if (parts_.size() == 1) return 0;
+  // The first part whose range ends at or after key (the ranges tile the keys in order).
+  auto it = std::lower_bound(parts_.begin(), parts_.end(), key,
+                             [](const BookPart& p, Key k) { return p.last_key < k; });
+  assert(it != parts_.end() && it->first_key <= key);
+  return std::size_t(it - parts_.begin());
+}
+
 std::optional<NodeRecord> Book::node(Key key, Error* error) {
-  auto txn = ReadTxn::begin(env_, error);
+  BookPart& p = parts_[part_of(key)];
+  auto txn = ReadTxn::begin(p.env, error);
   if (!txn) return std::nullopt;
-  auto v = txn->get(dbs_.positions, NodeKey(key).view(), error);
+  auto v = txn->get(p.dbs.positions, NodeKey(key).view(), error);
   if (!v) return std::nullopt;
   return SectionReader(*v).node();
 }
 
 std::vector<BookEdge> Book::find_all(Key key, Error* error) {
   std::vector<BookEdge> out;
-  auto txn = ReadTxn::begin(env_, error);
+  BookPart& p = parts_[part_of(key)];
+  auto txn = ReadTxn::begin(p.env, error);
   if (!txn) return out;
-  auto v = txn->get(dbs_.positions, NodeKey(key).view(), error);
+  auto v = txn->get(p.dbs.positions, NodeKey(key).view(), error);
   if (!v) return out;
   append_edges(*v, out);
   for (BookEdge& e : out)
-    if (auto l = txn->get(dbs_.learn, EdgeKey(key, e.move.raw()).view())) (void)from_bytes(*l, e.learning);
+    if (auto l = txn->get(p.dbs.learn, EdgeKey(key, e.move.raw()).view())) (void)from_bytes(*l, e.learning);
   return out;
 }
 
 std::optional<LearnRecord> Book::learning(Key key, Move move, Error* error) {
-  auto txn = ReadTxn::begin(env_, error);
+  BookPart& p = parts_[part_of(key)];
+  auto txn = ReadTxn::begin(p.env, error);
   if (!txn) return std::nullopt;
-  auto v = txn->get(dbs_.learn, EdgeKey(key, move.raw()).view(), error);
+  auto v = txn->get(p.dbs.learn, EdgeKey(key, move.raw()).view(), error);
   LearnRecord r;
   if (!v || !from_bytes(*v, r)) return std::nullopt;
   return r;
@@ -245,20 +295,32 @@ std::optional<LearnRecord> Book::learning(Key key, Move move, Error* error) {
 
 BookStats Book::stats(const Txn& txn, Error* error) {
   BookStats s;
-  if (auto v = txn.get(dbs_.meta, kStatsKey, error)) (void)from_bytes(*v, s);
+  if (auto v = txn.get(dbs().meta, kStatsKey, error)) (void)from_bytes(*v, s);
   return s;
 }
 
 BookStats Book::stats(Error* error) {
-  auto txn = ReadTxn::begin(env_, error);
-  return txn ? stats(*txn, error) : BookStats{};
+  BookStats total;
+  for (BookPart& p : parts_) {
+    auto txn = ReadTxn::begin(p.env, error);
+    if (!txn) return BookStats{};
+    BookStats s;
+    if (auto v = txn->get(p.dbs.meta, kStatsKey, error)) (void)from_bytes(*v, s);
+    total.games += s.games;
+    total.duplicates += s.duplicates;
+    total.skipped += s.skipped;
+    total.collisions += s.collisions;
+    total.builds += s.builds;
+    total.imported_entries += s.imported_entries;
+  }
+  return total;
 }
 
 std::vector<SourceInfo> Book::sources(Error* error) {
   std::vector<SourceInfo> out;
-  auto txn = ReadTxn::begin(env_, error);
+  auto txn = ReadTxn::begin(env(), error);
   if (!txn) return out;
-  auto cursor = Cursor::open(*txn, dbs_.sources, error);
+  auto cursor = Cursor::open(*txn, dbs().sources, error);
   if (!cursor) return out;
   for (auto item = cursor->first(error); item; item = cursor->next(error)) {
     auto j = nlohmann::json::parse(item->value, nullptr, false);
@@ -282,9 +344,9 @@ std::vector<SourceInfo> Book::sources(Error* error) {
 }
 
 std::string Book::build_params(Error* error) {
-  auto txn = ReadTxn::begin(env_, error);
+  auto txn = ReadTxn::begin(env(), error);
   if (!txn) return "{}";
-  auto v = txn->get(dbs_.meta, kParamsKey, error);
+  auto v = txn->get(dbs().meta, kParamsKey, error);
   return v ? std::string(*v) : "{}";
 }
 
@@ -307,36 +369,41 @@ std::optional<bool> Book::holds_only_meta(const Txn& txn, Error* error) {
 
 bool Book::still_at_path() const {
   struct stat open_file, at_path;
-  int fd = env_.fd();
+  if (sharded_)  // a new build writes a new directory, and its manifest last
+    return ::stat((path_ + "/" + kManifestName).c_str(), &at_path) == 0 && at_path.st_dev == manifest_dev_ &&
+           at_path.st_ino == manifest_ino_;
+  int fd = parts_.front().env.fd();
   return fd >= 0 && ::fstat(fd, &open_file) == 0 && ::stat(path_.c_str(), &at_path) == 0 &&
          open_file.st_dev == at_path.st_dev && open_file.st_ino == at_path.st_ino;
 }
 
 Status Book::write(const std::function<Status(WriteTxn&)>& batch) {
+  assert(!sharded_);  // opened read-only
+  Env& book_env = env();
   for (;;) {
     Error e;
-    auto txn = WriteTxn::begin(env_, &e);
+    auto txn = WriteTxn::begin(book_env, &e);
     if (!txn) return e;
     Status s = batch(*txn);
     if (!s) s = txn->commit();
     if (!s) return std::nullopt;
     txn->abort();
     if (!s->map_full()) return s;
-    if (auto g = env_.set_map_size(env_.map_size() * 2)) return g;
+    if (auto g = book_env.set_map_size(book_env.map_size() * 2)) return g;
   }
 }
 
 Status Book::update_learning(Key key, Move move, const LearnRecord& record) {
   return write(
-      [&](WriteTxn& txn) { return txn.put(dbs_.learn, EdgeKey(key, move.raw()).view(), as_bytes(record)); });
+      [&](WriteTxn& txn) { return txn.put(dbs().learn, EdgeKey(key, move.raw()).view(), as_bytes(record)); });
 }
 
 Status Book::put_stats(WriteTxn& txn, const BookStats& stats) {
-  return txn.put(dbs_.meta, kStatsKey, as_bytes(stats));
+  return txn.put(dbs().meta, kStatsKey, as_bytes(stats));
 }
 
 Status Book::put_build_params(WriteTxn& txn, const std::string& json) {
-  return txn.put(dbs_.meta, kParamsKey, json);
+  return txn.put(dbs().meta, kParamsKey, json);
 }
 
 namespace {
@@ -364,17 +431,17 @@ std::string source_json(const SourceInfo& source) {
 
 Status Book::add_source(WriteTxn& txn, const SourceInfo& source) {
   MDB_stat st;
-  if (auto s = txn.stat(dbs_.sources, st)) return s;
+  if (auto s = txn.stat(dbs().sources, st)) return s;
   char key[8];
   put_be64(key, st.ms_entries + 1);  // records are never deleted (SourceInfo): the next number
-  return txn.put(dbs_.sources, std::string_view(key, 8), source_json(source));
+  return txn.put(dbs().sources, std::string_view(key, 8), source_json(source));
 }
 
 Status Book::put_source(WriteTxn& txn, std::uint32_t number, const SourceInfo& source) {
   assert(number > 0);
   char key[8];
   put_be64(key, number);
-  return txn.put(dbs_.sources, std::string_view(key, 8), source_json(source));
+  return txn.put(dbs().sources, std::string_view(key, 8), source_json(source));
 }
 
 }  // namespace gb::store

@@ -1,12 +1,14 @@
-// A graphbook book: one LMDB file holding the position graph (docs/FORMAT.md).
+// A graphbook book: one LMDB file holding the position graph (docs/FORMAT.md),
+// or a sharded book (`build --mpi`): a directory of one such file per key
+// range, read as one book (book/store/shard_manifest.h).
 //
 //   auto book = Book::open("games.book", OpenMode::ReadOnly, &error);
 //   for (const BookEdge& e : book->find_all(pos.key())) ...
 //
 // Reads open a short read transaction per call, so a Book may be shared by
-// threads for reading; writes go through write(), which owns the map-growth
-// rule: on MDB_MAP_FULL the transaction is aborted, the map doubled and the
-// whole batch run again, so a batch must be safe to repeat.
+// threads for reading (BookSnapshot, book_snapshot.h, keeps one open); writes go through write(), which owns
+// the map-growth rule: on MDB_MAP_FULL the transaction is aborted, the map doubled and the whole batch run
+// again, so a batch must be safe to repeat.
 #pragma once
 
 #include <cstddef>
@@ -90,6 +92,15 @@ struct Databases {
   MDB_dbi meta, positions, learn, games, sources, collisions;
 };
 
+// One LMDB file of a book: the whole of a book file, or one key range of a
+// sharded book.
+struct BookPart {
+  Env env;
+  Databases dbs{};
+  std::string path;
+  Key first_key = 0, last_key = ~Key(0);  // the keys it holds, inclusive
+};
+
 class Book {
  public:
   static constexpr std::size_t kDefaultMapSize = std::size_t(1) << 30;
@@ -103,7 +114,8 @@ class Book {
   // write to opens without LMDB's lock file (Env::without_lock). A failed
   // open removes the lock file it made. OpenMode::Create makes a new book
   // beside path and links it into place, so the path never names a file that
-  // is not yet a book.
+  // is not yet a book. A directory is a sharded book: its manifest is read and
+  // each shard opened; it opens read-only (a write is refused, naming merge).
   [[nodiscard]] static std::optional<Book> open(const std::string& path, OpenMode mode, BookError* error,
                                                 std::size_t initial_map_size = kDefaultMapSize);
 
@@ -114,6 +126,8 @@ class Book {
   // The learning counters of an edge (move) or of the node (Move()).
   [[nodiscard]] std::optional<LearnRecord> learning(Key key, Move move, Error* error = nullptr);
 
+  // The book's totals: of a sharded book, its shards' stats summed (the
+  // global shard holds the build's games; each shard its own collisions).
   [[nodiscard]] BookStats stats(Error* error = nullptr);
   [[nodiscard]] std::vector<SourceInfo> sources(Error* error = nullptr);
   [[nodiscard]] std::string build_params(Error* error = nullptr);  // JSON text of the last build
@@ -130,6 +144,7 @@ class Book {
   // Rewrites the record of the source numbered number (from 1, the order of sources()).
   [[nodiscard]] Status put_source(WriteTxn& txn, std::uint32_t number, const SourceInfo& source);
   [[nodiscard]] Status put_build_params(WriteTxn& txn, const std::string& json);
+  // The stats record of the part txn reads (a book file's own: write()'s batches).
   [[nodiscard]] BookStats stats(const Txn& txn, Error* error = nullptr);
 
   // True when no database but meta holds a record: the book holds nothing
@@ -140,8 +155,18 @@ class Book {
   // a fresh book renames a new file over it).
   [[nodiscard]] bool still_at_path() const;
 
-  Env& env() { return env_; }
-  const Databases& dbs() const { return dbs_; }
+  // The parts in key order: one for a book file, a shard each for a sharded
+  // book. A reader of positions or learning goes to the part of the key
+  // (part_of); meta, sources and stored games are the global part's.
+  std::size_t part_count() const { return parts_.size(); }
+  BookPart& part(std::size_t i) { return parts_[i]; }
+  std::size_t part_of(Key key) const;
+  bool sharded() const { return sharded_; }
+
+  // The global part's environment and databases: the whole book for a book
+  // file; a reader of a sharded book's positions must go through its parts.
+  Env& env() { return parts_[global_].env; }
+  const Databases& dbs() const { return parts_[global_].dbs; }
   const std::string& path() const { return path_; }
   bool read_only() const { return read_only_; }
 
@@ -150,12 +175,19 @@ class Book {
                                           std::size_t initial_map_size);
   [[nodiscard]] static std::optional<Book> open_checked(const std::string& path, OpenMode mode,
                                                         BookError* error, std::size_t initial_map_size);
-  Book(Env env, Databases dbs, std::string path, bool read_only)
-      : env_(std::move(env)), dbs_(dbs), path_(std::move(path)), read_only_(read_only) {}
-  Env env_;
-  Databases dbs_{};
+  [[nodiscard]] static std::optional<Book> open_sharded(const std::string& dir, OpenMode mode,
+                                                        BookError* error);
+  Book(Env env, Databases dbs, std::string path, bool read_only) : path_(path), read_only_(read_only) {
+    parts_.push_back(BookPart{std::move(env), dbs, std::move(path)});
+  }
+  Book(std::vector<BookPart> parts, std::size_t global, std::string dir);
+  std::vector<BookPart> parts_;  // never empty
+  std::size_t global_ = 0;       // the part holding meta, sources and stored games
   std::string path_;
   bool read_only_ = false;
+  bool sharded_ = false;
+  // A sharded book: the manifest's file when opened (still_at_path).
+  std::uint64_t manifest_dev_ = 0, manifest_ino_ = 0;
 };
 
 }  // namespace gb::store

@@ -1,25 +1,20 @@
-#include "builder/sharded_book.h"
+#include "book/store/shard_manifest.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "book/store/book.h"
-#include "builder/book_info.h"
+#include "book/store/records.h"
 
-namespace gb::builder {
+namespace gb::store {
 
 namespace {
-
-std::string hex_key(Key k) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, k);
-  return buf;
-}
 
 std::optional<Key> parse_hex_key(const std::string& s) {
   if (s.size() != 16 || s.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
@@ -35,6 +30,12 @@ Key first_key_of(std::uint32_t index, std::uint32_t count) {
 
 }  // namespace
 
+std::string hex_key(Key k) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, k);
+  return buf;
+}
+
 ShardEntry shard_entry(std::uint32_t index, std::uint32_t count) {
   char name[64];
   std::snprintf(name, sizeof name, "shard-%05u-of-%05u.book", index, count);
@@ -47,7 +48,7 @@ bool is_sharded_book(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-BuildStatus write_manifest(const std::string& dir, const ShardManifest& m) {
+Status write_manifest(const std::string& dir, const ShardManifest& m) {
   nlohmann::json shards = nlohmann::json::array();
   for (const ShardEntry& s : m.shards)
     shards.push_back(
@@ -55,7 +56,7 @@ BuildStatus write_manifest(const std::string& dir, const ShardManifest& m) {
   auto params = nlohmann::json::parse(m.build_params, nullptr, false);
   nlohmann::json j = {{"format", kShardedFormat},
                       {"version", kShardedVersion},
-                      {"book_format_version", store::kFormatVersion},
+                      {"book_format_version", kFormatVersion},
                       {"key_ranges", "shard i of n holds the keys k with floor(k * n / 2^64) == i"},
                       {"global_shard", m.global_shard},
                       {"ranks", m.ranks},
@@ -66,17 +67,16 @@ BuildStatus write_manifest(const std::string& dir, const ShardManifest& m) {
     std::ofstream out(tmp, std::ios::trunc);
     out << j.dump(2) << '\n';
     out.flush();
-    if (!out) return BuildError::book("cannot write " + tmp);
+    if (!out) return Error{EIO, "write " + tmp};
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return BuildError::book("cannot rename " + tmp + " to " + path);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Error{errno, "rename " + tmp + " to " + path};
   return std::nullopt;
 }
 
-std::optional<ShardManifest> read_manifest(const std::string& dir, BuildError* error) {
+std::optional<ShardManifest> read_manifest(const std::string& dir, BookError* error) {
   const std::string path = dir + "/" + kManifestName;
   auto fail = [&](std::string why) -> std::optional<ShardManifest> {
-    *error = BuildError::input(dir + ": " + why);
+    if (error) *error = BookError{BookError::Code::NotABook, dir + ": " + why};
     return std::nullopt;
   };
   std::ifstream in(path);
@@ -103,7 +103,7 @@ std::optional<ShardManifest> read_manifest(const std::string& dir, BuildError* e
       return fail("manifest.json: a shard without a file");
     auto first = parse_hex_key(s.value("first_key", "")), last = parse_hex_key(s.value("last_key", ""));
     const std::string file = s["file"];
-    if (!first || !last || file.find('/') != std::string::npos)
+    if (!first || !last || file.empty() || file.find('/') != std::string::npos)
       return fail("manifest.json: shard " + file + " has no valid key range");
     m.shards.push_back({.file = file, .first_key = *first, .last_key = *last});
   }
@@ -125,75 +125,4 @@ std::vector<std::string> shard_paths(const std::string& dir, const ShardManifest
   return paths;
 }
 
-std::optional<nlohmann::json> sharded_info(const std::string& dir, BuildError* error) {
-  auto manifest = read_manifest(dir, error);
-  if (!manifest) return std::nullopt;
-  nlohmann::json shards = nlohmann::json::array();
-  std::uint64_t nodes = 0, edges = 0, key_only = 0, bytes = 0, collisions = 0;
-  store::BookStats global;
-  std::size_t sources = 0;
-  for (std::size_t i = 0; i < manifest->shards.size(); ++i) {
-    const ShardEntry& s = manifest->shards[i];
-    store::BookError be;
-    auto book = store::Book::open(dir + "/" + s.file, store::OpenMode::ReadOnly, &be);
-    if (!book) {
-      *error = BuildError::opening(be);
-      return std::nullopt;
-    }
-    auto info = book_info(*book, error);
-    if (!info) return std::nullopt;
-    nodes += info->nodes;
-    edges += info->edges;
-    key_only += info->key_only_edges;
-    bytes += info->file_bytes;
-    collisions += info->stats.collisions;
-    if (i == manifest->global_shard) {
-      global = info->stats;
-      sources = info->sources.size();
-    }
-    shards.push_back({{"file", s.file},
-                      {"first_key", hex_key(s.first_key)},
-                      {"last_key", hex_key(s.last_key)},
-                      {"nodes", info->nodes},
-                      {"edges", info->edges},
-                      {"size_bytes", info->file_bytes}});
-  }
-  auto params = nlohmann::json::parse(manifest->build_params, nullptr, false);
-  return nlohmann::json{{"sharded", true},
-                        {"shard_count", manifest->shards.size()},
-                        {"ranks", manifest->ranks},
-                        {"nodes", nodes},
-                        {"edges", edges},
-                        {"key_only_edges", key_only},
-                        {"games", global.games},
-                        {"duplicates_skipped", global.duplicates},
-                        {"bad_games_skipped", global.skipped},
-                        {"key_collisions", collisions},
-                        {"builds", global.builds},
-                        {"sources", sources},
-                        {"size_bytes", bytes},
-                        {"build_params", params.is_discarded() ? nlohmann::json::object() : params},
-                        {"shards", shards}};
-}
-
-std::string sharded_info_text(const nlohmann::json& j) {
-  std::ostringstream out;
-  out << "sharded book: " << j["shard_count"].get<std::uint64_t>() << " shards (built by "
-      << j["ranks"].get<std::uint64_t>() << " ranks)\n"
-      << "nodes: " << j["nodes"].get<std::uint64_t>() << "\n"
-      << "edges: " << j["edges"].get<std::uint64_t>() << "\n"
-      << "games: " << j["games"].get<std::uint64_t>() << "\n"
-      << "duplicates skipped: " << j["duplicates_skipped"].get<std::uint64_t>() << "\n"
-      << "bad games skipped: " << j["bad_games_skipped"].get<std::uint64_t>() << "\n"
-      << "key collisions: " << j["key_collisions"].get<std::uint64_t>() << "\n"
-      << "sources: " << j["sources"].get<std::uint64_t>() << "\n"
-      << "size: " << j["size_bytes"].get<std::uint64_t>() << " bytes\n"
-      << "build params: " << j["build_params"].dump() << "\n";
-  for (const auto& s : j["shards"])
-    out << "  " << s["file"].get<std::string>() << "  keys " << s["first_key"].get<std::string>() << ".."
-        << s["last_key"].get<std::string>() << "  nodes " << s["nodes"].get<std::uint64_t>() << "  edges "
-        << s["edges"].get<std::uint64_t>() << "\n";
-  return out.str();
-}
-
-}  // namespace gb::builder
+}  // namespace gb::store

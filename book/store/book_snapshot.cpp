@@ -1,0 +1,65 @@
+#include "book/store/book_snapshot.h"
+
+#include <cassert>
+
+namespace gb::store {
+
+std::optional<BookSnapshot> BookSnapshot::begin(Book& book, Error* error) {
+  std::vector<ReadTxn> txns;
+  txns.reserve(book.part_count());
+  std::size_t global = 0;
+  for (std::size_t i = 0; i < book.part_count(); ++i) {
+    auto txn = ReadTxn::begin(book.part(i).env, error);
+    if (!txn) return std::nullopt;
+    if (&book.part(i).env == &book.env()) global = i;
+    txns.push_back(std::move(*txn));
+  }
+  assert(!txns.empty());
+  return BookSnapshot(book, std::move(txns), global);
+}
+
+std::optional<std::string_view> BookSnapshot::section(Key key, Error* error) {
+  const std::size_t p = part_of(key);
+  return txns_[p].get(dbs(p).positions, NodeKey(key).view(), error);
+}
+
+std::optional<std::string_view> BookSnapshot::learning(Key key, std::uint16_t move, Error* error) {
+  const std::size_t p = part_of(key);
+  return txns_[p].get(dbs(p).learn, EdgeKey(key, move).view(), error);
+}
+
+Status BookSnapshot::entries(MDB_dbi Databases::*db, std::uint64_t& out) {
+  out = 0;
+  for (std::size_t p = 0; p < txns_.size(); ++p) {
+    MDB_stat st;
+    if (auto s = txns_[p].stat(dbs(p).*db, st)) return s;
+    out += st.ms_entries;
+  }
+  return std::nullopt;
+}
+
+Status BookSnapshot::each_section(const std::function<bool(Key, std::string_view)>& visit) {
+  for (std::size_t p = 0; p < txns_.size(); ++p) {
+    Error e;
+    auto cursor = Cursor::open(txns_[p], dbs(p).positions, &e);
+    if (!cursor) return e;
+    for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
+      if (item->key.size() != 8) continue;
+      if (!visit(get_be64(item->key.data()), item->value)) return std::nullopt;
+    }
+    if (e.code) return e;
+  }
+  return std::nullopt;
+}
+
+void BookSnapshot::reset() {
+  for (ReadTxn& t : txns_) t.reset();
+}
+
+Status BookSnapshot::renew() {
+  for (ReadTxn& t : txns_)
+    if (auto s = t.renew()) return s;
+  return std::nullopt;
+}
+
+}  // namespace gb::store
