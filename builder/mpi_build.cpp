@@ -47,6 +47,7 @@ std::optional<BuildReport> run_mpi_build(const std::string&, const std::vector<s
 #include "builder/build_visitor.h"
 #include "builder/input_file.h"
 #include "builder/orphan_files.h"
+#include "builder/query_filter.h"
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
 
@@ -88,7 +89,6 @@ std::string refusal(const std::string& book_path, const std::vector<std::string>
                     const BuildOptions& o) {
   if (o.index_games) return "--index-games is not supported with --mpi yet (build without --mpi)";
   if (o.buckets) return "--buckets and --by-month are not supported with --mpi yet (build without --mpi)";
-  if (o.filter) return "--filter is not supported with --mpi yet (build without --mpi)";
   struct stat st;
   if (::stat(book_path.c_str(), &st) == 0)
     return book_path +
@@ -178,14 +178,15 @@ std::vector<Segment> my_segments(const Comm& c, const std::vector<InputFile>& fi
 // Per input, what this rank (then all ranks) read of it. Summed over the
 // ranks with MPI_SUM, the dates with MIN and MAX.
 struct Counts {
-  std::vector<std::uint64_t> games_read, skipped, warnings, filtered, errors, binary, lines, added,
-      duplicates;
+  std::vector<std::uint64_t> games_read, skipped, warnings, filtered, filtered_by_query, errors, binary, lines,
+      added, duplicates;
   std::vector<int> first_date, last_date;
   explicit Counts(std::size_t n)
       : games_read(n),
         skipped(n),
         warnings(n),
         filtered(n),
+        filtered_by_query(n),
         errors(n),
         binary(n),
         lines(n),
@@ -228,7 +229,12 @@ void parse(const BuildOptions& options, std::string_view text, const std::string
   ro.buffer_size = std::min(ro.buffer_size, text.size() + 1);
   pgn::PgnReader reader(pgn::ByteSource::from_memory(text, name), ro);
   reader.set_start(line, games_before);
-  reader.read_all(visitor);
+  if (options.filter) {  // build --filter: a rank runs the query on each of its games, as a build's thread does
+    QueryFilterVisitor filter(*options.filter, visitor);
+    reader.read_all(filter);
+  } else {
+    reader.read_all(visitor);
+  }
   out.summary = reader.summary();
   out.counts = visitor.counts();
 }
@@ -551,6 +557,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
       counts.warnings[s.input] += sum.warnings;
       counts.errors[s.input] += sum.errors;
       counts.filtered[s.input] += parsed.counts.filtered;
+      counts.filtered_by_query[s.input] += parsed.counts.filtered_by_query;
       counts.lines[s.input] += std::uint64_t(std::count(text.begin(), text.end(), '\n'));
       games_before += sum.games_read;
       games_accepted += parsed.games.games.size();
@@ -657,6 +664,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
     sum_to_root(counts.warnings, MPI_UINT64_T, MPI_SUM, c);
     sum_to_root(counts.errors, MPI_UINT64_T, MPI_SUM, c);
     sum_to_root(counts.filtered, MPI_UINT64_T, MPI_SUM, c);
+    sum_to_root(counts.filtered_by_query, MPI_UINT64_T, MPI_SUM, c);
     sum_to_root(counts.binary, MPI_UINT64_T, MPI_MAX, c);
     sum_to_root(counts.added, MPI_UINT64_T, MPI_SUM, c);
     sum_to_root(counts.duplicates, MPI_UINT64_T, MPI_SUM, c);
@@ -683,6 +691,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
       ir.duplicates = counts.duplicates[i];
       ir.skipped = counts.skipped[i];
       ir.filtered = counts.filtered[i];
+      ir.filtered_by_query = counts.filtered_by_query[i];
       ir.warnings = counts.warnings[i];
       ir.binary = counts.binary[i] != 0;
       ir.first_date = counts.first_date[i] == INT_MAX ? 0 : counts.first_date[i];

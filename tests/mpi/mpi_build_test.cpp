@@ -158,6 +158,26 @@ TEST_CASE("An MPI build takes the options that choose and count games as one bui
   CHECK(counts(dir.file("merged.book")) == counts(dir.file("one.book")));
 }
 
+TEST_CASE("An MPI build with --filter keeps the games the query matches, as one build does", "[mpi]") {
+  TempDir dir("graphbook-mpi");
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  // White wins in which a knight gives check somewhere: a query of the moves, not only of the tags.
+  const std::string query = dir.write("query.cql", "result 1-0\nN attacks k\n");
+  build({dir.file("one.book"), carlsen, twic, "--filter", query, "--max-ply", "30"});
+  Output o = mpi_build(4, {dir.file("sharded.book"), carlsen, twic, "--filter", query, "--max-ply", "30"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const nlohmann::json one = info_json(dir.file("one.book")), sharded = info_json(dir.file("sharded.book"));
+  const std::uint64_t read = 2245 + games_of(read_file(carlsen)).size();
+  CHECK(one["games"].get<std::uint64_t>() > 100);
+  CHECK(one["games"].get<std::uint64_t>() < read / 2);  // the query left most games out
+  CHECK(sharded["games"] == one["games"]);
+  CHECK(sharded["edges"] == one["edges"]);
+  CHECK(exported(dir.file("sharded.book"), dir.file("sharded.bin")) ==
+        exported(dir.file("one.book"), dir.file("one.bin")));
+}
+
 TEST_CASE("An MPI build of one file cut in byte ranges reports its bad games where one build does", "[mpi]") {
   TempDir dir("graphbook-mpi");
   // twic0920 with a bad move in three games, each in another rank's range.
@@ -196,7 +216,6 @@ TEST_CASE("build --mpi refuses what it does not support, and writes nothing", "[
   const std::vector<Refusal> refusals = {
       {{book, twic, "--index-games"}, "--index-games is not supported with --mpi"},
       {{book, twic, "--buckets"}, "--buckets and --by-month are not supported with --mpi"},
-      {{book, twic, "--filter", "result 1-0"}, "--filter is not supported with --mpi"},
       {{existing, twic}, "exists: --mpi writes a new sharded book only"},
       {{book, "-"}, "--mpi reads files, not stdin"},
       {{book, dir.file("absent.pgn")}, "cannot read"},
