@@ -178,8 +178,8 @@ std::vector<Segment> my_segments(const Comm& c, const std::vector<InputFile>& fi
 // Per input, what this rank (then all ranks) read of it. Summed over the
 // ranks with MPI_SUM, the dates with MIN and MAX.
 struct Counts {
-  std::vector<std::uint64_t> games_read, skipped, warnings, filtered, filtered_by_query, errors, binary, lines,
-      added, duplicates;
+  std::vector<std::uint64_t> games_read, skipped, warnings, filtered, filtered_by_query, errors, binary,
+      lines, added, duplicates;
   std::vector<int> first_date, last_date;
   explicit Counts(std::size_t n)
       : games_read(n),
@@ -229,7 +229,8 @@ void parse(const BuildOptions& options, std::string_view text, const std::string
   ro.buffer_size = std::min(ro.buffer_size, text.size() + 1);
   pgn::PgnReader reader(pgn::ByteSource::from_memory(text, name), ro);
   reader.set_start(line, games_before);
-  if (options.filter) {  // build --filter: a rank runs the query on each of its games, as a build's thread does
+  if (options
+          .filter) {  // build --filter: a rank runs the query on each of its games, as a build's thread does
     QueryFilterVisitor filter(*options.filter, visitor);
     reader.read_all(filter);
   } else {
