@@ -63,7 +63,12 @@ std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
   if (auto s = snapshot->each_section([&](Key key, std::string_view value) {
         BookInfo::Shard* shard = info.shards.empty() ? nullptr : &info.shards[book.part_of(key)];
         store::SectionReader section(value);
+        info.section_bytes += value.size();
         if (auto node = section.node()) {
+          if (node->counters.games == 1) {
+            ++info.one_game_positions;
+            info.one_game_section_bytes += value.size();
+          }
           ++info.nodes;
           if (shard) ++shard->nodes;
           ++info.depth_histogram[node->min_ply];
@@ -202,6 +207,9 @@ nlohmann::json to_json(const BookInfo& info) {
           {"size_bytes", info.file_bytes},
           {"bytes_per_edge", info.edges ? double(info.file_bytes) / double(info.edges) : 0.0},
           {"positions_bytes", info.positions_bytes},
+          {"section_bytes", info.section_bytes},
+          {"one_game_positions", info.one_game_positions},
+          {"one_game_section_bytes", info.one_game_section_bytes},
           {"buckets", info.has_buckets ? nlohmann::json{{"by_month", info.by_month},
                                                         {"keys", info.bucket_keys},
                                                         {"buckets", info.buckets},

@@ -25,6 +25,10 @@ struct BookInfo {
   std::uint64_t root_games = 0;  // games through the start position
   // The pages of positions, and the buckets (book/store/buckets.h) when the book has them.
   std::uint64_t positions_bytes = 0;
+  // Where the positions' bytes go: the sections' own bytes (the rest of
+  // positions_bytes is LMDB's: keys, node headers, page slack), and the
+  // positions one game reached, with their sections' bytes.
+  std::uint64_t section_bytes = 0, one_game_positions = 0, one_game_section_bytes = 0;
   bool has_buckets = false, by_month = false;
   std::uint64_t bucket_keys = 0, buckets = 0, bucket_bytes = 0;
   // A sharded book's shards (build --mpi), in key order; empty for a book file.

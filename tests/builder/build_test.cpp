@@ -122,6 +122,11 @@ TEST_CASE("Two move orders of one position end in one node with two games and tw
   CHECK(info["nodes"] == 8);  // start, 3 after each first half-line pair (2x3), and the common one
   CHECK(info["edges"] == 8);
   CHECK(info["depth_histogram"]["4"] == 1);
+  // Where the bytes go: the 6 positions of one game (all but the start and the common one).
+  CHECK(info["one_game_positions"] == 6);
+  CHECK(info["one_game_section_bytes"].get<std::uint64_t>() > 0);
+  CHECK(info["one_game_section_bytes"] < info["section_bytes"]);
+  CHECK(info["section_bytes"] < info["positions_bytes"]);
 }
 
 TEST_CASE("A game that repeats a position counts once on its node and edge", "[builder]") {
