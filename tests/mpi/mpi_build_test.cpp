@@ -3,12 +3,16 @@
 // same inputs makes (its Polyglot export byte for byte, its counts in info),
 // with games repeated across ranks counted once, a file cut in byte ranges
 // between ranks, and the options --mpi does not support refused.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "builder/process.h"
 #include "test_data.h"
@@ -238,4 +242,52 @@ TEST_CASE("build --mpi refuses what it does not support, and writes nothing", "[
   Output info = graphbook({"info", book});
   CHECK(info.status == 2);
   CHECK_FALSE(exists(dir.file("out.book")));
+}
+
+TEST_CASE("An MPI build stopped part way leaves no book, or the whole book, and nothing outside BOOK",
+          "[mpi]") {
+  TempDir dir("graphbook-mpi-kill");
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  build({dir.file("one.book"), twic});
+  const nlohmann::json one = info_json(dir.file("one.book"));
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  int whole = 0, none = 0;
+  // Stopped with SIGTERM (what Ctrl-C or a scheduler sends mpirun) from at once to after the build ends.
+  for (int ms : {0, 150, 400, 800, 1500, 3000, 8000}) {
+    INFO("stopped after " << ms << " ms");
+    const std::string book = dir.file("sharded-" + std::to_string(ms) + ".book");
+    const pid_t pid = gb::test::spawn(
+        {GRAPHBOOK_MPIEXEC, "--oversubscribe", "--allow-run-as-root", "--mca",
+         "btl_vader_single_copy_mechanism", "none", "-x",
+         std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") + "detect_leaks=0", "-np", "3",
+         gb::test::graphbook_binary(), "build", "--mpi", book, twic, "--quiet"},
+        dir.file("out"), dir.file("err"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    ::kill(pid, SIGTERM);
+    (void)gb::test::wait_status(pid);
+    if (!exists(book)) {  // stopped before rank 0 made the directory
+      ++none;
+    } else if (exists(book + "/manifest.json")) {
+      ++whole;
+      const nlohmann::json sharded = info_json(book);
+      CHECK(sharded["games"] == one["games"]);
+      CHECK(sharded["edges"] == one["edges"]);
+      CHECK(graphbook({"check", book}).status == 0);
+    } else {
+      ++none;
+      Output probe = graphbook({"probe", book});
+      CHECK(probe.status == 2);
+      CHECK(probe.err.find("not a sharded book") != std::string::npos);
+    }
+  }
+  // Whatever a stopped build left is inside its BOOK directory: beside it, only what the test wrote.
+  std::vector<std::string> stray;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("sharded-", 0) != 0 && name.rfind("one.book", 0) != 0 && name != "out" && name != "err")
+      stray.push_back(name);
+  }
+  CHECK(stray == std::vector<std::string>{});
+  INFO(whole << " whole books, " << none << " stopped before the manifest");
+  CHECK(none > 0);
 }
