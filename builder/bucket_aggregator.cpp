@@ -65,37 +65,6 @@ class FileReader {
   bool failed_ = false;
 };
 
-// Writes items to a new run file.
-class FileWriter {
- public:
-  explicit FileWriter(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "wb")) {}
-  ~FileWriter() {
-    if (f_) std::fclose(f_);
-  }
-  void add(const BucketItem& item) {
-    buf_.push_back(item);
-    if (buf_.size() == kReadItems) flush();
-  }
-  BuildStatus close() {
-    flush();
-    const bool ok = f_ && !failed_ && std::fclose(f_) == 0;
-    f_ = nullptr;
-    if (!ok) return BuildError::book("cannot write the run file " + path_ + ": " + std::strerror(errno));
-    return std::nullopt;
-  }
-
- private:
-  void flush() {
-    if (f_ && !buf_.empty() && std::fwrite(buf_.data(), sizeof(BucketItem), buf_.size(), f_) != buf_.size())
-      failed_ = true;
-    buf_.clear();
-  }
-  std::string path_;
-  std::FILE* f_;
-  std::vector<BucketItem> buf_;
-  bool failed_ = false;
-};
-
 // Merges sorted sources (files, and at most one sorted vector) into one
 // sorted stream whose equal buckets are NOT yet summed.
 class KWay {
@@ -179,6 +148,31 @@ store::BucketCounters counters_of(const BucketItem& i) {
   c.min_ply = i.min_ply;
   c.first_play = i.first_play;
   return c;
+}
+
+BucketRunWriter::BucketRunWriter(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "wb")) {}
+
+BucketRunWriter::~BucketRunWriter() {
+  if (f_) std::fclose(f_);
+}
+
+void BucketRunWriter::add(const BucketItem& item) {
+  buf_.push_back(item);
+  if (buf_.size() == kReadItems) flush();
+}
+
+BuildStatus BucketRunWriter::close() {
+  flush();
+  const bool ok = f_ && !failed_ && std::fclose(f_) == 0;
+  f_ = nullptr;
+  if (!ok) return BuildError::book("cannot write the run file " + path_ + ": " + std::strerror(errno));
+  return std::nullopt;
+}
+
+void BucketRunWriter::flush() {
+  if (f_ && !buf_.empty() && std::fwrite(buf_.data(), sizeof(BucketItem), buf_.size(), f_) != buf_.size())
+    failed_ = true;
+  buf_.clear();
 }
 
 BucketAggregator::BucketAggregator(std::size_t memory_budget, std::string spill_dir, Side side,
@@ -278,7 +272,7 @@ BuildStatus BucketAggregator::spill() {
     std::string path = next_path();
     files_.push_back(path);
     levels_.push_back(0);
-    FileWriter writer(path);
+    BucketRunWriter writer(path);
     for (const BucketItem& item : items_) writer.add(item);
     if (auto e = writer.close()) return e;
   }
@@ -294,7 +288,7 @@ BuildStatus BucketAggregator::spill() {
     {
       KWay merge(same, nullptr);
       if (auto e = merge.error()) return e;
-      FileWriter writer(path);
+      BucketRunWriter writer(path);
       BucketItem item, last{};
       bool has = false;
       while (merge.next(item)) {

@@ -64,6 +64,13 @@ class BucketAggregator {
   // Sorts what is in memory into the last run.
   [[nodiscard]] BuildStatus finish();
 
+  // A sorted run file written elsewhere (the buckets an MPI rank received,
+  // BucketRunWriter), merged as one of this aggregation's and removed with it.
+  void adopt_run(std::string path) {
+    files_.push_back(std::move(path));
+    levels_.push_back(0);
+  }
+
   const std::vector<std::string>& files() const { return files_; }
   const std::vector<BucketItem>& memory() const { return items_; }  // after finish(): sorted, summed
   std::size_t spills() const { return spill_count_; }
@@ -85,6 +92,26 @@ class BucketAggregator {
   std::size_t spill_count_ = 0, serial_ = 0;
 };
 
+// Writes items in bucket_item_less order to a new run file: an
+// aggregation's spills, and what an MPI rank receives (adopt_run).
+class BucketRunWriter {
+ public:
+  explicit BucketRunWriter(const std::string& path);
+  ~BucketRunWriter();
+  BucketRunWriter(const BucketRunWriter&) = delete;
+  BucketRunWriter& operator=(const BucketRunWriter&) = delete;
+  void add(const BucketItem& item);
+  [[nodiscard]] BuildStatus close();
+  const std::string& path() const { return path_; }
+
+ private:
+  void flush();
+  std::string path_;
+  std::FILE* f_;
+  std::vector<BucketItem> buf_;
+  bool failed_ = false;
+};
+
 // Merges the runs of every thread's BucketAggregator (in the order of their
 // key ranges) into one stream of keys in order, each with its buckets.
 class BucketMerger {
@@ -97,10 +124,13 @@ class BucketMerger {
   const BuildStatus& error() const { return error_; }
   // From the first key again (a commit redone after the map grew).
   void restart();
+  // The next item of all streams, equal buckets summed, in bucket_item_less
+  // order (what next() groups by key; what an MPI rank sends); false at the
+  // end or on an error.
+  bool next_item(BucketItem& out);
 
  private:
   struct Stream;
-  bool next_item(BucketItem& out);  // the next item of all streams, equal buckets summed
   bool open_thread();
   std::vector<const BucketAggregator*> aggregators_;
   std::size_t thread_ = 0;

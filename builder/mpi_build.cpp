@@ -44,6 +44,7 @@ std::optional<BuildReport> run_mpi_build(const std::string&, const std::vector<s
 #include "book/pgn/reader.h"
 #include "book/pgn/split.h"
 #include "builder/book_writer.h"
+#include "builder/bucket_aggregator.h"
 #include "builder/build_visitor.h"
 #include "builder/input_file.h"
 #include "builder/orphan_files.h"
@@ -88,7 +89,6 @@ std::string broadcast(const Comm& c, std::string text) {
 std::string refusal(const std::string& book_path, const std::vector<std::string>& inputs,
                     const BuildOptions& o) {
   if (o.index_games) return "--index-games is not supported with --mpi yet (build without --mpi)";
-  if (o.buckets) return "--buckets and --by-month are not supported with --mpi yet (build without --mpi)";
   struct stat st;
   if (::stat(book_path.c_str(), &st) == 0)
     return book_path +
@@ -159,6 +159,22 @@ struct Segment {
   std::uint64_t begin = 0, end = 0;  // bytes of the file
   bool whole = false;                // read as a whole file (it may decompress)
 };
+
+// The number each input's games take in the bucket ids (SourceInfo::bucket_source):
+// the inputs are numbered in order from 1, the known ones left out (no source
+// record), as rank 0 numbers the sources; with --source LABEL every input is
+// the label's, numbered as its first input.
+std::vector<std::uint32_t> bucket_sources(const std::vector<InputFile>& files, const std::string& label) {
+  std::vector<std::uint32_t> out(files.size(), 0);
+  std::uint32_t number = 0, first = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files[i].known) continue;
+    ++number;
+    if (first == 0) first = number;
+    out[i] = label.empty() ? number : first;
+  }
+  return out;
+}
 
 std::vector<Segment> my_segments(const Comm& c, const std::vector<InputFile>& files,
                                  const std::vector<std::uint64_t>& cuts) {
@@ -376,10 +392,10 @@ int key_rank(Key key, int size) {
 }
 
 // Sends every entry of next() to the rank of its key, in rounds of at most
-// cap bytes to each rank, and adds what arrives from rank s to writers[s].
-// Returns the rounds taken.
-template <class T, class Next>
-std::uint64_t send_by_key(const Comm& c, std::size_t cap, Next&& next, std::vector<RunFileWriter>& writers,
+// cap bytes to each rank, and gives what arrives from rank s to deliver(s,
+// entry), in the order s sent it. Returns the rounds taken.
+template <class T, class Next, class Deliver>
+std::uint64_t send_by_key(const Comm& c, std::size_t cap, Next&& next, Deliver&& deliver,
                           std::uint64_t& bytes_sent) {
   const std::size_t per_rank = std::max<std::size_t>(1, cap / sizeof(T));
   std::vector<std::vector<T> > out(std::size_t(c.size));
@@ -403,7 +419,7 @@ std::uint64_t send_by_key(const Comm& c, std::size_t cap, Next&& next, std::vect
     std::vector<T> got = exchange(c, out, &from);
     std::size_t at = 0;
     for (int s = 0; s < c.size; ++s)
-      for (int i = 0; i < from[std::size_t(s)]; ++i) writers[std::size_t(s)].add(got[at++]);
+      for (int i = 0; i < from[std::size_t(s)]; ++i) deliver(s, got[at++]);
     ++rounds;
     int more = !done, any = 0;
     MPI_Allreduce(&more, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
@@ -614,7 +630,18 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
       std::max(options.memory > outside ? options.memory - outside : 0, std::min(options.memory, 16 * kMiB));
   BuildReport report;
   {
-    Aggregator aggregator(tables, spill_dir, options.side);
+    // --buckets: half the tables count the buckets, as in a build (build.cpp, table_budget).
+    Aggregator aggregator(options.buckets ? tables / 2 : tables, spill_dir, options.side);
+    std::optional<BucketAggregator> buckets;
+    if (options.buckets) buckets.emplace(tables / 2, spill_dir, options.side, KeyRange{}, options.by_month);
+    // The games' ordinals in the whole input (first plays, in the buckets) and the buckets' sources.
+    unsigned long long added_here = std::uint64_t(std::count(duplicate.begin(), duplicate.end(), false)),
+                       added_before = 0, added_all = 0;
+    MPI_Exscan(&added_here, &added_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&added_here, &added_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (c.rank == 0) added_before = 0;  // MPI_Exscan leaves rank 0's undefined
+    std::uint64_t ordinal = added_before;
+    const std::vector<std::uint32_t> bucket_source = bucket_sources(files, options.source);
     std::uint32_t in = 0;  // the game's input
     GameFacts facts;
     std::vector<PlyRecord> plies;
@@ -625,12 +652,18 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
         continue;
       }
       if (auto e = aggregator.add_game(facts, plies.data(), plies.size())) abort_all(c, e->message);
+      ++ordinal;
+      if (buckets)
+        if (auto e = buckets->add_game(facts, plies.data(), plies.size(), ordinal, bucket_source[in]))
+          abort_all(c, e->message);
       ++counts.added[in];
       add_date(facts.date, counts.first_date[in], counts.last_date[in]);
     }
     game_file.remove();
     duplicate = {};
     if (auto e = aggregator.finish()) abort_all(c, e->message);
+    if (buckets)
+      if (auto e = buckets->finish()) abort_all(c, e->message);
     report.collisions = aggregator.collisions();
     report.spills = aggregator.spills();
     report.parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -650,14 +683,37 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
     }
     const std::size_t cap = exchange_bytes / 2 / std::size_t(c.size);
     std::uint64_t sent = 0;
+    auto to_run = [&](int s, const auto& entry) { writers[std::size_t(s)].add(entry); };
     std::uint64_t rounds = send_by_key<NodeEntry>(
-        c, cap, [&](NodeEntry& e) { return merger.next_node(e); }, writers, sent);
+        c, cap, [&](NodeEntry& e) { return merger.next_node(e); }, to_run, sent);
     rounds += send_by_key<EdgeEntry>(
-        c, cap, [&](EdgeEntry& e) { return merger.next_edge(e); }, writers, sent);
+        c, cap, [&](EdgeEntry& e) { return merger.next_edge(e); }, to_run, sent);
     if (auto e = merger.error()) abort_all(c, e->message);
     report.collisions += merger.collisions();
     for (auto& w : writers)
       if (auto e = w.close()) abort_all(c, e->message);
+
+    // The buckets likewise: this rank's, merged in key order, to the ranks of
+    // their keys; what comes from rank s is a bucket run file here.
+    std::optional<BucketAggregator> received_buckets;
+    if (buckets) {
+      BucketMerger local_buckets({&*buckets});
+      std::vector<std::unique_ptr<BucketRunWriter> > bucket_writers;
+      for (int s = 0; s < c.size; ++s)
+        bucket_writers.push_back(std::make_unique<BucketRunWriter>(
+            spill_dir + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) +
+            "-mpi-buckets-from-" + std::to_string(s)));
+      rounds += send_by_key<BucketItem>(
+          c, cap, [&](BucketItem& item) { return local_buckets.next_item(item); },
+          [&](int s, const BucketItem& item) { bucket_writers[std::size_t(s)]->add(item); }, sent);
+      if (auto e = local_buckets.error()) abort_all(c, e->message);
+      received_buckets.emplace(0, spill_dir, options.side, KeyRange{}, options.by_month);
+      for (auto& w : bucket_writers) {
+        if (auto e = w->close()) abort_all(c, e->message);
+        received_buckets->adopt_run(w->path());
+      }
+      buckets.reset();  // its runs are sent: removed
+    }
 
     // Rank 0 gathers the counts of every input, and makes the sources.
     sum_to_root(counts.games_read, MPI_UINT64_T, MPI_SUM, c);
@@ -735,6 +791,12 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
                       .more_writes = {},
                       .buckets = nullptr,
                       .buckets_json = {}};
+    BucketMerger shard_buckets(received_buckets ? std::vector<const BucketAggregator*>{&*received_buckets}
+                                                : std::vector<const BucketAggregator*>{});
+    if (received_buckets) {
+      input.buckets = &shard_buckets;
+      input.buckets_json = store::bucket_params_json({.by_month = options.by_month, .ordinals = added_all});
+    }
     const auto committing = std::chrono::steady_clock::now();
     if (auto s = commit_build(*book, shard_merger, input, report.commit))
       abort_all(c, shard_path + ": " + s->message());

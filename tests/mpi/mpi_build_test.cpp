@@ -182,6 +182,50 @@ TEST_CASE("An MPI build with --filter keeps the games the query matches, as one 
         exported(dir.file("one.book"), dir.file("one.bin")));
 }
 
+TEST_CASE("An MPI build with --buckets filters by rating, date and source as one build with them does",
+          "[mpi]") {
+  const std::string label = GENERATE(std::string(), std::string("games"));  // --source: one bucket source
+  INFO("--source '" << label << "'");
+  TempDir dir("graphbook-mpi");
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  std::vector<std::string> args = {carlsen, twic, "--max-ply", "30", "--buckets", "--by-month"};
+  if (!label.empty()) args.insert(args.end(), {"--source", label});
+  auto with_book = [&](const std::string& book) {
+    std::vector<std::string> all = {book};
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+  };
+  build(with_book(dir.file("one.book")));
+  Output o = mpi_build(3, with_book(dir.file("sharded.book")));
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const nlohmann::json one = info_json(dir.file("one.book")), sharded = info_json(dir.file("sharded.book"));
+  REQUIRE(one["buckets"].is_object());
+  CHECK(sharded["buckets"]["keys"] == one["buckets"]["keys"]);
+  CHECK(sharded["buckets"]["buckets"] == one["buckets"]["buckets"]);
+
+  // Exports through filters: each leaves out some of the book, and both books leave out the same.
+  const std::string whole = exported(dir.file("one.book"), dir.file("whole.bin"));
+  const std::string source = label.empty() ? carlsen : label;
+  for (const std::vector<std::string>& filter :
+       {std::vector<std::string>{"--ratings", "2500"}, std::vector<std::string>{"--since", "2012-03"},
+        std::vector<std::string>{"--ratings", "2200,2500", "--until", "2012-04"},
+        std::vector<std::string>{"--weight", source + "=0.5"}}) {
+    INFO(filter.front() << " " << filter[1]);
+    std::vector<std::string> e1 = {"export", dir.file("one.book"), dir.file("one.bin")},
+                             e2 = {"export", dir.file("sharded.book"), dir.file("sharded.bin")};
+    e1.insert(e1.end(), filter.begin(), filter.end());
+    e2.insert(e2.end(), filter.begin(), filter.end());
+    REQUIRE(graphbook(e1).status == 0);
+    REQUIRE(graphbook(e2).status == 0);
+    const std::string filtered = read_file(dir.file("one.bin"));
+    CHECK(filtered.size() >= 16 * 100);
+    CHECK(filtered != whole);
+    CHECK(read_file(dir.file("sharded.bin")) == filtered);
+  }
+}
+
 TEST_CASE("An MPI build of one file cut in byte ranges reports its bad games where one build does", "[mpi]") {
   TempDir dir("graphbook-mpi");
   // twic0920 with a bad move in three games, each in another rank's range.
@@ -219,7 +263,6 @@ TEST_CASE("build --mpi refuses what it does not support, and writes nothing", "[
   const std::string existing = dir.write("existing.book", "");
   const std::vector<Refusal> refusals = {
       {{book, twic, "--index-games"}, "--index-games is not supported with --mpi"},
-      {{book, twic, "--buckets"}, "--buckets and --by-month are not supported with --mpi"},
       {{existing, twic}, "exists: --mpi writes a new sharded book only"},
       {{book, "-"}, "--mpi reads files, not stdin"},
       {{book, dir.file("absent.pgn")}, "cannot read"},
