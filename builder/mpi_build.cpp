@@ -1,7 +1,5 @@
 #include "builder/mpi_build.h"
 
-#include "book/store/shard_manifest.h"
-
 #ifndef GRAPHBOOK_WITH_MPI
 
 namespace gb::builder {
@@ -43,9 +41,11 @@ std::optional<BuildReport> run_mpi_build(const std::string&, const std::vector<s
 #include "book/pgn/byte_source.h"
 #include "book/pgn/reader.h"
 #include "book/pgn/split.h"
+#include "book/store/shard_manifest.h"
 #include "builder/book_writer.h"
 #include "builder/bucket_aggregator.h"
 #include "builder/build_visitor.h"
+#include "builder/game_index_writer.h"
 #include "builder/input_file.h"
 #include "builder/orphan_files.h"
 #include "builder/query_filter.h"
@@ -86,9 +86,7 @@ std::string broadcast(const Comm& c, std::string text) {
 }
 
 // Why the build is refused (the first reason), or empty.
-std::string refusal(const std::string& book_path, const std::vector<std::string>& inputs,
-                    const BuildOptions& o) {
-  if (o.index_games) return "--index-games is not supported with --mpi yet (build without --mpi)";
+std::string refusal(const std::string& book_path, const std::vector<std::string>& inputs) {
   struct stat st;
   if (::stat(book_path.c_str(), &st) == 0)
     return book_path +
@@ -232,6 +230,7 @@ void read_segment(const Comm& c, const InputFile& f, const Segment& s, Visit&& v
 // One block parsed by the build's visitor: its games, and the reader's summary.
 struct Parsed {
   PartGames games;
+  std::vector<store::GameToIndex> indexed;  // --index-games: each game of games, whole
   pgn::ReadSummary summary;
   VisitCounts counts;
 };
@@ -240,13 +239,18 @@ void parse(const BuildOptions& options, std::string_view text, const std::string
            std::uint64_t games_before, Parsed& out) {
   out.games.games.clear();
   out.games.plies.clear();
+  out.indexed.clear();
   BuildVisitor visitor(options, out.games);
   pgn::ReadOptions ro;
   ro.buffer_size = std::min(ro.buffer_size, text.size() + 1);
   pgn::PgnReader reader(pgn::ByteSource::from_memory(text, name), ro);
   reader.set_start(line, games_before);
-  if (options
-          .filter) {  // build --filter: a rank runs the query on each of its games, as a build's thread does
+  // As a build's thread reads: keeping each game whole (--index-games), or
+  // running the query on it (--filter; the two are not given together).
+  if (options.index_games) {
+    IndexingVisitor indexing(visitor, out.indexed);
+    reader.read_all(indexing);
+  } else if (options.filter) {
     QueryFilterVisitor filter(*options.filter, visitor);
     reader.read_all(filter);
   } else {
@@ -427,6 +431,59 @@ std::uint64_t send_by_key(const Comm& c, std::size_t cap, Next&& next, Deliver&&
   }
 }
 
+// --index-games: every rank's games (whole, with the keys of their
+// positions), in rank order, which is input order, on rank 0: the stored
+// games and their index go to the global shard, where match reads them. Each
+// game travels as its encoding (store::encode_game) and its keys.
+std::vector<store::GameToIndex> gather_games(const Comm& c, const std::vector<store::GameToIndex>& games) {
+  std::string bytes;
+  auto put_u32 = [&](std::uint32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
+  for (const store::GameToIndex& g : games) {
+    const std::string encoded = store::encode_game(g.game);
+    put_u32(std::uint32_t(encoded.size()));
+    bytes += encoded;
+    put_u32(std::uint32_t(g.keys.size()));
+    bytes.append(reinterpret_cast<const char*>(g.keys.data()), g.keys.size() * sizeof(Key));
+  }
+  if (bytes.size() > std::size_t(INT_MAX))
+    abort_all(c, "--index-games: a rank's games exceed 2 GiB (use more ranks)");
+  int size = int(bytes.size());
+  std::vector<int> sizes(std::size_t(c.size)), displs(std::size_t(c.size));
+  MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string all;
+  if (c.rank == 0) {
+    std::size_t total = 0;
+    for (int s = 0; s < c.size; ++s) {
+      displs[std::size_t(s)] = int(total);
+      total += std::size_t(sizes[std::size_t(s)]);
+    }
+    if (total > std::size_t(INT_MAX)) abort_all(c, "--index-games: the games exceed 2 GiB on rank 0");
+    all.resize(total);
+  }
+  MPI_Gatherv(bytes.data(), size, MPI_BYTE, all.data(), sizes.data(), displs.data(), MPI_BYTE, 0,
+              MPI_COMM_WORLD);
+  std::vector<store::GameToIndex> out;
+  std::size_t at = 0;
+  auto get_u32 = [&] {
+    std::uint32_t v;
+    std::memcpy(&v, all.data() + at, 4);
+    at += 4;
+    return v;
+  };
+  while (at < all.size()) {
+    store::GameToIndex g;
+    const std::uint32_t n = get_u32();
+    if (!store::decode_game(std::string_view(all).substr(at, n), g.game))
+      abort_all(c, "--index-games: a game sent to rank 0 does not decode");
+    at += n;
+    g.keys.resize(get_u32());
+    std::memcpy(g.keys.data(), all.data() + at, g.keys.size() * sizeof(Key));
+    at += g.keys.size() * sizeof(Key);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 void add_date(int date, int& first, int& last) {
   if (date == 0) return;
   first = std::min(first, date);
@@ -480,7 +537,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
 
   // Refused on rank 0 for all: the ranks see the same options, and the book's
   // path on rank 0's disk.
-  std::string refused = broadcast(c, c.rank == 0 ? refusal(book_path, inputs, options) : std::string());
+  std::string refused = broadcast(c, c.rank == 0 ? refusal(book_path, inputs) : std::string());
   if (refused.empty()) {  // BOOK on another machine's disk (BOOK on local disks): a shard there must not be
                           // added to
     struct stat st;
@@ -554,6 +611,10 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
   std::vector<pgn::ReadWarning> read_warnings;
   std::vector<std::size_t> error_input, warning_input;
   Parsed parsed;
+  // --index-games: the games this rank accepted, whole, and their inputs.
+  std::vector<store::GameToIndex> indexed;
+  std::vector<std::size_t> indexed_input;
+  const std::vector<std::uint32_t> source_number = bucket_sources(files, "");
   for (const Segment& s : segments) {
     const InputFile& f = files[s.input];
     std::uint64_t games_before = 0;
@@ -582,6 +643,12 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
         if (options.dedup) fingerprints.push_back(g.fingerprint);
         game_file.write(std::uint32_t(s.input), g.facts, parsed.games.plies.data() + g.first, g.n);
       }
+      assert(parsed.indexed.size() == (options.index_games ? parsed.games.games.size() : 0));
+      for (store::GameToIndex& g : parsed.indexed) {
+        g.game.source = source_number[s.input] - 1;  // an index into the sources
+        indexed.push_back(std::move(g));
+        indexed_input.push_back(s.input);
+      }
     });
   }
   // The problems met, numbered in their file: the lines and games of the ranks before in it.
@@ -609,6 +676,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
       read_warnings[i].game_number += games_before[warning_input[i]];
       text << read_warnings[i].message() << '\n';
     }
+    for (std::size_t i = 0; i < indexed.size(); ++i) indexed[i].game.number += games_before[indexed_input[i]];
     errors << text.str() << std::flush;
   }
 
@@ -617,6 +685,19 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
   std::vector<bool> duplicate =
       options.dedup ? decide_duplicates(c, fingerprints, kept) : std::vector<bool>(games_accepted, false);
   fingerprints = {};
+  // --index-games: the games but the duplicates, on rank 0, in input order.
+  std::vector<store::GameToIndex> stored_games;
+  if (options.index_games) {
+    std::size_t at = 0;
+    for (std::size_t g = 0; g < indexed.size(); ++g)
+      if (!duplicate[g]) {
+        if (at != g) indexed[at] = std::move(indexed[g]);  // not onto itself: that would empty it
+        ++at;
+      }
+    indexed.resize(at);
+    stored_games = gather_games(c, indexed);
+    indexed = {};
+  }
 
   // Pass 2: the games but the duplicates, read back from the games file, into
   // one Aggregator of all keys, within what the budget leaves after the
@@ -788,9 +869,11 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
                                 .collisions = report.collisions},
                       .params_json = params,
                       .min_games = std::max<std::uint32_t>(1, options.min_games),
-                      .more_writes = {},
+                      .more_writes = {},  // rank 0: the stored games, below
                       .buckets = nullptr,
                       .buckets_json = {}};
+    if (c.rank == 0 && options.index_games)
+      input.more_writes = [&](store::WriteTxn& txn) { return store::add_indexed_games(txn, stored_games); };
     BucketMerger shard_buckets(received_buckets ? std::vector<const BucketAggregator*>{&*received_buckets}
                                                 : std::vector<const BucketAggregator*>{});
     if (received_buckets) {

@@ -226,6 +226,45 @@ TEST_CASE("An MPI build with --buckets filters by rating, date and source as one
   }
 }
 
+TEST_CASE("An MPI build with --index-games stores the games one build stores, and match finds them",
+          "[mpi]") {
+  TempDir dir("graphbook-mpi");
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
+  const auto twic_games = games_of(read_file(twic));
+  // Games repeated in a later file (duplicates, not stored twice), on another rank than their first copies.
+  const std::string repeats =
+      dir.write("repeats.pgn", join(twic_games, 100, 300) + join(twic_games, 2000, 2245));
+  const std::vector<std::string> inputs = {carlsen, twic, repeats, "--max-ply", "30", "--index-games"};
+  std::vector<std::string> one_args = {dir.file("one.book")}, sharded_args = {dir.file("sharded.book")};
+  one_args.insert(one_args.end(), inputs.begin(), inputs.end());
+  sharded_args.insert(sharded_args.end(), inputs.begin(), inputs.end());
+  build(one_args);
+  Output o = mpi_build(3, sharded_args);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  CHECK(info_json(dir.file("sharded.book"))["games"] == info_json(dir.file("one.book"))["games"]);
+  CHECK(graphbook({"check", dir.file("sharded.book")}).status == 0);
+  // The same stored games found, with their places in their files, for games of each input.
+  for (const auto& [file, game] :
+       {std::pair{twic, 1}, std::pair{twic, 1200}, std::pair{twic, 2245}, std::pair{carlsen, 7},
+        std::pair{carlsen, 1500}, std::pair{repeats, 150}}) {
+    INFO(file << " game " << game);
+    const std::vector<std::string> args = {file, "--game", std::to_string(game), "--top", "3", "--json"};
+    std::vector<std::string> m1 = {"match", dir.file("one.book")}, m2 = {"match", dir.file("sharded.book")};
+    m1.insert(m1.end(), args.begin(), args.end());
+    m2.insert(m2.end(), args.begin(), args.end());
+    const Output a = graphbook(m1), b = graphbook(m2);
+    INFO(a.err << b.err);
+    REQUIRE(a.status == 0);
+    const auto j = nlohmann::json::parse(a.out);
+    REQUIRE(j["matches"].size() == 3);
+    CHECK(j["matches"][0]["length"].get<int>() > 20);  // the game itself, stored
+    CHECK(b.status == 0);
+    CHECK(b.out == a.out);
+  }
+}
+
 TEST_CASE("An MPI build of one file cut in byte ranges reports its bad games where one build does", "[mpi]") {
   TempDir dir("graphbook-mpi");
   // twic0920 with a bad move in three games, each in another rank's range.
@@ -262,7 +301,6 @@ TEST_CASE("build --mpi refuses what it does not support, and writes nothing", "[
   };
   const std::string existing = dir.write("existing.book", "");
   const std::vector<Refusal> refusals = {
-      {{book, twic, "--index-games"}, "--index-games is not supported with --mpi"},
       {{existing, twic}, "exists: --mpi writes a new sharded book only"},
       {{book, "-"}, "--mpi reads files, not stdin"},
       {{book, dir.file("absent.pgn")}, "cannot read"},
