@@ -306,12 +306,7 @@ BookStats Book::stats(Error* error) {
     if (!txn) return BookStats{};
     BookStats s;
     if (auto v = txn->get(p.dbs.meta, kStatsKey, error)) (void)from_bytes(*v, s);
-    total.games += s.games;
-    total.duplicates += s.duplicates;
-    total.skipped += s.skipped;
-    total.collisions += s.collisions;
-    total.builds += s.builds;
-    total.imported_entries += s.imported_entries;
+    total.add(s);
   }
   return total;
 }

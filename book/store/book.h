@@ -41,6 +41,16 @@ struct BookStats {
   std::uint64_t collisions = 0;  // Polyglot key collisions detected (positions not merged)
   std::uint64_t builds = 0;
   std::uint64_t imported_entries = 0;  // Polyglot entries added by import
+
+  // Adds another part's totals (the shards of a sharded book).
+  void add(const BookStats& o) {
+    games += o.games;
+    duplicates += o.duplicates;
+    skipped += o.skipped;
+    collisions += o.collisions;
+    builds += o.builds;
+    imported_entries += o.imported_entries;
+  }
 };
 
 // One recorded input of a build or import. Records are numbered from 1 in

@@ -9,12 +9,11 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <thread>
 
-#include "builder/process.h"
+#include "mpi_run.h"
 #include "test_data.h"
 
 using gb::test::build;
@@ -24,6 +23,7 @@ using gb::test::games_of;
 using gb::test::graphbook;
 using gb::test::info_json;
 using gb::test::join;
+using gb::test::mpi_build;
 using gb::test::Output;
 using gb::test::read_file;
 using gb::test::TempDir;
@@ -33,35 +33,6 @@ namespace {
 bool exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
-}
-
-// `mpirun -np ranks graphbook build --mpi ARGS... --quiet`; as root too (CI
-// runs as root), and in a container: the shared-memory transport's
-// single-copy mode needs ptrace between processes, which containers often deny.
-// In a sanitizer build (scripts/test-debug.sh) the ranks run without leak
-// checks: LeakSanitizer reports what Open MPI itself still holds at its
-// finalize, in components it has unloaded (no frame to suppress by). The
-// build's own code is leak-checked by the builder's tests, which run it
-// without MPI; address and undefined-behaviour checks stay on here.
-Output mpi_build(int ranks, std::vector<std::string> args) {
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  std::vector<std::string> argv = {
-      GRAPHBOOK_MPIEXEC,
-      "--oversubscribe",
-      "--allow-run-as-root",
-      "--mca",
-      "btl_vader_single_copy_mechanism",
-      "none",
-      "-x",
-      std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") + "detect_leaks=0",
-      "-np",
-      std::to_string(ranks),
-      gb::test::graphbook_binary(),
-      "build",
-      "--mpi"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--quiet");
-  return gb::test::run(argv);
 }
 
 // The lines of text, sorted (ranks report their problems in any order).
@@ -145,15 +116,7 @@ TEST_CASE("An MPI build takes the options that choose and count games as one bui
   std::vector<std::string> args = {carlsen, twic, repeats};
   std::istringstream words(options);
   for (std::string w; words >> w;) args.push_back(w);
-  auto with_book = [&](const std::string& book) {
-    std::vector<std::string> all = {book};
-    all.insert(all.end(), args.begin(), args.end());
-    return all;
-  };
-  build(with_book(dir.file("one.book")));
-  Output o = mpi_build(3, with_book(dir.file("sharded.book")));
-  INFO(o.err);
-  REQUIRE(o.status == 0);
+  gb::test::build_both(dir, args, 3);
   Output merged = graphbook({"merge", dir.file("merged.book"), dir.file("sharded.book"), "--quiet"});
   INFO(merged.err);
   REQUIRE(merged.status == 0);
@@ -191,15 +154,7 @@ TEST_CASE("An MPI build with --buckets filters by rating, date and source as one
   const std::string carlsen = gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn");
   std::vector<std::string> args = {carlsen, twic, "--max-ply", "30", "--buckets", "--by-month"};
   if (!label.empty()) args.insert(args.end(), {"--source", label});
-  auto with_book = [&](const std::string& book) {
-    std::vector<std::string> all = {book};
-    all.insert(all.end(), args.begin(), args.end());
-    return all;
-  };
-  build(with_book(dir.file("one.book")));
-  Output o = mpi_build(3, with_book(dir.file("sharded.book")));
-  INFO(o.err);
-  REQUIRE(o.status == 0);
+  gb::test::build_both(dir, args, 3);
   const nlohmann::json one = info_json(dir.file("one.book")), sharded = info_json(dir.file("sharded.book"));
   REQUIRE(one["buckets"].is_object());
   CHECK(sharded["buckets"]["keys"] == one["buckets"]["keys"]);
@@ -235,14 +190,7 @@ TEST_CASE("An MPI build with --index-games stores the games one build stores, an
   // Games repeated in a later file (duplicates, not stored twice), on another rank than their first copies.
   const std::string repeats =
       dir.write("repeats.pgn", join(twic_games, 100, 300) + join(twic_games, 2000, 2245));
-  const std::vector<std::string> inputs = {carlsen, twic, repeats, "--max-ply", "30", "--index-games"};
-  std::vector<std::string> one_args = {dir.file("one.book")}, sharded_args = {dir.file("sharded.book")};
-  one_args.insert(one_args.end(), inputs.begin(), inputs.end());
-  sharded_args.insert(sharded_args.end(), inputs.begin(), inputs.end());
-  build(one_args);
-  Output o = mpi_build(3, sharded_args);
-  INFO(o.err);
-  REQUIRE(o.status == 0);
+  gb::test::build_both(dir, {carlsen, twic, repeats, "--max-ply", "30", "--index-games"}, 3);
   CHECK(info_json(dir.file("sharded.book"))["games"] == info_json(dir.file("one.book"))["games"]);
   CHECK(graphbook({"check", dir.file("sharded.book")}).status == 0);
   // The same stored games found, with their places in their files, for games of each input.
@@ -331,18 +279,13 @@ TEST_CASE("An MPI build stopped part way leaves no book, or the whole book, and 
   const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
   build({dir.file("one.book"), twic});
   const nlohmann::json one = info_json(dir.file("one.book"));
-  const char* asan = std::getenv("ASAN_OPTIONS");
   int whole = 0, none = 0;
   // Stopped with SIGTERM (what Ctrl-C or a scheduler sends mpirun) from at once to after the build ends.
   for (int ms : {0, 150, 400, 800, 1500, 3000, 8000}) {
     INFO("stopped after " << ms << " ms");
     const std::string book = dir.file("sharded-" + std::to_string(ms) + ".book");
-    const pid_t pid = gb::test::spawn(
-        {GRAPHBOOK_MPIEXEC, "--oversubscribe", "--allow-run-as-root", "--mca",
-         "btl_vader_single_copy_mechanism", "none", "-x",
-         std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") + "detect_leaks=0", "-np", "3",
-         gb::test::graphbook_binary(), "build", "--mpi", book, twic, "--quiet"},
-        dir.file("out"), dir.file("err"));
+    const pid_t pid =
+        gb::test::spawn(gb::test::mpi_build_argv(3, {book, twic}), dir.file("out"), dir.file("err"));
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     ::kill(pid, SIGTERM);
     (void)gb::test::wait_status(pid);

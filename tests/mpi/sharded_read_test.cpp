@@ -9,12 +9,11 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "builder/process.h"
+#include "mpi_run.h"
 #include "serve/serve_helpers.h"
 #include "test_data.h"
 
@@ -39,25 +38,9 @@ struct Books {
     const std::vector<std::string> inputs = {gb::test::data_path("pgn/small/twic0920.pgn"),
                                              gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn"),
                                              "--max-ply", "40"};
-    std::vector<std::string> argv = {
-        GRAPHBOOK_MPIEXEC,
-        "--oversubscribe",
-        "--allow-run-as-root",
-        "--mca",
-        "btl_vader_single_copy_mechanism",
-        "none",
-        "-x",
-        "ASAN_OPTIONS=" + std::string(std::getenv("ASAN_OPTIONS") ? std::getenv("ASAN_OPTIONS") : "") +
-            ":detect_leaks=0",  // Open MPI's own leaks (mpi_build_test.cpp)
-        "-np",
-        "4",
-        gb::test::graphbook_binary(),
-        "build",
-        "--mpi",
-        sharded};
-    argv.insert(argv.end(), inputs.begin(), inputs.end());
-    argv.push_back("--quiet");
-    Output o = gb::test::run(argv);
+    std::vector<std::string> args = {sharded};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    Output o = gb::test::mpi_build(4, args);
     if (o.status != 0) made = o.out + o.err;
     std::vector<std::string> single = {one};
     single.insert(single.end(), inputs.begin(), inputs.end());
