@@ -69,11 +69,21 @@ class MergeAhead {
   template <class Chunk>
   struct Channel {
     std::deque<Chunk> ready;  // guarded by mutex_
-    bool done = false;        // guarded by mutex_
+    std::vector<Chunk>
+        spare;          // chunks the consumer is done with, for the producer to refill; guarded by mutex_
+    bool done = false;  // guarded by mutex_
   };
 
+  // Hands over the next ready chunk, and keeps the one out held for reuse.
+  // A chunk freed by the writer went back to the arena of the merge thread
+  // that made it, and malloc gave the pages back (madvise) and the merge
+  // thread took them again (page faults); a madvise of a multi-threaded
+  // process also stops the other cores to flush their TLBs. Reused, the
+  // chunks are allocated once, and there are no more of them than before:
+  // at most kDepth ready, one being filled and one being read.
   template <class Chunk>
   static void take(Channel<Chunk>& ch, Chunk& out) {
+    if (out.capacity()) ch.spare.push_back(std::move(out));
     out = std::move(ch.ready.front());
     ch.ready.pop_front();
   }
@@ -105,6 +115,14 @@ class MergeAhead {
   void produce(Channel<Chunk>& ch, Fill& fill) {
     for (bool more = true; more;) {
       Chunk chunk;
+      {
+        std::lock_guard lock(mutex_);
+        if (!ch.spare.empty()) {
+          chunk = std::move(ch.spare.back());
+          ch.spare.pop_back();
+        }
+      }
+      chunk.clear();  // keeping its capacity
       more = fill(chunk);
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return ch.ready.size() < kDepth || stop_; });
@@ -205,6 +223,8 @@ template <class Entry>
 struct EntryChunk {
   std::vector<Entry> entries;
   std::size_t size() const { return entries.size(); }
+  std::size_t capacity() const { return entries.capacity(); }
+  void clear() { entries.clear(); }
   Key key(std::size_t i) const { return entries[i].key; }
 };
 using EntriesAhead = MergeAhead<EntryChunk<NodeEntry>, EntryChunk<EdgeEntry>>;
@@ -397,6 +417,11 @@ struct EncodedParts {
   std::string bytes;
   std::vector<Part> parts;
   std::size_t size() const { return parts.size(); }
+  std::size_t capacity() const { return parts.capacity(); }
+  void clear() {
+    bytes.clear();
+    parts.clear();
+  }
   Key key(std::size_t i) const { return parts[i].key; }
   bool pruned(std::size_t i) const { return parts[i].pruned; }
   std::string_view part(std::size_t i) const {

@@ -50,6 +50,10 @@ Status ChunkedAppender::flush(Pending& batch) {
   pending_bytes_ += batch.records.bytes.size();
   pending_.push_back(std::move(batch));
   batch = Pending{pending_.back().dbi, {}, pending_.back().flags};
+  if (!spare_.empty()) {
+    batch.records = std::move(spare_.back());
+    spare_.pop_back();
+  }
   Status s = put(pending_.back());
   if (s && s->map_full()) s = redo();
   if (s) return s;
@@ -99,6 +103,10 @@ Status ChunkedAppender::commit() {
     if (auto r = redo()) return r;
   }
   committed_bytes_ += pending_bytes_;
+  for (Pending& p : pending_) {
+    p.records.clear();
+    spare_.push_back(std::move(p.records));
+  }
   pending_.clear();
   pending_bytes_ = 0;
   if (committed_bytes_ >= kReleaseBytes) {

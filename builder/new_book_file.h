@@ -30,6 +30,10 @@ struct EncodedRecords {
     bytes.append(value);
     sizes.emplace_back(std::uint32_t(key.size()), std::uint32_t(value.size()));
   }
+  void clear() {  // keeping the capacity
+    bytes.clear();
+    sizes.clear();
+  }
 };
 
 // Appends records in key order to the databases of a book written from
@@ -95,6 +99,11 @@ class ChunkedAppender {
   std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;  // of txn_
   std::vector<Pending> batches_;                            // added, not yet put: one per database
   std::vector<Pending> pending_;                            // put since the last commit
+  // The records of batches committed, emptied, for the next batches: each
+  // batch was a new allocation grown by doubling (copies and page faults on
+  // the writer, the commit's critical path), freed at the next commit. There
+  // are never more than one transaction's batches, as before.
+  std::vector<EncodedRecords> spare_;
   std::size_t pending_bytes_ = 0;
   std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
 };
