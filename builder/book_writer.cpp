@@ -68,10 +68,9 @@ class MergeAhead {
 
   template <class Chunk>
   struct Channel {
-    std::deque<Chunk> ready;  // guarded by mutex_
-    std::vector<Chunk>
-        spare;          // chunks the consumer is done with, for the producer to refill; guarded by mutex_
-    bool done = false;  // guarded by mutex_
+    std::deque<Chunk> ready;   // guarded by mutex_
+    std::vector<Chunk> spare;  // the consumer's used chunks, for the producer to refill; guarded by mutex_
+    bool done = false;         // guarded by mutex_
   };
 
   // Hands over the next ready chunk, and keeps the one out held for reuse.
