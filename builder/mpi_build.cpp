@@ -810,7 +810,6 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
     sum_to_root(counts.last_date, MPI_INT, MPI_MAX, c);
     const std::string params = params_json(options);
     std::vector<store::SourceInfo> sources;
-    std::unordered_map<std::string, std::uint32_t> labels;
     for (std::size_t i = 0; i < files.size(); ++i) {
       const InputFile& f = files[i];
       InputReport ir;
@@ -842,8 +841,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
       src.first_date = ir.first_date;
       src.last_date = ir.last_date;
       src.added_at = std::int64_t(std::time(nullptr));
-      const auto number = std::uint32_t(sources.size() + 1);  // sources number from 1
-      if (!src.label.empty()) src.bucket_source = labels.emplace(src.label, number).first->second;
+      if (!src.label.empty()) src.bucket_source = bucket_source[i];  // the number its games' buckets use
       sources.push_back(src);
       report.inputs.push_back(ir);
     }

@@ -172,6 +172,7 @@ class Book {
   BookPart& part(std::size_t i) { return parts_[i]; }
   std::size_t part_of(Key key) const;
   bool sharded() const { return sharded_; }
+  std::size_t global_part() const { return global_; }  // the part env() and dbs() are
 
   // The global part's environment and databases: the whole book for a book
   // file; a reader of a sharded book's positions must go through its parts.

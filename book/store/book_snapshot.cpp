@@ -7,15 +7,13 @@ namespace gb::store {
 std::optional<BookSnapshot> BookSnapshot::begin(Book& book, Error* error) {
   std::vector<ReadTxn> txns;
   txns.reserve(book.part_count());
-  std::size_t global = 0;
   for (std::size_t i = 0; i < book.part_count(); ++i) {
     auto txn = ReadTxn::begin(book.part(i).env, error);
     if (!txn) return std::nullopt;
-    if (&book.part(i).env == &book.env()) global = i;
     txns.push_back(std::move(*txn));
   }
   assert(!txns.empty());
-  return BookSnapshot(book, std::move(txns), global);
+  return BookSnapshot(book, std::move(txns));
 }
 
 std::optional<std::string_view> BookSnapshot::section(Key key, Error* error) {

@@ -29,7 +29,7 @@ class BookSnapshot {
   ReadTxn& txn(std::size_t part) { return txns_[part]; }
   const Databases& dbs(std::size_t part) const { return book_->part(part).dbs; }
   // The part of meta, sources and stored games (book.h).
-  ReadTxn& global_txn() { return txns_[global_]; }
+  ReadTxn& global_txn() { return txns_[book_->global_part()]; }
   const Databases& global_dbs() const { return book_->dbs(); }
 
   // The section of the position with this key (valid while the snapshot
@@ -48,11 +48,9 @@ class BookSnapshot {
   [[nodiscard]] Status renew();
 
  private:
-  BookSnapshot(Book& book, std::vector<ReadTxn> txns, std::size_t global)
-      : book_(&book), txns_(std::move(txns)), global_(global) {}
+  BookSnapshot(Book& book, std::vector<ReadTxn> txns) : book_(&book), txns_(std::move(txns)) {}
   Book* book_;
   std::vector<ReadTxn> txns_;  // a part each, in key order
-  std::size_t global_;
 };
 
 }  // namespace gb::store
