@@ -95,7 +95,7 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
 
 // The slot of (key, move) in table t (node slots have move 0), or the free
 // slot where it goes; nullptr when the slack past the last home is full.
-Slot* find(std::vector<Slot>& t, std::size_t homes, KeyRange range, Key key, std::uint16_t move) {
+Slot* find(SlotVector& t, std::size_t homes, KeyRange range, Key key, std::uint16_t move) {
   for (std::size_t i = home(key, homes, range); i < t.size(); ++i)
     if (t[i].ref == 0 || (t[i].key == key && t[i].move == move)) return &t[i];
   return nullptr;
@@ -103,8 +103,8 @@ Slot* find(std::vector<Slot>& t, std::size_t homes, KeyRange range, Key key, std
 
 // Rebuilds table t with this many home slots, or more when clustering
 // overflows the slack; returns the number it got.
-std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, KeyRange range) {
-  std::vector<Slot> old;
+std::size_t rebuild(SlotVector& t, std::size_t homes, KeyRange range) {
+  SlotVector old;
   for (;; homes *= 2) {
     old.assign(homes + kSlack, Slot{});
     old.swap(t);
@@ -129,8 +129,8 @@ std::size_t rebuild(std::vector<Slot>& t, std::size_t homes, KeyRange range) {
 // moment, on every thread at once: the build's peak, over its memory budget
 // (docs/SCALE.md). The slots past size() are dead: their pages come back as
 // zeros if they are ever touched again, and the allocation stays whole.
-template <class T>
-void release_spare_capacity(std::vector<T>& v) {
+template <class T, class A>
+void release_spare_capacity(std::vector<T, A>& v) {
   static_assert(std::is_trivially_copyable_v<T>);
   const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
   const auto begin = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
@@ -268,7 +268,7 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
   bool moved = false;  // a table was rebuilt: the slots found before have moved
   // The slot of (key, move) in a table, or the free one where it goes; a
   // table whose slack is full is rebuilt larger first.
-  auto slot_in = [&](std::vector<Slot>& table, std::size_t& homes, Key key, std::uint16_t move) {
+  auto slot_in = [&](SlotVector& table, std::size_t& homes, Key key, std::uint16_t move) {
     Slot* s = find(table, homes, range, key, move);
     for (; !s; s = find(table, homes, range, key, move)) {
       homes = rebuild(table, homes * 2, range);
@@ -405,7 +405,7 @@ BuildStatus Aggregator::make_room() {
 
 // Compacts the used slots of each table to its front, in order.
 void Aggregator::sort_tables() {
-  auto sort = [](std::vector<Slot>& v, auto less) {
+  auto sort = [](SlotVector& v, auto less) {
     auto end = std::remove_if(v.begin(), v.end(), [](const Slot& s) { return s.ref == 0; });
     insertion_sort(v.data(), v.data() + (end - v.begin()), less);
     v.resize(std::size_t(end - v.begin()));
@@ -452,8 +452,8 @@ BuildStatus Aggregator::spill(bool over_budget) {
     // tallies came back, a run of a few games per block while the budget
     // fell (13,250 runs at 10 M games, full depth, docs/SCALE.md).
     node_homes_ = edge_homes_ = initial;
-    std::vector<Slot>(node_homes_ + kSlack).swap(tables_.nodes);
-    std::vector<Slot>(edge_homes_ + kSlack).swap(tables_.edges);
+    SlotVector(node_homes_ + kSlack).swap(tables_.nodes);
+    SlotVector(edge_homes_ + kSlack).swap(tables_.edges);
   }
   return compact_runs();
 }

@@ -26,6 +26,7 @@
 #include "book/store/buckets.h"
 #include "book/store/records.h"
 #include "builder/build_error.h"
+#include "builder/large_pages.h"
 
 namespace gb::builder {
 
@@ -138,10 +139,13 @@ struct GameRecord {
   std::uint32_t stamp = 0;
 };
 
+// A table of slots, in large pages once it is large (large_pages.h).
+using SlotVector = std::vector<Slot, LargePageAllocator<Slot>>;
+
 // Slots with what they refer to: an Aggregator's live tables, or, sorted and
 // compacted, an in-memory run.
 struct SlotTables {
-  std::vector<Slot> nodes, edges;
+  SlotVector nodes, edges;
   TallyArena tallies;
   std::vector<GameRecord> games;
   std::uint32_t next_stamp = 0;  // the next game's GameRecord::stamp

@@ -13,7 +13,7 @@ struct RunPart;
 template <>
 struct RunPart<NodeEntry> {
   static const std::vector<NodeEntry>& entries(const Run& r) { return r.nodes; }
-  static const std::vector<Slot>& slots(const Run& r) { return r.memory.nodes; }
+  static const SlotVector& slots(const Run& r) { return r.memory.nodes; }
   static NodeEntry expand(const Run& r, const Slot& s) { return r.memory.node(s); }
   static std::uint64_t file_offset(const Run&) { return 0; }
   static std::uint64_t count(const Run& r) { return r.node_count; }
@@ -22,7 +22,7 @@ struct RunPart<NodeEntry> {
 template <>
 struct RunPart<EdgeEntry> {
   static const std::vector<EdgeEntry>& entries(const Run& r) { return r.edges; }
-  static const std::vector<Slot>& slots(const Run& r) { return r.memory.edges; }
+  static const SlotVector& slots(const Run& r) { return r.memory.edges; }
   static EdgeEntry expand(const Run& r, const Slot& s) { return r.memory.edge(s); }
   static std::uint64_t file_offset(const Run& r) { return r.edge_offset; }
   static std::uint64_t count(const Run& r) { return r.edge_count; }
