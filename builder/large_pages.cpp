@@ -23,7 +23,8 @@ void* large_pages_alloc(std::size_t bytes) {
   if (bytes < kLargePageBytes) return std::malloc(bytes == 0 ? 1 : bytes);
   const std::size_t length = round_up(bytes, page_bytes());
   // Mapped with a large page's worth to spare, then trimmed to an aligned start.
-  void* map = ::mmap(nullptr, length + kLargePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* map =
+      ::mmap(nullptr, length + kLargePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) return nullptr;
   const auto at = reinterpret_cast<std::uintptr_t>(map);
   const std::uintptr_t start = round_up(at, kLargePageBytes);
