@@ -16,10 +16,11 @@ namespace {
 using store::Status;
 
 constexpr std::uint32_t kSectionlessFormat = 2;  // nodes and edges in two databases
+constexpr std::uint32_t kUnsharedFormat = 3;     // sections whose edges never share their node's fields
 
 // What makes a format 2 book a book of this kind: its meta records.
 struct OldBook {
-  MDB_dbi meta, nodes, edges;
+  MDB_dbi meta = 0, nodes = 0, edges = 0;  // nodes and edges: format 2 only
   std::uint32_t version = 0;
 };
 
@@ -45,10 +46,12 @@ Status write_sections(const store::Txn& from, const OldBook& old, store::Book& t
                     : !node ? store::get_be64(edge->key.data())
                             : std::min(store::get_be64(node->key.data()), store::get_be64(edge->key.data()));
     value.clear();
+    std::optional<store::NodeRecord> section_node;
     if (node && store::get_be64(node->key.data()) == key) {
       store::NodeRecord r;
       if (!store::from_bytes(node->value, r)) return damaged("node", node->key);
       store::append_section_node(value, &r);
+      section_node = r;
       ++report.nodes;
       node = nodes->next(&error);
     } else {
@@ -58,7 +61,8 @@ Status write_sections(const store::Txn& from, const OldBook& old, store::Book& t
     while (!error.code && edge && edge->key.size() == 10 && store::get_be64(edge->key.data()) == key) {
       store::EdgeRecord r;
       if (!store::from_bytes(edge->value, r)) return damaged("edge", edge->key);
-      store::append_section_edge(value, store::get_be16(edge->key.data() + 8), r);
+      store::append_section_edge(value, store::get_be16(edge->key.data() + 8), r,
+                                 section_node ? &*section_node : nullptr);
       ++report.edges;
       edge = edges->next(&error);
     }
@@ -80,6 +84,35 @@ Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, uns
   for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
     if (auto s = appender.add(target, item->key, item->value, put_flags)) return s;
     ++report.other_records;
+  }
+  if (error.code) return error;
+  return std::nullopt;
+}
+
+// Writes the format 3 sections of database `name` of from again into target,
+// each edge sharing its node's fields where it can (format 4): the positions
+// (counted as such in report) or the pruned counts (as other records).
+Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, ChunkedAppender& appender,
+                        UpgradeReport& report, const std::string& path, const std::string& name) {
+  const bool positions = name == "positions";
+  store::Error error;
+  auto cursor = store::Cursor::open(from, source, &error);
+  if (!cursor) return error;
+  store::Section section;
+  std::string value;
+  for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
+    if (item->key.size() != 8 || !store::from_bytes(item->value, section))
+      return store::Error{EIO, path + ": a damaged section in " + name + " (key of " +
+                                   std::to_string(item->key.size()) + " bytes)"};
+    store::to_bytes(section, value);
+    if (auto s = appender.add(target, item->key, value)) return s;
+    if (positions) {
+      ++report.positions;
+      report.nodes += section.node.has_value();
+      report.edges += section.edges.size();
+    } else {
+      ++report.other_records;
+    }
   }
   if (error.code) return error;
   return std::nullopt;
@@ -116,32 +149,41 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
   UpgradeReport report;
   report.from_version = old.version;
   if (old.version == store::kFormatVersion) return report;  // nothing to do
-  if (old.version != kSectionlessFormat)
+  if (old.version != kSectionlessFormat && old.version != kUnsharedFormat)
     return *error = BuildError::input(path + ": book format version " + std::to_string(old.version) +
-                                      ", graphbook upgrades version " + std::to_string(kSectionlessFormat) +
-                                      " only"),
+                                      ", graphbook upgrades versions " + std::to_string(kSectionlessFormat) +
+                                      " and " + std::to_string(kUnsharedFormat) + " only"),
            std::nullopt;
+  const bool sectionless = old.version == kSectionlessFormat;
   auto names = txn->database_names(&e);
   if (!names) return *error = BuildError::book(path + ": " + e.message()), std::nullopt;
-  auto nodes = txn->open_db("nodes", 0, &e);
-  auto edges = nodes ? txn->open_db("edges", 0, &e) : std::nullopt;
-  if (!edges) return *error = BuildError::input(path + ": not a format 2 book: " + e.message()), std::nullopt;
-  old.nodes = *nodes;
-  old.edges = *edges;
+  std::optional<MDB_dbi> positions;  // format 3
+  if (sectionless) {
+    auto nodes = txn->open_db("nodes", 0, &e);
+    auto edges = nodes ? txn->open_db("edges", 0, &e) : std::nullopt;
+    if (!edges)
+      return *error = BuildError::input(path + ": not a format 2 book: " + e.message()), std::nullopt;
+    old.nodes = *nodes;
+    old.edges = *edges;
+  } else if (!(positions = txn->open_db("positions", 0, &e))) {
+    return *error = BuildError::input(path + ": not a format 3 book: " + e.message()), std::nullopt;
+  }
   struct Other {
     std::string name;
     MDB_dbi source;
     unsigned flags;
+    bool sections = false;  // format 3's pruned counts: sections written again
     MDB_dbi target = 0;
   };
-  std::vector<Other> others;  // every database but meta, nodes and edges
+  std::vector<Other> others;  // every database but meta and the positions (nodes and edges)
   for (const std::string& name : *names) {
-    if (name == "meta" || name == "nodes" || name == "edges") continue;
+    if (name == "meta" || name == (sectionless ? "nodes" : "positions") || (sectionless && name == "edges"))
+      continue;
     auto dbi = txn->open_db(name.c_str(), 0, &e);
     unsigned flags = 0;
     if (!dbi || mdb_dbi_flags(txn->get(), *dbi, &flags) != 0)
       return *error = BuildError::book(path + ": database " + name + ": " + e.message()), std::nullopt;
-    others.push_back({name, *dbi, flags});
+    others.push_back({name, *dbi, flags, !sectionless && name == "pruned"});
   }
 
   remove_new_book_orphans(path);
@@ -159,9 +201,14 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
         }))
       return s;
     ChunkedAppender appender(to);
-    if (auto s = write_sections(*txn, old, to, appender, report, path)) return s;
+    if (auto s = sectionless ? write_sections(*txn, old, to, appender, report, path)
+                             : rewrite_sections(*txn, *positions, to.dbs().positions, appender, report, path,
+                                                "positions"))
+      return s;
     for (const Other& o : others)
-      if (auto s = copy_database(*txn, o.source, o.target, o.flags, appender, report)) return s;
+      if (auto s = o.sections ? rewrite_sections(*txn, o.source, o.target, appender, report, path, o.name)
+                              : copy_database(*txn, o.source, o.target, o.flags, appender, report))
+        return s;
     if (auto s = appender.finish()) return s;
     // The meta records but the format's own (the new book has those).
     return to.write([&](store::WriteTxn& t) -> Status {

@@ -1,10 +1,11 @@
-// `graphbook upgrade BOOK`: a book of format 2 rewritten as format 3
+// `graphbook upgrade BOOK`: a book of format 2 or 3 rewritten as format 4
 // (docs/FORMAT.md). Format 2 kept a position's node and its edges in two
 // databases, one LMDB record each; format 3 keeps them in one value, the
-// position's section. The records' encoding did not change, only where they
-// sit, so nothing is lost: every other database (learning, fingerprints,
-// sources, collisions, stored games and their index, pending games) and the
-// meta records are copied as they are. The new file is written beside the
+// position's section; format 4 lets an edge share its node's fields there.
+// The records are decoded and encoded again, so nothing is lost: every other
+// database (learning, fingerprints, sources, collisions, stored games and
+// their index, pending games) and the meta records are copied as they are
+// (format 3's pruned counts, sections too, are written again). The new file is written beside the
 // book and renamed over it (new_book_file.h): killed at any moment, the book
 // is the old one or the new one.
 #pragma once

@@ -63,7 +63,7 @@ class MergeAhead {
   // takes for a chunk: with 4 the three threads of a commit on two cores kept
   // stopping each other, with 32 they do not (bench/build.sh's tcec case at
   // full depth times the commit; bench/compare.sh compares two binaries). A
-  // chunk of parts is some 40 KB: 2.5 MB at most for both streams.
+  // chunk of parts is some 75 KB with their shares: 5 MB at most for both streams.
   static constexpr std::size_t kDepth = 32;
 
   template <class Chunk>
@@ -407,33 +407,71 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
 // append_section_edge), back to back: what the merge threads hand to the
 // writer of a new book, so that the writer only joins the parts of a key and
 // appends (the encoding runs on the merge threads, not on the one writer).
+// An edge may share its node's fields (store::NodeShare), which only the
+// writer can tell, holding both: so each part also has its share, encoded
+// (a node's as an edge sharing it would have it; an edge's empty when it
+// cannot share, when not every game played it once), and an edge that can
+// share also its encoding as it then is. The writer compares the two shares'
+// bytes.
 struct EncodedParts {
   struct Part {
     Key key;
-    std::uint32_t end;  // in bytes
-    bool pruned;        // fewer than min_games games: for the pruned database
+    std::uint32_t end;          // in bytes
+    std::uint32_t share_end;    // in shares
+    std::uint32_t sharing_end;  // in sharing (edges)
+    bool pruned;                // fewer than min_games games: for the pruned database
   };
-  std::string bytes;
+  std::string bytes, shares, sharing;
   std::vector<Part> parts;
   std::size_t size() const { return parts.size(); }
   std::size_t capacity() const { return parts.capacity(); }
   void clear() {
     bytes.clear();
+    shares.clear();
+    sharing.clear();
     parts.clear();
   }
   Key key(std::size_t i) const { return parts[i].key; }
   bool pruned(std::size_t i) const { return parts[i].pruned; }
-  std::string_view part(std::size_t i) const {
-    std::uint32_t begin = i ? parts[i - 1].end : 0;
-    return std::string_view(bytes).substr(begin, parts[i].end - begin);
+  std::string_view part(std::size_t i) const { return slice(bytes, i, &Part::end); }
+  std::string_view share(std::size_t i) const { return slice(shares, i, &Part::share_end); }
+  std::string_view sharing_part(std::size_t i) const { return slice(sharing, i, &Part::sharing_end); }
+
+ private:
+  std::string_view slice(const std::string& s, std::size_t i, std::uint32_t Part::*end) const {
+    std::uint32_t begin = i ? parts[i - 1].*end : 0;
+    return std::string_view(s).substr(begin, parts[i].*end - begin);
   }
 };
+
+// A share as bytes, equal for equal shares: encoded as the fields of an edge.
+void append_share(std::string& out, const store::NodeShare& share) {
+  store::EdgeRecord e;
+  e.counters = share.counters;
+  e.occurrences = share.occurrences;
+  e.score = share.score;
+  e.min_ply = share.min_ply;
+  e.flags = share.black ? store::kEdgeBlackMoves : 0;
+  out.append(std::string_view(store::as_bytes(e)));
+}
+
+// The parts of a node and of an edge.
+void append_part(EncodedParts& chunk, const NodeEntry& e) {
+  store::append_section_node(chunk.bytes, &e.record);
+  append_share(chunk.shares, store::node_share(e.record));
+}
+void append_part(EncodedParts& chunk, const EdgeEntry& e) {
+  store::append_section_edge(chunk.bytes, e.move, e.record);
+  if (e.record.occurrences != e.record.counters.games) return;  // it cannot share (empty share)
+  append_share(chunk.shares, store::edge_share(e.record));
+  store::append_section_edge_sharing(chunk.sharing, e.move, e.record);
+}
 
 // Fills chunk with the parts of up to kEntriesPerChunk entries from next;
 // those with fewer than min_games games are marked pruned when keep_pruned,
 // else left out. False at the end.
-template <class Entry, class Next, class Append>
-bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min_games, bool keep_pruned) {
+template <class Entry, class Next>
+bool fill_parts(EncodedParts& chunk, Next next, std::uint32_t min_games, bool keep_pruned) {
   chunk.bytes.reserve(kEntriesPerChunk * 32);
   chunk.parts.reserve(kEntriesPerChunk);
   Entry e;
@@ -441,8 +479,9 @@ bool fill_parts(EncodedParts& chunk, Next next, Append append, std::uint32_t min
     if (!next(e)) return false;
     const bool pruned = e.record.counters.games < min_games;
     if (pruned && !keep_pruned) continue;
-    append(chunk.bytes, e);
-    chunk.parts.push_back({e.key, std::uint32_t(chunk.bytes.size()), pruned});
+    append_part(chunk, e);
+    chunk.parts.push_back({e.key, std::uint32_t(chunk.bytes.size()), std::uint32_t(chunk.shares.size()),
+                           std::uint32_t(chunk.sharing.size()), pruned});
   }
   return true;
 }
@@ -532,15 +571,11 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     MergeAhead<EncodedParts, EncodedParts> ahead(
         [&](EncodedParts& chunk) {
           return fill_parts<NodeEntry>(
-              chunk, [&](NodeEntry& e) { return merger.next_node(e); },
-              [](std::string& out, const NodeEntry& e) { store::append_section_node(out, &e.record); },
-              min_games, keep_pruned);
+              chunk, [&](NodeEntry& e) { return merger.next_node(e); }, min_games, keep_pruned);
         },
         [&](EncodedParts& chunk) {
           return fill_parts<EdgeEntry>(
-              chunk, [&](EdgeEntry& e) { return merger.next_edge(e); },
-              [](std::string& out, const EdgeEntry& e) { store::append_section_edge(out, e.move, e.record); },
-              min_games, keep_pruned);
+              chunk, [&](EdgeEntry& e) { return merger.next_edge(e); }, min_games, keep_pruned);
         });
     // The sections as the two merges make their parts, and the fingerprints
     // (already in order) while a merge has no chunk ready.
@@ -560,20 +595,27 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     };
     SectionZip zip(ahead, fingerprints);
     std::string value, below;  // the key's section in the book and in the pruned database
+    std::string node_share;    // the node's share, and whether it is in below
+    bool node_below = false;
     Status status;
     for (Key key; zip.next_key(key, status);) {
       value.clear();
       below.clear();
+      node_share.clear();  // no node: nothing to share
       bool node = false, below_node = false;
       std::size_t edges = 0, below_edges = 0;
       zip.take_node(key, [&](const EncodedParts& c, std::size_t i) {
         (c.pruned(i) ? below : value).append(c.part(i));
         (c.pruned(i) ? below_node : node) = true;
+        node_share.assign(c.share(i));
+        node_below = c.pruned(i);
       });
       if (!node) store::append_section_node(value, nullptr);
       if (!below_node) store::append_section_node(below, nullptr);
       if (auto s = zip.take_edges(key, [&](const EncodedParts& c, std::size_t i) {
-            (c.pruned(i) ? below : value).append(c.part(i));
+            // An edge shares the fields of the node of its own section.
+            const bool shares = c.pruned(i) == node_below && !node_share.empty() && c.share(i) == node_share;
+            (c.pruned(i) ? below : value).append(shares ? c.sharing_part(i) : c.part(i));
             ++(c.pruned(i) ? below_edges : edges);
           }))
         return s;

@@ -455,7 +455,9 @@ void add_upgrade(CLI::App& app, int& exit_status) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "upgrade", "Rewrite a book of format 2 as format 3 (one section per position), keeping all it holds");
+      "upgrade",
+      "Rewrite a book of format 2 or 3 as format 4 (one section per position, edges sharing their node's "
+      "fields), keeping all it holds");
   cmd->add_option("book", opt->book, "The book file (replaced by the new one when done)")->required();
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook upgrade games.book   (learning, fingerprints and sources are kept)");

@@ -80,7 +80,7 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
           kept.assign(1, 0);  // the node's own learning (move 0), then the moves kept
           while (reader.next(move, r))
             if (!(r.flags & store::kEdgeKeyOnly) && nodes.contains(r.child_key)) {
-              store::append_section_edge(value, move, r);
+              store::append_section_edge(value, move, r, node ? &*node : nullptr);
               kept.push_back(move);
               ++report.edges;
             }

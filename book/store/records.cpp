@@ -163,6 +163,52 @@ bool from_bytes(std::string_view v, EdgeRecord& e) {
   return r.done();
 }
 
+NodeShare node_share(const NodeRecord& node) {
+  const bool black = node.flags & kBlackToMove;
+  const Counters& c = node.counters;
+  // A play's score for the side to move: 2 a win, 1 a draw or "*" (play_score).
+  const std::uint32_t wins = black ? c.black_wins : c.white_wins;
+  return {.counters = c,
+          .occurrences = c.games,
+          .score = 2 * wins + c.draws + c.unknown,
+          .min_ply = node.min_ply,
+          .black = black};
+}
+
+NodeShare edge_share(const EdgeRecord& edge) {
+  return {.counters = edge.counters,
+          .occurrences = edge.occurrences,
+          .score = edge.score,
+          .min_ply = edge.min_ply,
+          .black = bool(edge.flags & kEdgeBlackMoves)};
+}
+
+namespace {
+
+// The edge without what it shares with its node: what its record holds.
+EdgeRecord without_share(const EdgeRecord& edge) {
+  EdgeRecord own = edge;
+  own.counters = {};
+  own.occurrences = own.score = 0;
+  own.min_ply = 0;
+  own.flags &= std::uint8_t(~kEdgeBlackMoves);
+  return own;
+}
+
+void append_edge_record(std::string& out, std::uint16_t move, const EdgeRecord& record, std::uint8_t shares) {
+  EncodedRecord r = as_bytes(record);
+  // Its length byte: 0 is damage to a reader, and kSharesNode is a flag (an
+  // encoding is at most 78 bytes: Writer::finish).
+  assert(r.size >= 2 && r.size < kSharesNode);
+  char head[3];
+  put_be16(head, move);
+  head[2] = char(r.size | shares);
+  out.append(head, 3);
+  out.append(std::string_view(r));
+}
+
+}  // namespace
+
 void append_section_node(std::string& out, const NodeRecord* node) {
   if (!node) {
     out.push_back(0);
@@ -174,14 +220,16 @@ void append_section_node(std::string& out, const NodeRecord* node) {
   out.append(std::string_view(r));
 }
 
-void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge) {
-  EncodedRecord r = as_bytes(edge);
-  assert(r.size >= 2 && r.size <= 255);  // its length byte: 0 is damage to a reader
-  char head[3];
-  put_be16(head, move);
-  head[2] = char(r.size);
-  out.append(head, 3);
-  out.append(std::string_view(r));
+void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge,
+                         const NodeRecord* node) {
+  if (node && node_share(*node) == edge_share(edge))
+    append_section_edge_sharing(out, move, edge);
+  else
+    append_edge_record(out, move, edge, 0);
+}
+
+void append_section_edge_sharing(std::string& out, std::uint16_t move, const EdgeRecord& edge) {
+  append_edge_record(out, move, without_share(edge), kSharesNode);
 }
 
 SectionReader::SectionReader(std::string_view value) {
@@ -190,35 +238,54 @@ SectionReader::SectionReader(std::string_view value) {
     ok_ = false;
     return;
   }
-  node_ = value.substr(1, n);
+  node_bytes_ = value.substr(1, n);
   rest_ = value.substr(1 + n);
 }
 
 std::optional<NodeRecord> SectionReader::node() {
+  if (node_read_) return node_;
+  node_read_ = true;
+  if (node_bytes_.empty()) return std::nullopt;
   NodeRecord r;
-  if (node_.empty()) return std::nullopt;
-  if (!from_bytes(node_, r)) return ok_ = false, std::nullopt;
-  return r;
+  if (!from_bytes(node_bytes_, r)) return ok_ = false, std::nullopt;
+  return node_ = r;
 }
 
-std::string_view SectionReader::next_record(std::uint16_t& move) {
+std::string_view SectionReader::next_record(std::uint16_t& move, bool& shares) {
   if (!ok_ || rest_.empty()) return {};
-  std::size_t n = rest_.size() >= 3 ? std::uint8_t(rest_[2]) : 0;
+  const std::uint8_t length = rest_.size() >= 3 ? std::uint8_t(rest_[2]) : 0;
+  const std::size_t n = length & ~kSharesNode;
   if (rest_.size() < 3 || n == 0 || 3 + n > rest_.size()) return ok_ = false, std::string_view();
   move = get_be16(rest_.data());
+  shares = length & kSharesNode;
   std::string_view record = rest_.substr(3, n);
   rest_.remove_prefix(3 + n);
   return record;
 }
 
 bool SectionReader::next(std::uint16_t& move, EdgeRecord& edge) {
-  std::string_view record = next_record(move);
+  bool shares = false;
+  std::string_view record = next_record(move, shares);
   if (record.empty()) return false;
   if (!from_bytes(record, edge)) return ok_ = false;
+  if (!shares) return true;
+  // The shared fields come from the node; a record that shares them and has
+  // its own too, or shares a node the section lacks, is damaged.
+  std::optional<NodeRecord> n = node();
+  if (!n || !(without_share(edge) == edge)) return ok_ = false;
+  const NodeShare share = node_share(*n);
+  edge.counters = share.counters;
+  edge.occurrences = share.occurrences;
+  edge.score = share.score;
+  edge.min_ply = share.min_ply;
+  if (share.black) edge.flags |= kEdgeBlackMoves;
   return true;
 }
 
-bool SectionReader::next(std::uint16_t& move) { return !next_record(move).empty(); }
+bool SectionReader::next(std::uint16_t& move) {
+  bool shares = false;
+  return !next_record(move, shares).empty();
+}
 
 bool from_bytes(std::string_view v, Section& out) {
   SectionReader reader(v);
@@ -238,7 +305,8 @@ void to_bytes(const Section& section, std::string& out) {
          }) == section.edges.end());
   out.clear();
   append_section_node(out, section.node ? &*section.node : nullptr);
-  for (const auto& [move, edge] : section.edges) append_section_edge(out, move, edge);
+  const NodeRecord* node = section.node ? &*section.node : nullptr;
+  for (const auto& [move, edge] : section.edges) append_section_edge(out, move, edge, node);
 }
 
 }  // namespace gb::store

@@ -19,7 +19,7 @@
 
 namespace gb::store {
 
-inline constexpr std::uint32_t kFormatVersion = 3;
+inline constexpr std::uint32_t kFormatVersion = 4;
 
 enum class Result : std::uint8_t { WhiteWins, Draw, BlackWins, Unknown };
 
@@ -221,11 +221,39 @@ bool from_bytes(std::string_view v, EdgeRecord& out);
 // is one LMDB record where a node and its edges were several (a build appends
 // half as many), and a probe is one get; the lengths let a reader pass over
 // what it does not need undecoded.
+//
+// An edge that every game at its position played, once each (most positions
+// of a collection are reached by one game, which played one move there),
+// has the node's counters, one occurrence and one play's score per game, the
+// node's min_ply and its side to move: it shares them (format 4). Its length
+// byte says so (kSharesNode) and its record leaves them out: 9 bytes of a
+// one-game edge's 23.
+inline constexpr std::uint8_t kSharesNode = 0x80;  // in an edge's length byte
+
+// The fields an edge shares with its node, as the node gives them
+// (node_share) or as the edge has them (edge_share): the edge shares them
+// when the two are equal.
+struct NodeShare {
+  Counters counters;
+  std::uint32_t occurrences = 0;
+  std::uint32_t score = 0;
+  std::uint16_t min_ply = 0;
+  bool black = false;  // the node's side to move; the edge's kEdgeBlackMoves
+  bool operator==(const NodeShare&) const = default;
+};
+NodeShare node_share(const NodeRecord& node);
+NodeShare edge_share(const EdgeRecord& edge);
 
 // Appends a section's parts to out, node first (nullptr: no node), then the
-// edges in move order.
+// edges in move order. node: the section's node, when the edge may share its
+// fields (nullptr: it is written whole).
 void append_section_node(std::string& out, const NodeRecord* node);
-void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge);
+void append_section_edge(std::string& out, std::uint16_t move, const EdgeRecord& edge,
+                         const NodeRecord* node = nullptr);
+// The edge as it shares its node's fields; only after a node with
+// node_share(node) == edge_share(edge) (a writer that encodes nodes and edges
+// apart compares the two shares before it joins them).
+void append_section_edge_sharing(std::string& out, std::uint16_t move, const EdgeRecord& edge);
 
 // Reads a section in place, decoding only what is asked: node(), the edges
 // one by one. The value must outlive the reader.
@@ -233,7 +261,7 @@ class SectionReader {
  public:
   explicit SectionReader(std::string_view value);
   // The node, nullopt when the section has none (or it is damaged: then ok()
-  // is false).
+  // is false). Decoded once (an edge that shares its fields needs it too).
   std::optional<NodeRecord> node();
   // The next edge; false at the end of the section, or when the rest is
   // damaged (then ok() is false).
@@ -244,8 +272,11 @@ class SectionReader {
   bool ok() const { return ok_; }
 
  private:
-  std::string_view next_record(std::uint16_t& move);  // empty at the end or on damage
-  std::string_view node_, rest_;
+  // Empty at the end or on damage; shares: the edge shares its node's fields.
+  std::string_view next_record(std::uint16_t& move, bool& shares);
+  std::string_view node_bytes_, rest_;
+  std::optional<NodeRecord> node_;
+  bool node_read_ = false;
   bool ok_ = true;
 };
 

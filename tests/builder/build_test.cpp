@@ -129,6 +129,42 @@ TEST_CASE("Two move orders of one position end in one node with two games and tw
   CHECK(info["section_bytes"] < info["positions_bytes"]);
 }
 
+TEST_CASE("A build writes the edge of a position one game reached as sharing its node's fields",
+          "[builder]") {
+  // docs/FORMAT.md, Sections: of the 8 edges of the two games, the 6 played
+  // at a position of one game share (the 3 after 1.e4, 1...e5 and 2.Nf3 of
+  // game A, the 3 after 1.Nf3, 1...Nc6 and 2.e4 of game B); the start
+  // position's two, one game each of its two, do not.
+  TempDir dir;
+  std::string pgn = dir.write("tr.pgn", kTransposition), path = dir.file("tr.book");
+  Output o = graphbook({"build", path, pgn});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  store::Error e;
+  auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
+  REQUIRE(env);
+  auto txn = store::ReadTxn::begin(*env, &e);
+  REQUIRE(txn);
+  auto positions = txn->open_db("positions", 0, &e);
+  REQUIRE(positions);
+  auto cursor = store::Cursor::open(*txn, *positions, &e);
+  REQUIRE(cursor);
+  int edges = 0, sharing = 0;
+  for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
+    const std::string_view v = item->value;
+    const bool at_start = store::get_be64(item->key.data()) == Position().key();
+    for (std::size_t at = 1 + std::uint8_t(v[0]); at + 3 <= v.size();
+         at += 3 + (std::uint8_t(v[at + 2]) & 0x7f)) {
+      ++edges;
+      const bool shares = std::uint8_t(v[at + 2]) & store::kSharesNode;
+      sharing += shares;
+      CHECK(shares != at_start);
+    }
+  }
+  CHECK(edges == 8);
+  CHECK(sharing == 6);
+}
+
 TEST_CASE("A game that repeats a position counts once on its node and edge", "[builder]") {
   TempDir dir;
   // 1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3: the start position and 1.Nf3 are played twice.

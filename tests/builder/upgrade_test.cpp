@@ -163,7 +163,118 @@ TEST_CASE("A format 2 book is upgraded to sections with everything it held", "[b
   // Once more: nothing to do.
   o = graphbook({"upgrade", path});
   CHECK(o.status == 0);
-  CHECK(o.out.find("already format 3") != std::string::npos);
+  CHECK(o.out.find("already format " + std::to_string(store::kFormatVersion)) != std::string::npos);
+}
+
+TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, with everything it held",
+          "[builder][upgrade]") {
+  // Format 3: sections whose edges are written whole. After 1.d4 one game
+  // (a draw, 2400, 2021) played 1...Nf6: in format 4 that edge shares the
+  // node's fields. The start position's edges (3 games, 2 moves) do not.
+  TempDir dir;
+  const std::string path = dir.file("three.book");
+  const Position start;
+  const Position after_d4 = gb::test::play({"d4"});
+  store::NodeRecord root, d4_node;
+  root.position_hash = 111;
+  for (auto r : {store::Result::WhiteWins, store::Result::WhiteWins, store::Result::Draw})
+    root.counters.add_game(r, 2500, 2020);
+  d4_node.position_hash = 222;
+  d4_node.counters.add_game(store::Result::Draw, 2400, 2021);
+  d4_node.min_ply = 1;
+  d4_node.flags = store::kBlackToMove;
+  store::EdgeRecord e4, nf6, pruned_edge;
+  e4.child_key = gb::test::play({"e4"}).key();
+  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
+  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
+  e4.occurrences = 2;
+  e4.score = 4;
+  nf6.child_key = gb::test::play({"d4", "Nf6"}).key();
+  nf6.counters = d4_node.counters;
+  nf6.occurrences = 1;
+  nf6.score = 1;
+  nf6.min_ply = 1;
+  nf6.flags = store::kEdgeBlackMoves;
+  nf6.polyglot_rank = 0;
+  pruned_edge = nf6;  // the pruned database holds sections too
+  {
+    store::Error e;
+    auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
+    REQUIRE(env);
+    auto txn = store::WriteTxn::begin(*env, &e);
+    REQUIRE(txn);
+    auto db = [&](const char* name) {
+      auto dbi = txn->open_db(name, MDB_CREATE, &e);
+      REQUIRE(dbi);
+      return *dbi;
+    };
+    MDB_dbi meta = db("meta"), positions = db("positions"), pruned = db("pruned"), learn = db("learn");
+    db("games");
+    db("sources");
+    db("collisions");
+    std::uint32_t version = 3;
+    store::BookStats stats;
+    stats.games = 3;
+    REQUIRE_FALSE(txn->put(meta, "format", "graphbook"));
+    REQUIRE_FALSE(txn->put(meta, "version", store::as_bytes(version)));
+    REQUIRE_FALSE(txn->put(meta, "stats", store::as_bytes(stats)));
+    auto put_section = [&](MDB_dbi dbi, Key key, const store::NodeRecord& node,
+                           std::vector<std::pair<Move, store::EdgeRecord>> edges) {
+      std::string v;
+      store::append_section_node(v, &node);
+      for (const auto& [m, r] : edges) store::append_section_edge(v, m.raw(), r);  // whole, as format 3
+      REQUIRE_FALSE(txn->put(dbi, store::NodeKey(key).view(), v));
+    };
+    put_section(positions, start.key(), root, {{kE4, e4}});
+    put_section(positions, after_d4.key(), d4_node, {{kNf6, nf6}});
+    put_section(pruned, after_d4.key() + 1, d4_node, {{kNf6, pruned_edge}});
+    store::LearnRecord learned;
+    learned.wins = 5;
+    REQUIRE_FALSE(txn->put(learn, store::EdgeKey(start.key(), kE4.raw()).view(), store::as_bytes(learned)));
+    REQUIRE_FALSE(txn->commit());
+  }
+  // The raw section of key in database name, and whether its first edge shares.
+  auto first_edge_shares = [&](const char* name, Key key) {
+    store::Error e;
+    auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
+    REQUIRE(env);
+    auto txn = store::ReadTxn::begin(*env, &e);
+    REQUIRE(txn);
+    auto dbi = txn->open_db(name, 0, &e);
+    REQUIRE(dbi);
+    auto v = txn->get(*dbi, store::NodeKey(key).view(), &e);
+    REQUIRE(v);
+    const std::size_t edge_head = 1 + std::uint8_t((*v)[0]);
+    REQUIRE(v->size() > edge_head + 2);
+    return (std::uint8_t((*v)[edge_head + 2]) & store::kSharesNode) != 0;
+  };
+  CHECK_FALSE(first_edge_shares("positions", after_d4.key()));
+
+  Output o = graphbook({"upgrade", path, "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  auto j = nlohmann::json::parse(o.out);
+  CHECK(j["from_version"] == 3);
+  CHECK(j["positions"] == 2);
+  CHECK(j["nodes"] == 2);
+  CHECK(j["edges"] == 2);
+  CHECK(first_edge_shares("positions", after_d4.key()));
+  CHECK(first_edge_shares("pruned", after_d4.key() + 1));
+  CHECK_FALSE(first_edge_shares("positions", start.key()));  // 1.e4: 2 games of 3
+
+  auto book = open_book(path);
+  auto d4 = book.node(after_d4.key());
+  REQUIRE(d4);
+  CHECK(*d4 == d4_node);
+  auto moves = book.find_all(after_d4.key());
+  REQUIRE(moves.size() == 1);
+  CHECK(moves[0].move == kNf6);
+  CHECK(moves[0].record == nf6);
+  auto from_start = book.find_all(start.key());
+  REQUIRE(from_start.size() == 1);
+  CHECK(from_start[0].record == e4);
+  CHECK(from_start[0].learning.wins == 5);  // the learning database came along
+  CHECK(book.stats().games == 3);
 }
 
 TEST_CASE("Upgrade refuses what is not a book and leaves it as it was", "[builder][upgrade]") {

@@ -341,6 +341,88 @@ TEST_CASE("A section without a node (key-only edges) or without edges reads back
   CHECK(leaf_reader.ok());
 }
 
+TEST_CASE("An edge that every game at its position played once shares its node's fields", "[store]") {
+  // One game reached the position (Black to move, at ply 7) and Black won
+  // with the move played there: the edge's counters, its one occurrence,
+  // its score (2, a win), its min_ply and its side are the node's.
+  Section section;
+  section.node = NodeRecord{};
+  section.node->position_hash = 0x0123456789abcdefull;
+  section.node->counters.add_game(Result::BlackWins, 2710, 2019);
+  section.node->min_ply = 7;
+  section.node->flags = kBlackToMove;
+  EdgeRecord a;
+  a.child_key = 0xfedcba9876543210ull;
+  a.counters = section.node->counters;
+  a.occurrences = 1;
+  a.score = 2;
+  a.min_ply = 7;
+  a.flags = kEdgeBlackMoves;
+  section.edges = {{0x0105, a}};
+  std::string v;
+  to_bytes(section, v);
+  // docs/FORMAT.md: the node's length and record, then the edge's move, its
+  // length byte with kSharesNode (0x80) set, and a record of its mask (2
+  // bytes) and child key (8) alone.
+  const std::size_t node_end = 1 + std::uint8_t(v[0]);
+  REQUIRE(v.size() == node_end + 3 + 10);
+  CHECK(std::uint8_t(v[node_end + 2]) == (0x80 | 10));
+  Section back;
+  REQUIRE(from_bytes(v, back));
+  CHECK(back.node == section.node);
+  CHECK(back.edges == section.edges);
+  SectionReader moves_only(v);
+  std::uint16_t move = 0;
+  CHECK(moves_only.next(move));
+  CHECK(move == 0x0105);
+
+  // What it shares must be the node's exactly: else the edge is written whole.
+  auto shares = [&](const Section& s) {
+    std::string bytes;
+    to_bytes(s, bytes);
+    Section read;
+    REQUIRE(from_bytes(bytes, read));
+    CHECK(read.node == s.node);
+    CHECK(read.edges == s.edges);
+    const std::size_t edge_head = 1 + std::uint8_t(bytes[0]);
+    REQUIRE(bytes.size() > edge_head + 2);
+    return (std::uint8_t(bytes[edge_head + 2]) & 0x80) != 0;
+  };
+  CHECK(shares(section));
+  Section repeated = section;  // the game played it twice (a repetition)
+  repeated.edges[0].second.occurrences = 2;
+  repeated.edges[0].second.score = 4;
+  CHECK_FALSE(shares(repeated));
+  Section deeper = section;  // first played later than the node was first reached
+  deeper.edges[0].second.min_ply = 9;
+  CHECK_FALSE(shares(deeper));
+  Section other_game = section;  // the node has a game that did not play it
+  other_game.node->counters.add_game(Result::Draw, 2700, 2020);
+  CHECK_FALSE(shares(other_game));
+  Section unknown = section;  // "*" scores as a draw: 1
+  unknown.node->counters = {};
+  unknown.node->counters.add_game(Result::Unknown, 0, 0);
+  unknown.edges[0].second.counters = unknown.node->counters;
+  unknown.edges[0].second.score = 1;
+  CHECK(shares(unknown));
+  Section two = section;  // one game played both moves (a repetition, another move the second time)
+  two.edges.push_back({0x0a1c, a});
+  std::string both;
+  to_bytes(two, both);
+  Section two_back;
+  REQUIRE(from_bytes(both, two_back));
+  CHECK(two_back.edges == two.edges);
+  CHECK(both.size() == v.size() + 3 + 10);
+
+  // A shared edge without a node to share, or with fields of its own, is damage.
+  std::string no_node = std::string(1, '\0') + v.substr(node_end);
+  CHECK_FALSE(from_bytes(no_node, back));
+  std::string own_fields = v.substr(0, node_end);
+  append_section_edge(own_fields, 0x0105, a);  // whole
+  own_fields[node_end + 2] = char(std::uint8_t(own_fields[node_end + 2]) | 0x80);
+  CHECK_FALSE(from_bytes(own_fields, back));
+}
+
 TEST_CASE("A damaged section is reported as damaged, never read past its end", "[store]") {
   Section section;
   section.node = NodeRecord{};
