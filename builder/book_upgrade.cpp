@@ -2,10 +2,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/shard_manifest.h"
 #include "builder/interrupt_cleanup.h"
 #include "builder/new_book_file.h"
 
@@ -118,12 +120,38 @@ Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, 
   return std::nullopt;
 }
 
+// A sharded book (build --mpi): each shard upgraded as a book, then the
+// manifest written again with the format of its shards. Stopped part way,
+// the book names the shard not yet upgraded when it is opened, and
+// upgrading it again finishes the work (an upgraded shard has nothing to do).
+std::optional<UpgradeReport> upgrade_sharded(const std::string& dir, BuildError* error) {
+  store::BookError be;
+  auto manifest = store::read_manifest(dir, &be);
+  if (!manifest) return *error = BuildError::input(be.message), std::nullopt;
+  UpgradeReport total;
+  total.from_version = store::kFormatVersion;
+  for (const std::string& shard : store::shard_paths(dir, *manifest)) {
+    auto report = upgrade_book(shard, error);
+    if (!report) return std::nullopt;
+    total.from_version = std::min(total.from_version, report->from_version);
+    total.positions += report->positions;
+    total.nodes += report->nodes;
+    total.edges += report->edges;
+    total.other_records += report->other_records;
+  }
+  if (total.from_version != store::kFormatVersion)
+    if (auto s = store::write_manifest(dir, *manifest))
+      return *error = BuildError::book(dir + ": " + s->message()), std::nullopt;
+  return total;
+}
+
 }  // namespace
 
 std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* error) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     return *error = BuildError::input(path + ": no such book"), std::nullopt;
+  if (store::is_sharded_book(path)) return upgrade_sharded(path, error);
   store::Error e;
   auto env = store::Env::open(path, false, store::Book::kDefaultMapSize, 64, &e);
   if (!env) {

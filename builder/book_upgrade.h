@@ -24,8 +24,9 @@ struct UpgradeReport {
   std::uint64_t other_records = 0;  // copied from the other databases
 };
 
-// Errors (nullopt, *error names the file): not a book, a format other than 2
-// or the current one, a damaged record, LMDB and file errors.
+// A sharded book (a directory, build --mpi) is upgraded shard by shard.
+// Errors (nullopt, *error names the file): not a book, a format other than 2,
+// 3 or the current one, a damaged record, LMDB and file errors.
 [[nodiscard]] std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* error);
 
 }  // namespace gb::builder

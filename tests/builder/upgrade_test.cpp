@@ -1,12 +1,16 @@
-// `graphbook upgrade`: a book of format 2 (nodes and edges in two databases,
-// docs/FORMAT.md's history) written here record by record, rewritten as
-// format 3 with every other database kept.
+// `graphbook upgrade`: books of format 2 (nodes and edges in two databases,
+// docs/FORMAT.md's history) and of format 3 (sections whose edges are
+// written whole), written here record by record, alone or as the shards of
+// a sharded book, rewritten as format 4 with every other database kept.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "book/chess/notation.h"
 #include "book/store/book.h"
+#include "book/store/shard_manifest.h"
 #include "book_dump.h"
 #include "process.h"
 
@@ -87,6 +91,53 @@ void write_format_2_book(const std::string& path) {
   REQUIRE_FALSE(txn->put(extra, "k", "a"));
   REQUIRE_FALSE(txn->put(extra, "k", "b"));
   REQUIRE_FALSE(txn->commit());
+}
+
+// A format 3 book of one-game sections at keys, each edge written whole, as
+// format 3 wrote it: a node and one edge that shares its fields in format 4.
+void write_format_3_book(const std::string& path, const std::vector<Key>& keys) {
+  store::Error e;
+  auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
+  REQUIRE(env);
+  auto txn = store::WriteTxn::begin(*env, &e);
+  REQUIRE(txn);
+  auto meta = txn->open_db("meta", MDB_CREATE, &e);
+  auto positions = txn->open_db("positions", MDB_CREATE, &e);
+  REQUIRE(positions);
+  std::uint32_t version = 3;
+  REQUIRE_FALSE(txn->put(*meta, "format", "graphbook"));
+  REQUIRE_FALSE(txn->put(*meta, "version", store::as_bytes(version)));
+  for (Key key : keys) {
+    store::NodeRecord node;
+    node.position_hash = key ^ 1;
+    node.counters.add_game(store::Result::WhiteWins, 2200, 2024);
+    store::EdgeRecord edge;
+    edge.child_key = key + 1;
+    edge.counters = node.counters;
+    edge.occurrences = 1;
+    edge.score = 2;
+    std::string v;
+    store::append_section_node(v, &node);
+    store::append_section_edge(v, kE4.raw(), edge);  // whole
+    REQUIRE_FALSE(txn->put(*positions, store::NodeKey(key).view(), v));
+  }
+  REQUIRE_FALSE(txn->commit());
+}
+
+// Whether the first edge of key's section in database name of the book file path shares its node's fields.
+bool first_edge_shares(const std::string& path, const char* name, Key key) {
+  store::Error e;
+  auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
+  REQUIRE(env);
+  auto txn = store::ReadTxn::begin(*env, &e);
+  REQUIRE(txn);
+  auto dbi = txn->open_db(name, 0, &e);
+  REQUIRE(dbi);
+  auto v = txn->get(*dbi, store::NodeKey(key).view(), &e);
+  REQUIRE(v);
+  const std::size_t edge_head = 1 + std::uint8_t((*v)[0]);
+  REQUIRE(v->size() > edge_head + 2);
+  return (std::uint8_t((*v)[edge_head + 2]) & store::kSharesNode) != 0;
 }
 
 }  // namespace
@@ -233,22 +284,7 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
     REQUIRE_FALSE(txn->put(learn, store::EdgeKey(start.key(), kE4.raw()).view(), store::as_bytes(learned)));
     REQUIRE_FALSE(txn->commit());
   }
-  // The raw section of key in database name, and whether its first edge shares.
-  auto first_edge_shares = [&](const char* name, Key key) {
-    store::Error e;
-    auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
-    REQUIRE(env);
-    auto txn = store::ReadTxn::begin(*env, &e);
-    REQUIRE(txn);
-    auto dbi = txn->open_db(name, 0, &e);
-    REQUIRE(dbi);
-    auto v = txn->get(*dbi, store::NodeKey(key).view(), &e);
-    REQUIRE(v);
-    const std::size_t edge_head = 1 + std::uint8_t((*v)[0]);
-    REQUIRE(v->size() > edge_head + 2);
-    return (std::uint8_t((*v)[edge_head + 2]) & store::kSharesNode) != 0;
-  };
-  CHECK_FALSE(first_edge_shares("positions", after_d4.key()));
+  CHECK_FALSE(first_edge_shares(path, "positions", after_d4.key()));
 
   Output o = graphbook({"upgrade", path, "--json"});
   INFO(o.err);
@@ -258,9 +294,9 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
   CHECK(j["positions"] == 2);
   CHECK(j["nodes"] == 2);
   CHECK(j["edges"] == 2);
-  CHECK(first_edge_shares("positions", after_d4.key()));
-  CHECK(first_edge_shares("pruned", after_d4.key() + 1));
-  CHECK_FALSE(first_edge_shares("positions", start.key()));  // 1.e4: 2 games of 3
+  CHECK(first_edge_shares(path, "positions", after_d4.key()));
+  CHECK(first_edge_shares(path, "pruned", after_d4.key() + 1));
+  CHECK_FALSE(first_edge_shares(path, "positions", start.key()));  // 1.e4: 2 games of 3
 
   auto book = open_book(path);
   auto d4 = book.node(after_d4.key());
@@ -275,6 +311,54 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
   CHECK(from_start[0].record == e4);
   CHECK(from_start[0].learning.wins == 5);  // the learning database came along
   CHECK(book.stats().games == 3);
+}
+
+TEST_CASE("A sharded book of format 3 is upgraded shard by shard, and once more does nothing",
+          "[builder][upgrade]") {
+  // Two shards (build --mpi's layout: store::shard_entry), a key in each.
+  TempDir dir;
+  const std::string book = dir.file("sharded.book");
+  REQUIRE(::mkdir(book.c_str(), 0755) == 0);
+  store::ShardManifest manifest;
+  const Key keys[] = {0x1000, 0x9000000000000000ull};
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    manifest.shards.push_back(store::shard_entry(i, 2));
+    REQUIRE((keys[i] >= manifest.shards[i].first_key && keys[i] <= manifest.shards[i].last_key));
+    write_format_3_book(book + "/" + manifest.shards[i].file, {keys[i]});
+  }
+  manifest.ranks = 2;
+  REQUIRE_FALSE(store::write_manifest(book, manifest));
+  {
+    store::BookError be;
+    CHECK_FALSE(store::Book::open(book, store::OpenMode::ReadOnly, &be));  // refused before, naming a shard
+    CHECK(be.message.find(manifest.shards[0].file) != std::string::npos);
+  }
+  Output o = graphbook({"upgrade", book, "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  auto j = nlohmann::json::parse(o.out);
+  CHECK(j["from_version"] == 3);
+  CHECK(j["positions"] == 2);
+  CHECK(j["edges"] == 2);
+  for (std::uint32_t i = 0; i < 2; ++i)
+    CHECK(first_edge_shares(book + "/" + manifest.shards[i].file, "positions", keys[i]));
+  store::BookError be;
+  auto opened = store::Book::open(book, store::OpenMode::ReadOnly, &be);
+  INFO(be.message);
+  REQUIRE(opened);
+  for (Key key : keys) {
+    auto moves = opened->find_all(key);
+    REQUIRE(moves.size() == 1);
+    CHECK(moves[0].record.counters.games == 1);
+    CHECK(moves[0].record.occurrences == 1);
+    CHECK(moves[0].record.score == 2);
+    CHECK(moves[0].record.child_key == key + 1);
+  }
+  o = graphbook({"upgrade", book, "--json"});
+  REQUIRE(o.status == 0);
+  j = nlohmann::json::parse(o.out);
+  CHECK(j["upgraded"] == false);
+  CHECK(j["positions"] == 0);
 }
 
 TEST_CASE("Upgrade refuses what is not a book and leaves it as it was", "[builder][upgrade]") {
