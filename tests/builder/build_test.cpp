@@ -83,15 +83,21 @@ const char* kWithBadGame = R"([Event "ok"]
 1. c4 c5 1/2-1/2
 )";
 
+// The book of kTransposition, built in dir: its path.
+std::string build_transposition_book(TempDir& dir) {
+  std::string pgn = dir.write("tr.pgn", kTransposition), path = dir.file("tr.book");
+  Output o = graphbook({"build", path, pgn});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE("Two move orders of one position end in one node with two games and two incoming edges",
           "[builder]") {
   TempDir dir;
-  std::string pgn = dir.write("tr.pgn", kTransposition), path = dir.file("tr.book");
-  Output o = graphbook({"build", path, pgn});
-  INFO(o.err);
-  REQUIRE(o.status == 0);
+  const std::string path = build_transposition_book(dir);
   auto book = open_book(path);
   Key key = gb::test::play({"e4", "e5", "Nf3", "Nc6"}).key();
   REQUIRE(gb::test::play({"Nf3", "Nc6", "e4", "e5"}).key() == key);
@@ -136,10 +142,7 @@ TEST_CASE("A build writes the edge of a position one game reached as sharing its
   // game A, the 3 after 1.Nf3, 1...Nc6 and 2.e4 of game B); the start
   // position's two, one game each of its two, do not.
   TempDir dir;
-  std::string pgn = dir.write("tr.pgn", kTransposition), path = dir.file("tr.book");
-  Output o = graphbook({"build", path, pgn});
-  INFO(o.err);
-  REQUIRE(o.status == 0);
+  const std::string path = build_transposition_book(dir);
   store::Error e;
   auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
   REQUIRE(env);

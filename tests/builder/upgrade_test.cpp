@@ -24,6 +24,39 @@ namespace {
 
 const Move kE4(SQ_E2, SQ_E4), kD4(SQ_D2, SQ_D4), kNf6(SQ_G8, SQ_F6);
 
+// The records of the old books below: the start position (3 games, 2 won
+// by White) with 1.e4 (2 games) and 1.d4 (1), and the position after 1.d4
+// (1 game, a draw) with 1...Nf6, every game at it once: an edge that shares
+// its node's fields in format 4.
+struct OldRecords {
+  store::NodeRecord root, d4_node;
+  store::EdgeRecord e4, d4, nf6;
+};
+OldRecords old_records() {
+  OldRecords r;
+  r.root.position_hash = 111;
+  for (auto result : {store::Result::WhiteWins, store::Result::WhiteWins, store::Result::Draw})
+    r.root.counters.add_game(result, 2500, 2020);
+  r.d4_node.position_hash = 222;
+  r.d4_node.counters.add_game(store::Result::Draw, 2400, 2021);
+  r.d4_node.min_ply = 1;
+  r.d4_node.flags = store::kBlackToMove;
+  r.e4.child_key = gb::test::play({"e4"}).key();
+  r.e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
+  r.e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
+  r.e4.occurrences = 2;
+  r.e4.score = 4;
+  r.d4.child_key = gb::test::play({"d4"}).key();
+  r.d4.counters.add_game(store::Result::Draw, 2500, 2020);
+  r.nf6.child_key = gb::test::play({"d4", "Nf6"}).key();
+  r.nf6.counters = r.d4_node.counters;
+  r.nf6.occurrences = 1;
+  r.nf6.score = 1;
+  r.nf6.min_ply = 1;
+  r.nf6.flags = store::kEdgeBlackMoves;
+  return r;
+}
+
 // A format 2 book: the start position (3 games) with 1.e4 (2 games, learned:
 // 5 wins) and 1.d4 (1 game), the position after 1.d4 with 1...Nf6, a key only
 // an imported .bin knows (an edge without a node), a fingerprint, a source,
@@ -54,28 +87,11 @@ void write_format_2_book(const std::string& path) {
 
   const Position start;
   Position after_d4 = gb::test::play({"d4"});
-  store::NodeRecord root, d4_node;
-  root.position_hash = 111;
-  for (auto r : {store::Result::WhiteWins, store::Result::WhiteWins, store::Result::Draw})
-    root.counters.add_game(r, 2500, 2020);
-  d4_node.position_hash = 222;
-  d4_node.counters.add_game(store::Result::Draw, 2400, 2021);
-  d4_node.min_ply = 1;
-  d4_node.flags = store::kBlackToMove;
+  const auto [root, d4_node, e4, d4, nf6] = old_records();
   REQUIRE_FALSE(txn->put(nodes, store::NodeKey(start.key()).view(), store::as_bytes(root)));
   REQUIRE_FALSE(txn->put(nodes, store::NodeKey(after_d4.key()).view(), store::as_bytes(d4_node)));
 
-  store::EdgeRecord e4, d4, nf6, key_only;
-  e4.child_key = gb::test::play({"e4"}).key();
-  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
-  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
-  e4.occurrences = 2;
-  e4.score = 4;
-  d4.child_key = after_d4.key();
-  d4.counters.add_game(store::Result::Draw, 2500, 2020);
-  nf6.child_key = gb::test::play({"d4", "Nf6"}).key();
-  nf6.counters.add_game(store::Result::Draw, 2400, 2021);
-  nf6.flags = store::kEdgeBlackMoves;
+  store::EdgeRecord key_only;
   key_only.flags = store::kEdgeKeyOnly | store::kEdgeImported;
   key_only.score = 7;
   REQUIRE_FALSE(txn->put(edges, store::EdgeKey(start.key(), kE4.raw()).view(), store::as_bytes(e4)));
@@ -226,28 +242,8 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
   const std::string path = dir.file("three.book");
   const Position start;
   const Position after_d4 = gb::test::play({"d4"});
-  store::NodeRecord root, d4_node;
-  root.position_hash = 111;
-  for (auto r : {store::Result::WhiteWins, store::Result::WhiteWins, store::Result::Draw})
-    root.counters.add_game(r, 2500, 2020);
-  d4_node.position_hash = 222;
-  d4_node.counters.add_game(store::Result::Draw, 2400, 2021);
-  d4_node.min_ply = 1;
-  d4_node.flags = store::kBlackToMove;
-  store::EdgeRecord e4, nf6, pruned_edge;
-  e4.child_key = gb::test::play({"e4"}).key();
-  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
-  e4.counters.add_game(store::Result::WhiteWins, 2500, 2020);
-  e4.occurrences = 2;
-  e4.score = 4;
-  nf6.child_key = gb::test::play({"d4", "Nf6"}).key();
-  nf6.counters = d4_node.counters;
-  nf6.occurrences = 1;
-  nf6.score = 1;
-  nf6.min_ply = 1;
-  nf6.flags = store::kEdgeBlackMoves;
-  nf6.polyglot_rank = 0;
-  pruned_edge = nf6;  // the pruned database holds sections too
+  const auto [root, d4_node, e4, d4, nf6] = old_records();
+  const store::EdgeRecord pruned_edge = nf6;  // the pruned database holds sections too
   {
     store::Error e;
     auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
@@ -299,9 +295,9 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
   CHECK_FALSE(first_edge_shares(path, "positions", start.key()));  // 1.e4: 2 games of 3
 
   auto book = open_book(path);
-  auto d4 = book.node(after_d4.key());
-  REQUIRE(d4);
-  CHECK(*d4 == d4_node);
+  auto node = book.node(after_d4.key());
+  REQUIRE(node);
+  CHECK(*node == d4_node);
   auto moves = book.find_all(after_d4.key());
   REQUIRE(moves.size() == 1);
   CHECK(moves[0].move == kNf6);

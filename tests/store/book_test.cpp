@@ -279,13 +279,23 @@ TEST_CASE("The position hash tells apart positions a Polyglot key does not see",
   CHECK(position_hash(c) == position_hash(start));
 }
 
+namespace {
+
+// A node one game reached, Black to move, at ply 7; Black won.
+NodeRecord one_game_node() {
+  NodeRecord node;
+  node.position_hash = 0x0123456789abcdefull;
+  node.counters.add_game(Result::BlackWins, 2710, 2019);
+  node.min_ply = 7;
+  node.flags = kBlackToMove;
+  return node;
+}
+
+}  // namespace
+
 TEST_CASE("A section holds its node and its edges in move order and reads them back", "[store]") {
   Section section;
-  section.node = NodeRecord{};
-  section.node->position_hash = 0x0123456789abcdefull;
-  section.node->counters.add_game(Result::BlackWins, 2710, 2019);
-  section.node->min_ply = 7;
-  section.node->flags = kBlackToMove;
+  section.node = one_game_node();
   EdgeRecord a, b;
   a.child_key = 0xfedcba9876543210ull;
   a.counters.add_game(Result::BlackWins, 2710, 2019);
@@ -346,11 +356,7 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   // with the move played there: the edge's counters, its one occurrence,
   // its score (2, a win), its min_ply and its side are the node's.
   Section section;
-  section.node = NodeRecord{};
-  section.node->position_hash = 0x0123456789abcdefull;
-  section.node->counters.add_game(Result::BlackWins, 2710, 2019);
-  section.node->min_ply = 7;
-  section.node->flags = kBlackToMove;
+  section.node = one_game_node();
   EdgeRecord a;
   a.child_key = 0xfedcba9876543210ull;
   a.counters = section.node->counters;
