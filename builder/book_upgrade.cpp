@@ -8,6 +8,7 @@
 
 #include "book/store/book.h"
 #include "book/store/shard_manifest.h"
+#include "builder/book_writer.h"
 #include "builder/interrupt_cleanup.h"
 #include "builder/new_book_file.h"
 
@@ -91,12 +92,13 @@ Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, uns
   return std::nullopt;
 }
 
-// Writes the format 3 sections of database `name` of from again into target,
+// Writes the format 3 sections of database source of from again into target,
 // each edge sharing its node's fields where it can (format 4): the positions
-// (counted as such in report) or the pruned counts (as other records).
+// (counted as such in report) or, positions false, the pruned counts (as
+// other records).
 Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, ChunkedAppender& appender,
-                        UpgradeReport& report, const std::string& path, const std::string& name) {
-  const bool positions = name == "positions";
+                        UpgradeReport& report, const std::string& path, bool positions) {
+  const std::string name = positions ? "positions" : kPrunedDb;
   store::Error error;
   auto cursor = store::Cursor::open(from, source, &error);
   if (!cursor) return error;
@@ -211,7 +213,7 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
     unsigned flags = 0;
     if (!dbi || mdb_dbi_flags(txn->get(), *dbi, &flags) != 0)
       return *error = BuildError::book(path + ": database " + name + ": " + e.message()), std::nullopt;
-    others.push_back({name, *dbi, flags, !sectionless && name == "pruned"});
+    others.push_back({name, *dbi, flags, !sectionless && name == kPrunedDb});
   }
 
   remove_new_book_orphans(path);
@@ -229,12 +231,12 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
         }))
       return s;
     ChunkedAppender appender(to);
-    if (auto s = sectionless ? write_sections(*txn, old, to, appender, report, path)
-                             : rewrite_sections(*txn, *positions, to.dbs().positions, appender, report, path,
-                                                "positions"))
+    if (auto s = sectionless
+                     ? write_sections(*txn, old, to, appender, report, path)
+                     : rewrite_sections(*txn, *positions, to.dbs().positions, appender, report, path, true))
       return s;
     for (const Other& o : others)
-      if (auto s = o.sections ? rewrite_sections(*txn, o.source, o.target, appender, report, path, o.name)
+      if (auto s = o.sections ? rewrite_sections(*txn, o.source, o.target, appender, report, path, false)
                               : copy_database(*txn, o.source, o.target, o.flags, appender, report))
         return s;
     if (auto s = appender.finish()) return s;

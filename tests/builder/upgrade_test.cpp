@@ -140,6 +140,14 @@ void write_format_3_book(const std::string& path, const std::vector<Key>& keys) 
   REQUIRE_FALSE(txn->commit());
 }
 
+// `graphbook upgrade BOOK --json`, which must succeed, parsed.
+nlohmann::json upgrade_json(const std::string& book) {
+  Output o = graphbook({"upgrade", book, "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  return nlohmann::json::parse(o.out);
+}
+
 // Whether the first edge of key's section in database name of the book file path shares its node's fields.
 bool first_edge_shares(const std::string& path, const char* name, Key key) {
   store::Error e;
@@ -167,10 +175,7 @@ TEST_CASE("A format 2 book is upgraded to sections with everything it held", "[b
     CHECK_FALSE(store::Book::open(path, store::OpenMode::ReadOnly, &be));  // refused before
     CHECK(be.code == store::BookError::Code::WrongVersion);
   }
-  Output o = graphbook({"upgrade", path, "--json"});
-  INFO(o.err);
-  REQUIRE(o.status == 0);
-  auto j = nlohmann::json::parse(o.out);
+  auto j = upgrade_json(path);
   CHECK(j["from_version"] == 2);
   CHECK(j["positions"] == 3);  // the start, after 1.d4, and key 42
   CHECK(j["nodes"] == 2);
@@ -228,7 +233,7 @@ TEST_CASE("A format 2 book is upgraded to sections with everything it held", "[b
   }
 
   // Once more: nothing to do.
-  o = graphbook({"upgrade", path});
+  Output o = graphbook({"upgrade", path});
   CHECK(o.status == 0);
   CHECK(o.out.find("already format " + std::to_string(store::kFormatVersion)) != std::string::npos);
 }
@@ -282,10 +287,7 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
   }
   CHECK_FALSE(first_edge_shares(path, "positions", after_d4.key()));
 
-  Output o = graphbook({"upgrade", path, "--json"});
-  INFO(o.err);
-  REQUIRE(o.status == 0);
-  auto j = nlohmann::json::parse(o.out);
+  auto j = upgrade_json(path);
   CHECK(j["from_version"] == 3);
   CHECK(j["positions"] == 2);
   CHECK(j["nodes"] == 2);
@@ -329,10 +331,7 @@ TEST_CASE("A sharded book of format 3 is upgraded shard by shard, and once more 
     CHECK_FALSE(store::Book::open(book, store::OpenMode::ReadOnly, &be));  // refused before, naming a shard
     CHECK(be.message.find(manifest.shards[0].file) != std::string::npos);
   }
-  Output o = graphbook({"upgrade", book, "--json"});
-  INFO(o.err);
-  REQUIRE(o.status == 0);
-  auto j = nlohmann::json::parse(o.out);
+  auto j = upgrade_json(book);
   CHECK(j["from_version"] == 3);
   CHECK(j["positions"] == 2);
   CHECK(j["edges"] == 2);
@@ -350,9 +349,7 @@ TEST_CASE("A sharded book of format 3 is upgraded shard by shard, and once more 
     CHECK(moves[0].record.score == 2);
     CHECK(moves[0].record.child_key == key + 1);
   }
-  o = graphbook({"upgrade", book, "--json"});
-  REQUIRE(o.status == 0);
-  j = nlohmann::json::parse(o.out);
+  j = upgrade_json(book);
   CHECK(j["upgraded"] == false);
   CHECK(j["positions"] == 0);
 }
