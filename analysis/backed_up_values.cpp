@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "book/store/records.h"
+#include "book/store/section_groups.h"
 
 namespace gb::analysis {
 
@@ -46,13 +47,13 @@ std::optional<std::unordered_map<Key, Node>> read_graph(store::Book& book, std::
   }
   store::Error e;
   std::unordered_map<Key, Node> graph;
-  auto cursor = store::Cursor::open(*txn, book.dbs().positions, error);
+  auto cursor = store::SectionCursor::open(*txn, book.dbs().positions, error);
   if (!cursor) return std::nullopt;
   std::vector<store::BookEdge> edges;
-  for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-    if (item->key.size() != 8) continue;
-    Key key = store::get_be64(item->key.data());
-    auto record = store::SectionReader(item->value).node();
+  Key key;
+  std::string_view section;
+  while (cursor->next(key, section, &e)) {
+    auto record = store::SectionReader(section).node();
     if (!record) continue;  // key-only edges of an imported .bin: no position
     Node node;
     node.min_ply = record->min_ply;
@@ -64,7 +65,7 @@ std::optional<std::unordered_map<Key, Node>> read_graph(store::Book& book, std::
         ++summary.analysed;
       }
     edges.clear();
-    store::append_edges(item->value, edges);
+    store::append_edges(section, edges);
     for (const store::BookEdge& edge : edges)
       if (!(edge.record.flags & store::kEdgeKeyOnly) && edge.record.counters.games >= min_games &&
           edge.record.counters.games > 0)

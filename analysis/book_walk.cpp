@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "book/store/records.h"
+#include "book/store/section_groups.h"
 
 namespace gb::analysis {
 
@@ -14,11 +15,13 @@ std::optional<std::vector<Position>> positions_below(store::Book& book, const Po
   std::unordered_set<Key> seen{root.key()};
   std::vector<Position> level{root};
   std::vector<store::BookEdge> edges;
+  auto finder = store::SectionFinder::open(*txn, book.dbs().positions, error);
+  if (!finder) return std::nullopt;
   for (int ply = 0; !level.empty(); ++ply) {
     std::vector<Position> next;
     for (const Position& pos : level) {
       store::Error e;
-      auto section = txn->get(book.dbs().positions, store::NodeKey(pos.key()).view(), &e);
+      auto section = finder->find(pos.key(), &e);
       if (e.code) {
         if (error) *error = e;
         return std::nullopt;

@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   }
   const std::string& text = *read;
 
-  // The book's sections, copied out of it into memory (not timed).
+  // The book's records (its groups of sections), copied out of it into memory (not timed).
   std::string bytes;
   std::vector<Record> sections;
   {

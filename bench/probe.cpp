@@ -30,6 +30,7 @@
 #include "book/explore/book_reader.h"
 #include "book/explore/move_choice.h"
 #include "book/store/book.h"
+#include "book/store/section_groups.h"
 
 namespace {
 
@@ -141,12 +142,14 @@ int main(int argc, char** argv) {
   {
     gb::store::Error e;
     auto txn = gb::store::ReadTxn::begin(book->env(), &e);
-    auto cursor = txn ? gb::store::Cursor::open(*txn, book->dbs().positions, &e) : std::nullopt;
+    auto cursor = txn ? gb::store::SectionCursor::open(*txn, book->dbs().positions, &e) : std::nullopt;
     if (!cursor) return std::fprintf(stderr, "%s: %s\n", book_path.c_str(), e.message().c_str()), 1;
-    for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-      gb::store::SectionReader section(item->value);
+    std::uint64_t key;
+    std::string_view value;
+    while (cursor->next(key, value, &e)) {
+      gb::store::SectionReader section(value);
       std::uint16_t move;
-      if (section.next(move)) positions.push_back(gb::store::get_be64(item->key.data()));
+      if (section.next(move)) positions.push_back(key);
     }
   }
   gb::explore::Rng rng(20240601);

@@ -10,6 +10,7 @@
 #include "book/store/buckets.h"
 #include "book/store/exit_status.h"
 #include "book/store/game_index.h"
+#include "book/store/section_groups.h"
 #include "book/store/shard_manifest.h"
 
 namespace gb::builder {
@@ -50,7 +51,7 @@ class RecordCheck {
     if (!txn) return note("the book", e.message());
     const store::Databases& dbs = book_.dbs();
     walk(*txn, "meta", dbs.meta, [&](auto k, auto v) { meta(k, v); });
-    walk(*txn, "positions", dbs.positions, [&](auto k, auto v) { position(k, v); });
+    walk_groups(*txn, dbs.positions);
     walk(*txn, "learn", dbs.learn, [&](auto k, auto v) { learn(k, v); });
     walk(*txn, "games", dbs.games, [&](auto k, auto v) {
       if (k.size() != 16 || !v.empty())
@@ -105,6 +106,32 @@ class RecordCheck {
       record(item->key, item->value);
     }
     if (e.code) note(name, e.message());
+  }
+
+  // The groups of sections of the positions database (store/section_groups.h):
+  // each group's positions in key order, from its key to the next group's.
+  void walk_groups(const store::Txn& txn, MDB_dbi dbi) {
+    std::uint64_t& count = out_.records["positions"];
+    std::optional<Key> last;  // the last position's key, of any group so far
+    walk(txn, "position groups", dbi, [&](std::string_view k, std::string_view v) {
+      const std::string where = "positions group " + hex_key(k);
+      const auto g = store::group_key(k);
+      if (!g) return note(where, "a key of " + std::to_string(k.size()) + " bytes, not 8");
+      if (last && *g <= *last) note(where, "a group whose key is not above the positions before it");
+      store::GroupReader group(*g, v);
+      Key key;
+      std::string_view section;
+      bool any = false;
+      while (group.next(key, section)) {
+        ++count;
+        any = true;
+        last = key;
+        store::NodeKey nk(key);
+        position(nk.view(), section);
+      }
+      if (group.damaged()) note(where, "a group that does not decode");
+      if (!any) note(where, "an empty group");
+    });
   }
 
   void meta(std::string_view key, std::string_view value) {

@@ -9,6 +9,7 @@
 
 #include "book/store/book_snapshot.h"
 #include "book/store/buckets.h"
+#include "book/store/section_groups.h"
 #include "book/store/shard_manifest.h"
 
 namespace gb::builder {
@@ -21,8 +22,8 @@ std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
   auto pages_bytes = [](const MDB_stat& s) {
     return std::uint64_t(s.ms_branch_pages + s.ms_leaf_pages + s.ms_overflow_pages) * s.ms_psize;
   };
-  std::uint64_t sections = 0;
-  if (snapshot->entries(&store::Databases::positions, sections)) sections = 0;  // only a reserve
+  std::uint64_t groups = 0;  // of positions (store/section_groups.h): only a reserve
+  if (snapshot->entries(&store::Databases::positions, groups)) groups = 0;
   const auto bucket_params = store::bucket_params(snapshot->global_txn(), book.dbs().meta);
   if (bucket_params) {
     info.has_buckets = true;
@@ -51,7 +52,7 @@ std::optional<BookInfo> book_info(store::Book& book, BuildError* error) {
   info.stats = book.stats();
 
   std::unordered_map<Key, std::uint32_t> incoming;
-  incoming.reserve(sections);
+  incoming.reserve(groups * store::kGroupPositions);
   const Key root = Position().key();
   if (book.sharded())
     for (std::size_t p = 0; p < book.part_count(); ++p) {

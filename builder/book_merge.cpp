@@ -16,6 +16,7 @@
 #include "book/store/buckets.h"
 #include "book/store/evaluation.h"
 #include "book/store/game_index.h"
+#include "book/store/section_groups.h"
 #include "builder/bucket_aggregator.h"
 #include "builder/build_visitor.h"
 #include "builder/interrupt_cleanup.h"
@@ -68,19 +69,23 @@ std::string side_name(Side side) {
 
 // The records of one database of every book, key by key in key order: for
 // each key, every book's values (several for a database of sorted duplicates).
-// The views point into the books' maps, valid while their read transactions live.
+// Of a database of sections (sections true: positions, pruned), the positions
+// of its groups (store/section_groups.h), each under its 8-byte key. The views
+// point into the books' maps, valid while their read transactions live.
 class KeyMerge {
  public:
   using Source = std::pair<const store::ReadTxn*, std::optional<MDB_dbi>>;
-  KeyMerge(const std::vector<Source>& sources, store::Error& error) : error_(error) {
-    heads_.reserve(sources.size());
+  KeyMerge(const std::vector<Source>& sources, store::Error& error, bool sections = false) : error_(error) {
+    heads_.reserve(sources.size());  // no reallocation: an item may view its head's key
     for (const auto& [txn, dbi] : sources) {
       Head& h = heads_.emplace_back();
       if (!dbi || error_.code) continue;
-      if (auto c = store::Cursor::open(*txn, *dbi, &error_)) {
+      if (sections) {
+        if (auto c = store::SectionCursor::open(*txn, *dbi, &error_)) h.sections.emplace(std::move(*c));
+      } else if (auto c = store::Cursor::open(*txn, *dbi, &error_)) {
         h.cursor.emplace(std::move(*c));
-        h.item = h.cursor->first(&error_);
       }
+      h.advance(error_, true);
     }
     values_.resize(heads_.size());
   }
@@ -104,7 +109,7 @@ class KeyMerge {
       Head& h = heads_[i];
       while (h.item && h.item->key == key_) {
         values_[i].push_back(h.item->value);
-        h.item = h.cursor->next(&error_);
+        h.advance(error_, false);
       }
     }
     key = key_;
@@ -115,7 +120,22 @@ class KeyMerge {
  private:
   struct Head {
     std::optional<store::Cursor> cursor;
+    std::optional<store::SectionCursor> sections;
     std::optional<store::Cursor::Item> item;
+    char key[8];  // a section's key, as item views it
+    void advance(store::Error& error, bool first) {
+      item.reset();
+      if (cursor) {
+        item = first ? cursor->first(&error) : cursor->next(&error);
+      } else if (sections) {
+        Key k;
+        std::string_view section;
+        if (sections->next(k, section, &error)) {
+          store::put_be64(key, k);
+          item = store::Cursor::Item{std::string_view(key, 8), section};
+        }
+      }
+    }
   };
   store::Error& error_;
   std::vector<Head> heads_;
@@ -394,11 +414,20 @@ struct KeySum {
 
 // The merge's writer of OUT, and what it counts.
 struct Writer {
-  store::Book& out;
-  ChunkedAppender& appender;
+  Writer(store::Book& out, ChunkedAppender& appender, MergeReport& report, std::optional<MDB_dbi> pruned,
+         std::uint32_t min_games)
+      : report(report),
+        min_games(min_games),
+        positions([&out, &appender](std::string_view k, std::string_view v) {
+          return appender.add(out.dbs().positions, k, v);
+        }),
+        pruned([&appender, pruned](std::string_view k, std::string_view v) {
+          assert(pruned);  // min_games > 1
+          return appender.add(*pruned, k, v);
+        }) {}
   MergeReport& report;
-  std::optional<MDB_dbi> pruned;
   std::uint32_t min_games;
+  store::GroupAppender positions, pruned;  // appended in groups (store/section_groups.h)
   std::string value, below;
 
   // A node or edge with fewer games than min_games goes to pruned; an
@@ -414,22 +443,24 @@ struct Writer {
     store::Section top, low;
     if (s.node) (kept(*s.node) ? top : low).node = s.node;
     for (const auto& edge : s.edges) (kept(edge.second) ? top : low).edges.push_back(edge);
-    const store::NodeKey nk(key);
     if (top.node || !top.edges.empty()) {
       store::to_bytes(top, value);
-      if (auto st = appender.add(out.dbs().positions, nk.view(), value)) return st;
+      if (auto st = positions.add(key, value)) return st;
       ++report.positions;
       report.nodes += top.node.has_value();
       report.edges += top.edges.size();
     }
     if (low.node || !low.edges.empty()) {
-      assert(pruned);  // min_games > 1
       store::to_bytes(low, below);
-      if (auto st = appender.add(*pruned, nk.view(), below)) return st;
+      if (auto st = pruned.add(key, below)) return st;
       report.pruned_nodes += low.node.has_value();
       report.pruned_edges += low.edges.size();
     }
     return std::nullopt;
+  }
+  [[nodiscard]] Status finish() {
+    if (auto st = positions.finish()) return st;
+    return pruned.finish();
   }
 };
 
@@ -512,12 +543,12 @@ Status write_positions(std::vector<Input>& inputs, Writer& w, SharedCounts& shar
   for (const Input& in : inputs) {
     sources.emplace_back(&*in.txn, in.book->dbs().positions);
     sources.emplace_back(&*in.txn, in.pruned);
-    MDB_stat st;
-    if (!in.txn->stat(in.book->dbs().positions, st)) total += st.ms_entries;
-    if (in.pruned && !in.txn->stat(*in.pruned, st)) total += st.ms_entries;
+    std::uint64_t n;
+    if (progress && !store::count_sections(*in.txn, in.book->dbs().positions, n)) total += n;
+    if (progress && in.pruned && !store::count_sections(*in.txn, *in.pruned, n)) total += n;
   }
   store::Error e;
-  KeyMerge merge(sources, e);
+  KeyMerge merge(sources, e, true);
   MergeProgress shown(progress, total);
   std::string_view key;
   std::vector<std::vector<std::string_view>>* values;
@@ -551,7 +582,7 @@ Status write_positions(std::vector<Input>& inputs, Writer& w, SharedCounts& shar
   if (e.code) return e;
   if (!shared.done())
     return store::Error{EINVAL, "the games stored in the books reach positions that no book holds"};
-  return std::nullopt;
+  return w.finish();
 }
 
 // The fingerprints of every book, each once.
@@ -968,7 +999,7 @@ std::optional<MergeReport> merge_books(const std::string& out, const std::vector
         }))
       return s;
     ChunkedAppender appender(to);
-    Writer w{to, appender, report, pruned, shape->min_games, {}, {}};
+    Writer w(to, appender, report, pruned, shape->min_games);
     SharedCounts shared(merger);
     std::vector<std::pair<Key, std::uint64_t>> found;
     if (auto s = write_positions(inputs, w, shared, options.progress, found)) return s;

@@ -13,6 +13,7 @@
 #include "book/store/evaluation.h"
 #include "book/store/fingerprint.h"
 #include "book/store/game_index.h"
+#include "book/store/section_groups.h"
 #include "builder/book_shape.h"
 #include "builder/book_writer.h"
 #include "builder/stored_game_replay.h"
@@ -54,11 +55,10 @@ std::optional<std::string> refusal(const std::string& path, const std::vector<st
 }
 
 // A key's section in one database (empty when absent); false when damaged.
-bool read_section(store::WriteTxn& txn, MDB_dbi dbi, std::string_view key, store::Section& out, bool& held,
-                  Status& status) {
+bool read_section(store::SectionUpdater& db, Key key, store::Section& out, bool& held, Status& status) {
   out = {};
   store::Error e;
-  auto v = txn.get(dbi, key, &e);
+  auto v = db.get(key, &e);
   held = v.has_value();
   if (!v) {
     if (e.code) status = e;
@@ -67,12 +67,23 @@ bool read_section(store::WriteTxn& txn, MDB_dbi dbi, std::string_view key, store
   return store::from_bytes(*v, out);
 }
 
-Status write_section(store::WriteTxn& txn, MDB_dbi dbi, std::string_view key, const store::Section& section,
-                     bool held, std::string& value) {
-  if (!section.node && section.edges.empty()) return held ? txn.del(dbi, key) : std::nullopt;
+Status write_section(store::SectionUpdater& db, Key key, const store::Section& section, bool held,
+                     std::string& value) {
+  if (!section.node && section.edges.empty()) return held ? db.erase(key) : std::nullopt;
   store::to_bytes(section, value);
-  return txn.put(dbi, key, value);
+  return db.put(key, value);
 }
+
+// The sections databases a recount writes: the positions, and the pruned
+// counts when the book keeps them.
+struct SectionDbs {
+  store::SectionUpdater positions;
+  std::optional<store::SectionUpdater> pruned;
+  [[nodiscard]] Status flush() {
+    if (auto s = positions.flush()) return s;
+    return pruned ? pruned->flush() : std::nullopt;
+  }
+};
 
 // Everything the counts of one key need besides its buckets.
 struct CountsContext {
@@ -87,9 +98,8 @@ struct CountsContext {
 // dropped sources, and splits them again by --min-games between positions and
 // pruned, as a build puts them; moves its first plays rank. Records with no
 // bucket (an imported .bin's) are left as they are.
-Status recount_key(store::WriteTxn& txn, const CountsContext& c, Key key,
+Status recount_key(SectionDbs& dbs, const CountsContext& c, Key key,
                    const std::vector<store::BucketEntry>& kept, RetractReport& report, std::string& value) {
-  const store::NodeKey nk(key);
   store::Section above, below;
   bool above_held = false, below_held = false;
   Status status;
@@ -97,8 +107,8 @@ Status recount_key(store::WriteTxn& txn, const CountsContext& c, Key key,
     return status ? status
                   : store::Error{EIO, c.path + ": the section of key " + std::to_string(key) + " is damaged"};
   };
-  if (!read_section(txn, c.positions, nk.view(), above, above_held, status)) return damaged();
-  if (c.pruned && !read_section(txn, *c.pruned, nk.view(), below, below_held, status)) return damaged();
+  if (!read_section(dbs.positions, key, above, above_held, status)) return damaged();
+  if (dbs.pruned && !read_section(*dbs.pruned, key, below, below_held, status)) return damaged();
   const store::BucketFilter all;  // every bucket left
   std::optional<store::NodeRecord> node = above.node ? above.node : below.node;
   if (node) {
@@ -144,9 +154,9 @@ Status recount_key(store::WriteTxn& txn, const CountsContext& c, Key key,
   for (const auto& [move, edge] : left)
     ((edge.flags & store::kEdgeImported) || counted(edge.counters.games) ? above : below)
         .edges.emplace_back(move, edge);
-  if (auto s = write_section(txn, c.positions, nk.view(), above, above_held, value)) return s;
-  if (c.pruned)
-    if (auto s = write_section(txn, *c.pruned, nk.view(), below, below_held, value)) return s;
+  if (auto s = write_section(dbs.positions, key, above, above_held, value)) return s;
+  if (dbs.pruned)
+    if (auto s = write_section(*dbs.pruned, key, below, below_held, value)) return s;
   return std::nullopt;
 }
 
@@ -173,7 +183,9 @@ Status retract_counts(store::WriteTxn& txn, const CountsContext& c, const std::s
   }
   std::vector<store::BucketEntry> entries;
   std::string value;
-  for (Key key : keys) {
+  SectionDbs dbs{store::SectionUpdater(txn, c.positions), std::nullopt};
+  if (c.pruned) dbs.pruned.emplace(txn, *c.pruned);
+  for (Key key : keys) {  // in key order: each group of sections is read and written once
     const store::NodeKey nk(key);
     bool damaged = false;
     if (!store::read_buckets(txn, c.buckets, key, entries, &damaged, &e))
@@ -181,7 +193,7 @@ Status retract_counts(store::WriteTxn& txn, const CountsContext& c, const std::s
                                 : store::Status(e);
     std::erase_if(entries,
                   [&](const store::BucketEntry& b) { return dropped.contains(store::bucket_source(b.id)); });
-    if (auto s = recount_key(txn, c, key, entries, report, value)) return s;
+    if (auto s = recount_key(dbs, c, key, entries, report, value)) return s;
     if (entries.empty()) {
       if (auto s = txn.del(c.buckets, nk.view())) return s;
     } else {
@@ -190,7 +202,7 @@ Status retract_counts(store::WriteTxn& txn, const CountsContext& c, const std::s
     }
     ++report.positions;
   }
-  return std::nullopt;
+  return dbs.flush();
 }
 
 // Takes the source's stored games out, with the fingerprints of those the

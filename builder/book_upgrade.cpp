@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/section_groups.h"
 #include "book/store/shard_manifest.h"
 #include "builder/book_writer.h"
 #include "builder/interrupt_cleanup.h"
@@ -19,7 +20,7 @@ namespace {
 using store::Status;
 
 constexpr std::uint32_t kSectionlessFormat = 2;  // nodes and edges in two databases
-constexpr std::uint32_t kUnsharedFormat = 3;     // sections whose edges never share their node's fields
+constexpr std::uint32_t kUngroupedFormat = 4;    // a section per LMDB record
 
 // What makes a format 2 book a book of this kind: its meta records.
 struct OldBook {
@@ -41,6 +42,8 @@ Status write_sections(const store::Txn& from, const OldBook& old, store::Book& t
   };
   auto node = nodes->first(&error);
   auto edge = edges->first(&error);
+  store::GroupAppender groups(
+      [&](std::string_view k, std::string_view v) { return appender.add(to.dbs().positions, k, v); });
   std::string value;
   while (!error.code && (node || edge)) {
     if (node && node->key.size() != 8) return damaged("node", node->key);
@@ -69,11 +72,11 @@ Status write_sections(const store::Txn& from, const OldBook& old, store::Book& t
       ++report.edges;
       edge = edges->next(&error);
     }
-    if (auto s = appender.add(to.dbs().positions, store::NodeKey(key).view(), value)) return s;
+    if (auto s = groups.add(key, value)) return s;
     ++report.positions;
   }
   if (error.code) return error;
-  return std::nullopt;
+  return groups.finish();
 }
 
 // Copies database `name` of from into its namesake in to, created with the
@@ -92,16 +95,18 @@ Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, uns
   return std::nullopt;
 }
 
-// Writes the format 3 sections of database source of from again into target,
-// each edge sharing its node's fields where it can (format 4): the positions
-// (counted as such in report) or, positions false, the pruned counts (as
-// other records).
+// Writes the format 3 or 4 sections of database source of from again into
+// target, in groups (format 5), each edge sharing its node's fields where it
+// can (format 4): the positions (counted as such in report) or, positions
+// false, the pruned counts (as other records).
 Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, ChunkedAppender& appender,
                         UpgradeReport& report, const std::string& path, bool positions) {
   const std::string name = positions ? "positions" : kPrunedDb;
   store::Error error;
   auto cursor = store::Cursor::open(from, source, &error);
   if (!cursor) return error;
+  store::GroupAppender groups(
+      [&](std::string_view k, std::string_view v) { return appender.add(target, k, v); });
   store::Section section;
   std::string value;
   for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
@@ -109,7 +114,7 @@ Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, 
       return store::Error{EIO, path + ": a damaged section in " + name + " (key of " +
                                    std::to_string(item->key.size()) + " bytes)"};
     store::to_bytes(section, value);
-    if (auto s = appender.add(target, item->key, value)) return s;
+    if (auto s = groups.add(store::get_be64(item->key.data()), value)) return s;
     if (positions) {
       ++report.positions;
       report.nodes += section.node.has_value();
@@ -119,7 +124,7 @@ Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, 
     }
   }
   if (error.code) return error;
-  return std::nullopt;
+  return groups.finish();
 }
 
 // A sharded book (build --mpi): each shard upgraded as a book, then the
@@ -179,15 +184,15 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
   UpgradeReport report;
   report.from_version = old.version;
   if (old.version == store::kFormatVersion) return report;  // nothing to do
-  if (old.version != kSectionlessFormat && old.version != kUnsharedFormat)
+  if (old.version < kSectionlessFormat || old.version > kUngroupedFormat)
     return *error = BuildError::input(path + ": book format version " + std::to_string(old.version) +
                                       ", graphbook upgrades versions " + std::to_string(kSectionlessFormat) +
-                                      " and " + std::to_string(kUnsharedFormat) + " only"),
+                                      " to " + std::to_string(kUngroupedFormat) + " only"),
            std::nullopt;
   const bool sectionless = old.version == kSectionlessFormat;
   auto names = txn->database_names(&e);
   if (!names) return *error = BuildError::book(path + ": " + e.message()), std::nullopt;
-  std::optional<MDB_dbi> positions;  // format 3
+  std::optional<MDB_dbi> positions;  // formats 3 and 4
   if (sectionless) {
     auto nodes = txn->open_db("nodes", 0, &e);
     auto edges = nodes ? txn->open_db("edges", 0, &e) : std::nullopt;
@@ -196,13 +201,15 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
     old.nodes = *nodes;
     old.edges = *edges;
   } else if (!(positions = txn->open_db("positions", 0, &e))) {
-    return *error = BuildError::input(path + ": not a format 3 book: " + e.message()), std::nullopt;
+    return *error = BuildError::input(path + ": not a format " + std::to_string(old.version) +
+                                      " book: " + e.message()),
+           std::nullopt;
   }
   struct Other {
     std::string name;
     MDB_dbi source;
     unsigned flags;
-    bool sections = false;  // format 3's pruned counts: sections written again
+    bool sections = false;  // the pruned counts of formats 3 and 4: sections written again
     MDB_dbi target = 0;
   };
   std::vector<Other> others;  // every database but meta and the positions (nodes and edges)

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "book/store/buckets.h"
+#include "book/store/section_groups.h"
 #include "builder/new_book_file.h"
 
 namespace gb::builder {
@@ -241,23 +242,38 @@ bool fill_entries(EntryChunk<Entry>& chunk, Next next) {
   return true;
 }
 
-// One database of sections as merge_sections writes it: its cursor (for
-// appends), whether it was empty (then every section is appended, none read).
+// One database of sections as merge_sections writes it: appended to in
+// groups when it was empty (then no section is read), else read and written
+// back a group at a time (keys come in order).
 struct SectionDb {
-  MDB_dbi dbi;
-  std::optional<store::Cursor> cursor;
-  bool append = false;
+  SectionDb(store::WriteTxn& txn, MDB_dbi dbi, bool empty)
+      : append(empty),
+        appender([this, &txn, dbi](std::string_view k, std::string_view v) -> Status {
+          if (!cursor) {  // one: no set-up per put
+            store::Error e;
+            auto c = store::Cursor::open(txn, dbi, &e);
+            if (!c) return e;
+            cursor.emplace(std::move(*c));
+          }
+          return cursor->put(k, v, MDB_APPEND);
+        }),
+        updater(txn, dbi) {}
+  SectionDb(const SectionDb&) = delete;  // the appender holds this
+  bool append;
+  std::optional<store::Cursor> cursor;  // of the appends
+  store::GroupAppender appender;
+  store::SectionUpdater updater;
   bool held = false;  // the key's section was read from it (a write may then delete it)
+  [[nodiscard]] Status finish() { return append ? appender.finish() : updater.flush(); }
 };
 
 // The section of key in db into section (empty when absent); an error when damaged.
-Status read_section(store::Book& book, store::WriteTxn& txn, SectionDb& db, const NodeKey& nk, Key key,
-                    store::Section& section) {
+Status read_section(store::Book& book, SectionDb& db, Key key, store::Section& section) {
   section = {};
   db.held = false;
   if (db.append) return std::nullopt;
   store::Error error;
-  auto v = txn.get(db.dbi, nk.view(), &error);
+  auto v = db.updater.get(key, &error);
   if (!v && error.code) return error;
   if (v && !store::from_bytes(*v, section))
     return store::Error{EIO,
@@ -267,11 +283,10 @@ Status read_section(store::Book& book, store::WriteTxn& txn, SectionDb& db, cons
 }
 
 // Writes section under key (deletes it when it holds nothing).
-Status write_section(store::WriteTxn& txn, SectionDb& db, const NodeKey& nk, const store::Section& section,
-                     std::string& value) {
-  if (!section.node && section.edges.empty()) return db.held ? txn.del(db.dbi, nk.view()) : std::nullopt;
+Status write_section(SectionDb& db, Key key, const store::Section& section, std::string& value) {
+  if (!section.node && section.edges.empty()) return db.held ? db.updater.erase(key) : std::nullopt;
   store::to_bytes(section, value);
-  return db.append ? db.cursor->put(nk.view(), value, MDB_APPEND) : txn.put(db.dbi, nk.view(), value);
+  return db.append ? db.appender.add(key, value) : db.updater.put(key, value);
 }
 
 // The pruned database of the book, into dbi: the one it has, or a new one
@@ -302,15 +317,12 @@ Status open_pruned(store::WriteTxn& txn, std::uint32_t min_games, std::optional<
 // build into the book had been one input (docs/FORMAT.md).
 Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahead, bool append,
                       std::optional<MDB_dbi> pruned_dbi, std::uint32_t min_games, CommitResult& result) {
-  store::Error error;
-  SectionDb kept{book.dbs().positions, store::Cursor::open(txn, book.dbs().positions, &error), append};
-  if (!kept.cursor) return error;  // one cursor: no set-up per put
+  SectionDb kept(txn, book.dbs().positions, append);
   std::optional<SectionDb> pruned;
   if (pruned_dbi) {
     MDB_stat st;
     if (auto s = txn.stat(*pruned_dbi, st)) return s;
-    pruned.emplace(SectionDb{*pruned_dbi, store::Cursor::open(txn, *pruned_dbi, &error), st.ms_entries == 0});
-    if (!pruned->cursor) return error;
+    pruned.emplace(txn, *pruned_dbi, st.ms_entries == 0);
   }
   SectionZip zip(ahead, [] { return Status(); });
   store::Section section, below;  // the key's section in the book and in the pruned database
@@ -319,10 +331,10 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
   std::vector<std::pair<std::uint8_t, std::uint16_t>> fresh;  // edges new to the key: merged rank, move
   for (Key key; zip.next_key(key, status);) {
     NodeKey nk(key);
-    if (auto s = read_section(book, txn, kept, nk, key, section)) return s;
+    if (auto s = read_section(book, kept, key, section)) return s;
     below = {};
     if (pruned)
-      if (auto s = read_section(book, txn, *pruned, nk, key, below)) return s;
+      if (auto s = read_section(book, *pruned, key, below)) return s;
     bool changed = false, below_changed = false;
     Status put_status;
     zip.take_node(key, [&](const EntryChunk<NodeEntry>& c, std::size_t i) {
@@ -396,11 +408,13 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
       }
     }
     if (changed)
-      if (auto s = write_section(txn, kept, nk, section, value)) return s;
+      if (auto s = write_section(kept, key, section, value)) return s;
     if (pruned && below_changed)
-      if (auto s = write_section(txn, *pruned, nk, below, value)) return s;
+      if (auto s = write_section(*pruned, key, below, value)) return s;
   }
-  return status;
+  if (status) return status;
+  if (auto s = kept.finish()) return s;
+  return pruned ? pruned->finish() : std::nullopt;
 }
 
 // Nodes or edges encoded as the parts of sections (store::append_section_node,
@@ -594,6 +608,11 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       return std::nullopt;
     };
     SectionZip zip(ahead, fingerprints);
+    // Sections go into groups (store/section_groups.h), appended a group at a time.
+    store::GroupAppender positions(
+        [&](std::string_view k, std::string_view v) { return appender.add(to.dbs().positions, k, v); });
+    store::GroupAppender pruned(
+        [&](std::string_view k, std::string_view v) { return appender.add(*pruned_dbi, k, v); });
     std::string value, below;  // the key's section in the book and in the pruned database
     std::string node_share;    // the node's share, and whether it is in below
     bool node_below = false;
@@ -622,11 +641,13 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       result.nodes_written += node;
       result.edges_written += edges;
       if (node || edges)
-        if (auto s = appender.add(to.dbs().positions, NodeKey(key).view(), value)) return s;
+        if (auto s = positions.add(key, value)) return s;
       if (below_node || below_edges)
-        if (auto s = appender.add(*pruned_dbi, NodeKey(key).view(), below)) return s;
+        if (auto s = pruned.add(key, below)) return s;
     }
     if (status) return status;
+    if (auto s = positions.finish()) return s;
+    if (auto s = pruned.finish()) return s;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
     // The buckets after the sections: the merge threads above are done with

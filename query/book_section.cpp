@@ -19,7 +19,7 @@ std::optional<BookSections> BookSections::open(store::Book& book, store::Error* 
 
 store::Status BookSections::index_all() {
   std::uint64_t positions = 0;
-  if (auto s = snapshot_.entries(&store::Databases::positions, positions)) return s;
+  if (auto s = snapshot_.count_positions(positions)) return s;
   KeyTable<Entry> table(positions);
   if (auto s = snapshot_.each_section([&](Key key, std::string_view section) {
         bool inserted;
@@ -36,7 +36,7 @@ store::Status BookSections::index_all() {
 
 std::uint64_t BookSections::position_count() {
   std::uint64_t positions = 0;
-  if (auto s = snapshot_.entries(&store::Databases::positions, positions)) {
+  if (auto s = snapshot_.count_positions(positions)) {
     if (!error_.code) error_ = *s;
     return 0;
   }

@@ -46,6 +46,9 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
         std::string value;
         std::vector<std::pair<std::string, std::string>> learned;  // keys in order, after the positions
         std::vector<std::uint16_t> kept;  // the moves of the node being copied, and 0
+        store::GroupAppender positions([&](std::string_view key, std::string_view v) {
+          return appender.add(to.dbs().positions, key, v);
+        });
         for (Key k : keys) {
           const std::size_t part = snapshot->part_of(k);
           auto section = snapshot->section(k, &e);
@@ -84,7 +87,7 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
               kept.push_back(move);
               ++report.edges;
             }
-          if (auto s = appender.add(to.dbs().positions, store::NodeKey(k).view(), value)) return s;
+          if (auto s = positions.add(k, value)) return s;
           store::NodeKey prefix(k);
           for (auto item = learn[part].seek(prefix.view(), &e);
                item && item->key.substr(0, 8) == prefix.view(); item = learn[part].next(&e))
@@ -93,6 +96,7 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
               learned.emplace_back(std::string(item->key), std::string(item->value));
           if (e.code) return store::Status(e);
         }
+        if (auto s = positions.finish()) return s;
         for (const auto& [key, v] : learned)
           if (auto s = appender.add(to.dbs().learn, key, v)) return s;
         if (auto s = appender.finish()) return s;

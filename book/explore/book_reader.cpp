@@ -23,9 +23,9 @@ Status BookReader::open_cursors() {
   parts_.resize(snapshot_.part_count());
   store::Error error;
   for (std::size_t p = 0; p < parts_.size(); ++p) {
-    auto cursor = store::Cursor::open(snapshot_.txn(p), snapshot_.dbs(p).positions, &error);
-    if (!cursor) return error;
-    parts_[p].cursor.emplace(std::move(*cursor));
+    auto sections = store::SectionFinder::open(snapshot_.txn(p), snapshot_.dbs(p).positions, &error);
+    if (!sections) return error;
+    parts_[p].sections.emplace(std::move(*sections));
     auto learn_cursor = store::Cursor::open(snapshot_.txn(p), snapshot_.dbs(p).learn, &error);
     if (!learn_cursor) return error;
     parts_[p].learn_cursor.emplace(std::move(*learn_cursor));
@@ -107,10 +107,7 @@ std::optional<store::NodeRecord> BookReader::node(Key key, store::Error* error) 
 }
 
 std::optional<std::string_view> BookReader::section(Key key, store::Error* error) {
-  store::NodeKey k(key);
-  auto item = parts_[snapshot_.part_of(key)].cursor->seek(k.view(), error);
-  if (!item || item->key != k.view()) return std::nullopt;
-  return item->value;
+  return parts_[snapshot_.part_of(key)].sections->find(key, error);
 }
 
 store::LearnRecord BookReader::node_learning(Key key) {
@@ -120,7 +117,7 @@ store::LearnRecord BookReader::node_learning(Key key) {
 }
 
 Status BookReader::refresh() {
-  for (Part& p : parts_) p.cursor.reset(), p.learn_cursor.reset();
+  for (Part& p : parts_) p.sections.reset(), p.learn_cursor.reset();
   snapshot_.reset();
   if (auto s = snapshot_.renew()) return s;
   if (auto s = open_cursors()) return s;

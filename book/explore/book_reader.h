@@ -49,8 +49,8 @@ class BookReader {
  private:
   // Per part of the book: its cursors and the handles of its optional databases.
   struct Part {
-    std::optional<store::Cursor> cursor;        // over the positions; closed and reopened by refresh()
-    std::optional<store::Cursor> learn_cursor;  // over the learning counters, likewise
+    std::optional<store::SectionFinder> sections;  // of the positions; closed and reopened by refresh()
+    std::optional<store::Cursor> learn_cursor;     // over the learning counters, likewise
     std::optional<MDB_dbi> evals, values, buckets;
   };
   BookReader(store::Book& book, store::BookSnapshot snapshot)

@@ -46,10 +46,13 @@ std::optional<BookTree> build_tree(BookReader& reader, const ResolvedPosition& r
   assert(!filter || reader.bucket_params());
   const bool by_month = filter && reader.bucket_params()->by_month;
   std::vector<store::BucketEntry> buckets;
-  store::Status failed;  // a bucket read that failed inside add_node
+  store::Status failed;  // a read that failed inside add_node
   auto add_node = [&](const Position& pos, int depth, std::string label, const OpeningName* inherited) {
     TreeNode n{pos.key(), pos, depth, std::move(label), {}, nullptr, inherited, reader.evaluation(pos.key())};
-    if (auto rec = reader.node(n.key)) {
+    store::Error e;
+    auto rec = reader.node(n.key, &e);
+    if (e.code) failed = e;
+    if (rec) {
       if (!filter) {
         n.counters = rec->counters;
       } else if (auto s = reader.buckets(n.key, buckets)) {

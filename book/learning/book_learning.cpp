@@ -6,6 +6,7 @@
 
 #include "book/pgn/game_record.h"
 #include "book/store/fingerprint.h"
+#include "book/store/section_groups.h"
 
 namespace gb::learning {
 
@@ -123,8 +124,8 @@ Status credit(store::WriteTxn& txn, const store::Databases& dbs, const LearnGame
 }
 
 // True when the section of key in the positions database has an edge for move.
-bool has_edge(const store::Txn& txn, MDB_dbi positions, Key key, Move move, store::Error& error) {
-  auto v = txn.get(positions, store::NodeKey(key).view(), &error);
+bool has_edge(store::SectionFinder& positions, Key key, Move move, store::Error& error) {
+  auto v = positions.find(key, &error);
   if (!v) return false;
   store::SectionReader section(*v);
   for (std::uint16_t m; section.next(m);)
@@ -134,10 +135,12 @@ bool has_edge(const store::Txn& txn, MDB_dbi positions, Key key, Move move, stor
 
 // How many moves from the start are edges of the book.
 std::size_t plies_in_book(const store::Txn& txn, MDB_dbi positions, const LearnGame& g, store::Error& error) {
+  auto finder = store::SectionFinder::open(txn, positions, &error);
+  if (!finder) return 0;
   std::size_t n = 0;
   for (; n < g.plies.size() && n < 0xffff; ++n) {
     auto [key, move] = g.plies[n];
-    if (!move || !has_edge(txn, positions, key, move, error)) break;
+    if (!move || !has_edge(*finder, key, move, error)) break;
   }
   return n;
 }

@@ -10,6 +10,7 @@
 
 #include "book/store/page_check.h"
 #include "book/store/polyglot.h"
+#include "book/store/section_groups.h"
 #include "book/store/shard_manifest.h"
 
 namespace gb::store {
@@ -265,7 +266,7 @@ std::optional<NodeRecord> Book::node(Key key, Error* error) {
   BookPart& p = parts_[part_of(key)];
   auto txn = ReadTxn::begin(p.env, error);
   if (!txn) return std::nullopt;
-  auto v = txn->get(p.dbs.positions, NodeKey(key).view(), error);
+  auto v = find_section(*txn, p.dbs.positions, key, error);
   if (!v) return std::nullopt;
   return SectionReader(*v).node();
 }
@@ -275,7 +276,7 @@ std::vector<BookEdge> Book::find_all(Key key, Error* error) {
   BookPart& p = parts_[part_of(key)];
   auto txn = ReadTxn::begin(p.env, error);
   if (!txn) return out;
-  auto v = txn->get(p.dbs.positions, NodeKey(key).view(), error);
+  auto v = find_section(*txn, p.dbs.positions, key, error);
   if (!v) return out;
   append_edges(*v, out);
   for (BookEdge& e : out)

@@ -18,7 +18,12 @@ std::optional<BookSnapshot> BookSnapshot::begin(Book& book, Error* error) {
 
 std::optional<std::string_view> BookSnapshot::section(Key key, Error* error) {
   const std::size_t p = part_of(key);
-  return txns_[p].get(dbs(p).positions, NodeKey(key).view(), error);
+  if (!finders_[p]) {
+    auto finder = SectionFinder::open(txns_[p], dbs(p).positions, error);
+    if (!finder) return std::nullopt;
+    finders_[p].emplace(std::move(*finder));
+  }
+  return finders_[p]->find(key, error);
 }
 
 std::optional<std::string_view> BookSnapshot::learning(Key key, std::uint16_t move, Error* error) {
@@ -36,21 +41,28 @@ Status BookSnapshot::entries(MDB_dbi Databases::*db, std::uint64_t& out) {
   return std::nullopt;
 }
 
-Status BookSnapshot::each_section(const std::function<bool(Key, std::string_view)>& visit) {
+Status BookSnapshot::count_positions(std::uint64_t& out) {
+  out = 0;
   for (std::size_t p = 0; p < txns_.size(); ++p) {
-    Error e;
-    auto cursor = Cursor::open(txns_[p], dbs(p).positions, &e);
-    if (!cursor) return e;
-    for (auto item = cursor->first(&e); item; item = cursor->next(&e)) {
-      if (item->key.size() != 8) continue;
-      if (!visit(get_be64(item->key.data()), item->value)) return std::nullopt;
-    }
-    if (e.code) return e;
+    std::uint64_t n;
+    if (auto s = count_sections(txns_[p], dbs(p).positions, n)) return s;
+    out += n;
   }
   return std::nullopt;
 }
 
+Status BookSnapshot::each_section(const std::function<bool(Key, std::string_view)>& visit) {
+  bool stopped = false;
+  for (std::size_t p = 0; p < txns_.size() && !stopped; ++p)
+    if (auto s = store::each_section(txns_[p], dbs(p).positions, [&](Key key, std::string_view section) {
+          return !(stopped = !visit(key, section));
+        }))
+      return s;
+  return std::nullopt;
+}
+
 void BookSnapshot::reset() {
+  for (auto& f : finders_) f.reset();  // their cursors belong to the transactions
   for (ReadTxn& t : txns_) t.reset();
 }
 

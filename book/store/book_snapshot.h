@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/section_groups.h"
 
 namespace gb::store {
 
@@ -37,8 +38,11 @@ class BookSnapshot {
   [[nodiscard]] std::optional<std::string_view> section(Key key, Error* error = nullptr);
   // The learning record of key + move (0: the node's own), raw; nullopt when none.
   [[nodiscard]] std::optional<std::string_view> learning(Key key, std::uint16_t move, Error* error = nullptr);
-  // The entries of one database (positions, learn...) over every part.
+  // The entries of one database (learn, games...) over every part; of the
+  // positions, count_positions (a database of groups, section_groups.h).
   [[nodiscard]] Status entries(MDB_dbi Databases::*db, std::uint64_t& out);
+  // The positions of the book (a pass over every group).
+  [[nodiscard]] Status count_positions(std::uint64_t& out);
   // Calls visit(key, section) for every position of the book, in key order,
   // until it returns false.
   [[nodiscard]] Status each_section(const std::function<bool(Key, std::string_view)>& visit);
@@ -48,9 +52,12 @@ class BookSnapshot {
   [[nodiscard]] Status renew();
 
  private:
-  BookSnapshot(Book& book, std::vector<ReadTxn> txns) : book_(&book), txns_(std::move(txns)) {}
+  BookSnapshot(Book& book, std::vector<ReadTxn> txns)
+      : book_(&book), txns_(std::move(txns)), finders_(txns_.size()) {}
   Book* book_;
   std::vector<ReadTxn> txns_;  // a part each, in key order
+  std::vector<std::optional<SectionFinder>>
+      finders_;  // of each part's positions, opened at its first look-up
 };
 
 }  // namespace gb::store

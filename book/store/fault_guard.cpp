@@ -75,7 +75,7 @@ std::uintptr_t fault_instruction(void* context) {
 #endif
 }
 
-void stop(const char* path, const char* what) {
+[[noreturn]] void stop(const char* path, const char* what) {
   say("graphbook: ");
   say(path);
   say(": damaged book: ");
@@ -135,5 +135,7 @@ void unguard_map(const void* map) {
   for (Region& r : regions)
     if (r.begin.load() == reinterpret_cast<std::uintptr_t>(map)) r.begin.store(0);
 }
+
+void exit_damaged(const char* path, const char* what) { stop(path, what); }
 
 }  // namespace gb::store

@@ -18,4 +18,9 @@ void guard_map(const void* map, std::size_t size, const std::string& path);
 // Stops watching it (before the map goes away).
 void unguard_map(const void* map);
 
+// Prints "graphbook: PATH: damaged book: WHAT (graphbook check PATH names the
+// damage)" and exits with status 3 (async-signal-safe: the fault handler's
+// end, and that of LMDB's assertions, which a damaged page trips).
+[[noreturn]] void exit_damaged(const char* path, const char* what);
+
 }  // namespace gb::store

@@ -51,6 +51,15 @@ void guard(MDB_env* env, const void* old_map = nullptr) {
   if (map && mdb_env_get_path(env, &path) == 0) guard_map(map, size, path ? path : "the book");
 }
 
+// LMDB asserts what it assumes of its pages (Debian builds it with its
+// assertions) and aborts when one fails: on a page damaged past what the
+// cheap checks see, the reader ends as a fault in the map does.
+void on_assert(MDB_env* env, const char* what) {
+  const char* path = nullptr;
+  if (mdb_env_get_path(env, &path) != 0 || !path) path = "the book";
+  exit_damaged(path, what);
+}
+
 void close(MDB_env* env) {
   unguard_map(find_map(env).first);
   mdb_env_close(env);
@@ -103,6 +112,7 @@ std::optional<Env> Env::open(const std::string& path, bool read_only, std::size_
   }
   if (rc) return set(error, rc, ("open " + path).c_str()), std::nullopt;
   guard(env.env_);
+  (void)mdb_env_set_assert(env.env_, on_assert);
   return env;
 }
 
@@ -287,9 +297,16 @@ std::optional<Cursor::Item> Cursor::op(MDB_val* key, MDB_cursor_op o, Error* err
 
 std::optional<Cursor::Item> Cursor::first(Error* error) { return op(nullptr, MDB_FIRST, error); }
 std::optional<Cursor::Item> Cursor::next(Error* error) { return op(nullptr, MDB_NEXT, error); }
+std::optional<Cursor::Item> Cursor::prev(Error* error) { return op(nullptr, MDB_PREV, error); }
+std::optional<Cursor::Item> Cursor::last(Error* error) { return op(nullptr, MDB_LAST, error); }
 std::optional<Cursor::Item> Cursor::seek(std::string_view key, Error* error) {
   MDB_val k = to_val(key);
   return op(&k, MDB_SET_RANGE, error);
+}
+
+Status Cursor::renew(const Txn& txn) {
+  if (int rc = mdb_cursor_renew(txn.get(), cursor_)) return make_error(rc, "renew cursor");
+  return std::nullopt;
 }
 
 Status Cursor::put(std::string_view key, std::string_view value, unsigned flags) {

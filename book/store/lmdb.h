@@ -158,9 +158,13 @@ class Cursor {
   // Positioning: nullopt at the end (or on an error, reported through error).
   [[nodiscard]] std::optional<Item> first(Error* error = nullptr);
   [[nodiscard]] std::optional<Item> next(Error* error = nullptr);
+  [[nodiscard]] std::optional<Item> prev(Error* error = nullptr);
+  [[nodiscard]] std::optional<Item> last(Error* error = nullptr);
   // The first item whose key is >= key.
   [[nodiscard]] std::optional<Item> seek(std::string_view key, Error* error = nullptr);
   [[nodiscard]] Status put(std::string_view key, std::string_view value, unsigned flags);
+  // Binds a read-only transaction's cursor to txn (after ReadTxn::renew).
+  [[nodiscard]] Status renew(const Txn& txn);
 
  private:
   explicit Cursor(MDB_cursor* c) : cursor_(c) {}

@@ -10,6 +10,7 @@
 #include "book/chess/notation.h"
 #include "book/store/book.h"
 #include "book/store/polyglot.h"
+#include "book/store/section_groups.h"
 #include "play.h"
 
 namespace gb::test {
@@ -33,10 +34,23 @@ inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {
   return out;
 }
 
+// Every position of a database of sections (positions, pruned), under its
+// 8-byte key: how the groups cut them is the writer's business.
+inline std::map<std::string, std::string> sections(store::Book& book, MDB_dbi dbi) {
+  std::map<std::string, std::string> out;
+  auto txn = store::ReadTxn::begin(book.env(), nullptr);
+  REQUIRE(txn);
+  REQUIRE_FALSE(store::each_section(*txn, dbi, [&](Key key, std::string_view section) {
+    out[std::string(store::NodeKey(key).view())] = std::string(section);
+    return true;
+  }));
+  return out;
+}
+
 // Every edge of the book, from all its sections.
 inline std::vector<store::EdgeRecord> all_edges(store::Book& book) {
   std::vector<store::EdgeRecord> out;
-  for (const auto& [key, value] : dump(book, book.dbs().positions)) {
+  for (const auto& [key, value] : sections(book, book.dbs().positions)) {
     store::SectionReader section(value);
     std::uint16_t move;
     store::EdgeRecord edge;

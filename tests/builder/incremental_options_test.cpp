@@ -49,7 +49,7 @@ Counts counts(const std::string& book) {
   auto b = open_book(book);
   Counts c;
   c.games = b.stats().games;
-  for (const auto& [key, value] : gb::test::dump(b, b.dbs().positions)) {
+  for (const auto& [key, value] : gb::test::sections(b, b.dbs().positions)) {
     store::SectionReader section(value);
     c.nodes += section.node().has_value();
     for (std::uint16_t move; section.next(move);) ++c.edges;
@@ -97,7 +97,7 @@ TEST_CASE("A book built from two halves with --min-games 3 equals one build of b
   auto node_games = [](const std::string& path) {
     std::map<std::string, std::uint32_t> games;
     auto book = open_book(path);
-    for (const auto& [key, value] : gb::test::dump(book, book.dbs().positions))
+    for (const auto& [key, value] : gb::test::sections(book, book.dbs().positions))
       if (auto node = store::SectionReader(value).node()) games[key] = node->counters.games;
     return games;
   };

@@ -34,7 +34,7 @@ BookState state_of(const std::string& path) {
   store::Book book = gb::test::open_book(path);
   BookState s;
   s.meta = gb::test::dump(book, book.dbs().meta);
-  s.positions = gb::test::dump(book, book.dbs().positions);
+  s.positions = gb::test::sections(book, book.dbs().positions);
   s.learn = gb::test::dump(book, book.dbs().learn);
   s.games = gb::test::dump(book, book.dbs().games);
   s.collisions = gb::test::dump(book, book.dbs().collisions);

@@ -1,7 +1,8 @@
 // `graphbook upgrade`: books of format 2 (nodes and edges in two databases,
-// docs/FORMAT.md's history) and of format 3 (sections whose edges are
-// written whole), written here record by record, alone or as the shards of
-// a sharded book, rewritten as format 4 with every other database kept.
+// docs/FORMAT.md's history), of format 3 (sections whose edges are written
+// whole) and of format 4 (a section per LMDB record), written here record by
+// record, alone or as the shards of a sharded book, rewritten as format 5
+// with every other database kept.
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
@@ -10,6 +11,7 @@
 
 #include "book/chess/notation.h"
 #include "book/store/book.h"
+#include "book/store/section_groups.h"
 #include "book/store/shard_manifest.h"
 #include "book_dump.h"
 #include "process.h"
@@ -111,7 +113,8 @@ void write_format_2_book(const std::string& path) {
 
 // A format 3 book of one-game sections at keys, each edge written whole, as
 // format 3 wrote it: a node and one edge that shares its fields in format 4.
-void write_format_3_book(const std::string& path, const std::vector<Key>& keys) {
+// Of version 4, the edge shares (a section per record, as format 4 wrote it).
+void write_format_3_book(const std::string& path, const std::vector<Key>& keys, std::uint32_t version = 3) {
   store::Error e;
   auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
   REQUIRE(env);
@@ -120,7 +123,6 @@ void write_format_3_book(const std::string& path, const std::vector<Key>& keys) 
   auto meta = txn->open_db("meta", MDB_CREATE, &e);
   auto positions = txn->open_db("positions", MDB_CREATE, &e);
   REQUIRE(positions);
-  std::uint32_t version = 3;
   REQUIRE_FALSE(txn->put(*meta, "format", "graphbook"));
   REQUIRE_FALSE(txn->put(*meta, "version", store::as_bytes(version)));
   for (Key key : keys) {
@@ -134,7 +136,7 @@ void write_format_3_book(const std::string& path, const std::vector<Key>& keys) 
     edge.score = 2;
     std::string v;
     store::append_section_node(v, &node);
-    store::append_section_edge(v, kE4.raw(), edge);  // whole
+    store::append_section_edge(v, kE4.raw(), edge, version >= 4 ? &node : nullptr);  // shared, or whole
     REQUIRE_FALSE(txn->put(*positions, store::NodeKey(key).view(), v));
   }
   REQUIRE_FALSE(txn->commit());
@@ -156,8 +158,14 @@ bool first_edge_shares(const std::string& path, const char* name, Key key) {
   auto txn = store::ReadTxn::begin(*env, &e);
   REQUIRE(txn);
   auto dbi = txn->open_db(name, 0, &e);
+  auto meta = txn->open_db("meta", 0, &e);
   REQUIRE(dbi);
-  auto v = txn->get(*dbi, store::NodeKey(key).view(), &e);
+  REQUIRE(meta);
+  // A section per record before format 5, groups of them since.
+  const auto version = store::format_version(*txn, *meta);
+  REQUIRE(version);
+  auto v = *version < 5 ? txn->get(*dbi, store::NodeKey(key).view(), &e)
+                        : store::find_section(*txn, *dbi, key, &e);
   REQUIRE(v);
   const std::size_t edge_head = 1 + std::uint8_t((*v)[0]);
   REQUIRE(v->size() > edge_head + 2);
@@ -371,4 +379,52 @@ TEST_CASE("Upgrade refuses what is not a book and leaves it as it was", "[builde
   o = graphbook({"upgrade", dir.file("missing.book")});
   CHECK(o.status == 2);
   CHECK(o.err.find("no such book") != std::string::npos);
+}
+
+TEST_CASE("A format 4 book is upgraded to groups of sections, every position kept", "[builder][upgrade]") {
+  // docs/FORMAT.md, Groups. Each section here is 31 bytes: the node's length
+  // byte, mask, position hash, games, white wins, rated games, Elo sum (2)
+  // and year (2); the edge's move, length byte, mask and child key. With its
+  // 1-byte delta (keys 2 apart) and its size, a position takes 33 bytes, so a
+  // group of at most 1,002 bytes (its width byte first) holds 30: 61
+  // positions take 3 records (by the cap of 32 positions alone, 2).
+  TempDir dir;
+  const std::string path = dir.file("v4.book");
+  std::vector<Key> keys;
+  for (Key k = 1; k <= 61; ++k) keys.push_back(0x1000 + 2 * k);
+  write_format_3_book(path, keys, 4);
+  CHECK(first_edge_shares(path, "positions", keys[7]));  // format 4's edges share already
+
+  auto j = upgrade_json(path);
+  CHECK(j["from_version"] == 4);
+  CHECK(j["positions"] == 61);
+  CHECK(j["edges"] == 61);
+  {
+    store::Error e;
+    auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
+    REQUIRE(env);
+    auto txn = store::ReadTxn::begin(*env, &e);
+    REQUIRE(txn);
+    auto positions = txn->open_db("positions", 0, &e);
+    REQUIRE(positions);
+    auto section = store::find_section(*txn, *positions, keys[0], &e);
+    REQUIRE(section);
+    CHECK(section->size() == 31);
+    MDB_stat st;
+    REQUIRE_FALSE(txn->stat(*positions, st));
+    CHECK(st.ms_entries == 3);
+  }
+  Output check = graphbook({"check", path});
+  INFO(check.err);
+  CHECK(check.status == 0);
+  auto book = open_book(path);
+  for (Key key : keys) {
+    auto moves = book.find_all(key);
+    REQUIRE(moves.size() == 1);
+    CHECK(moves[0].record.child_key == key + 1);
+    CHECK(moves[0].record.counters.white_wins == 1);
+  }
+  CHECK(book.find_all(keys[0] + 1).empty());  // between two positions of a group
+  CHECK(book.find_all(0).empty());            // before every group
+  CHECK(book.find_all(~Key(0)).empty());      // after every group
 }

@@ -15,6 +15,7 @@
 #include "book/chess/notation.h"
 #include "book/store/polyglot.h"
 #include "book/store/position_hash.h"
+#include "book/store/section_groups.h"
 #include "temp_dir.h"
 #include "test_data.h"
 
@@ -104,11 +105,13 @@ TEST_CASE("Edges of a position come back from its section in move order with the
     std::sort(section.edges.begin(), section.edges.end(),
               [](const auto& x, const auto& y) { return x.first < y.first; });
     std::string v;
+    SectionUpdater positions(t, book->dbs().positions);
     to_bytes(other, v);
-    if (auto s = t.put(book->dbs().positions, NodeKey(k - 1).view(), v)) return s;
-    if (auto s = t.put(book->dbs().positions, NodeKey(k + 1).view(), v)) return s;
+    if (auto s = positions.put(k - 1, v)) return s;
+    if (auto s = positions.put(k + 1, v)) return s;
     to_bytes(section, v);
-    return t.put(book->dbs().positions, NodeKey(k).view(), v);
+    if (auto s = positions.put(k, v)) return s;
+    return positions.flush();
   }));
   LearnRecord learned;
   learned.wins = 3;
@@ -144,7 +147,10 @@ TEST_CASE("An uncommitted write transaction leaves nothing behind", "[store]") {
     section.node = NodeRecord{};
     std::string v;
     to_bytes(section, v);
-    REQUIRE_FALSE(txn->put(book->dbs().positions, NodeKey(42).view(), v));
+    SectionUpdater positions(*txn, book->dbs().positions);
+    REQUIRE_FALSE(positions.put(42, v));
+    REQUIRE_FALSE(positions.flush());
+    REQUIRE(find_section(*txn, book->dbs().positions, 42));
   }  // destructor aborts
   CHECK_FALSE(book->node(42));
 }
@@ -159,14 +165,17 @@ TEST_CASE("The map grows by itself when a batch does not fit", "[store]") {
   auto s = book->write([&](WriteTxn& t) -> Status {
     ++runs;
     std::string v;
+    GroupAppender positions([&](std::string_view key, std::string_view group) {
+      return t.put(book->dbs().positions, key, group, MDB_APPEND);
+    });
     for (Key k = 1; k <= 20000; ++k) {
       Section section;
       section.node = NodeRecord{};
       section.node->counters.games = std::uint32_t(k);
       to_bytes(section, v);
-      if (auto s = t.put(book->dbs().positions, NodeKey(k).view(), v, MDB_APPEND)) return s;
+      if (auto s = positions.add(k, v)) return s;
     }
-    return std::nullopt;
+    return positions.finish();
   });
   REQUIRE_FALSE(s);
   CHECK(runs > 1);  // the batch was redone after MDB_MAP_FULL

@@ -12,6 +12,7 @@
 
 #include "book/chess/position.h"
 #include "book/store/book.h"
+#include "book/store/section_groups.h"
 #include "run_graphbook.h"
 #include "temp_dir.h"
 #include "test_data.h"
@@ -148,7 +149,7 @@ TEST_CASE("A reader holding a book open across a commit sees the old or the new 
           0);
 
   // The snapshot still reads the state before the commit.
-  auto old_section = snapshot->get(reader->dbs().positions, gb::store::NodeKey(root).view(), &e);
+  auto old_section = gb::store::find_section(*snapshot, reader->dbs().positions, root, &e);
   REQUIRE(old_section);
   auto old_node = gb::store::SectionReader(*old_section).node();
   REQUIRE(old_node);

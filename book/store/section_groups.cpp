@@ -1,0 +1,345 @@
+#include "book/store/section_groups.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+
+namespace gb::store {
+
+// Deltas are read with a load of their bytes into a 64-bit integer.
+static_assert(std::endian::native == std::endian::little, "groups are read on little-endian hosts");
+
+namespace {
+
+void put_var(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(char((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(char(v));
+}
+
+bool get_var(std::string_view in, std::size_t& at, std::uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && at < in.size(); shift += 7) {
+    const auto b = std::uint8_t(in[at++]);
+    v |= std::uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+std::size_t var_size(std::uint64_t v) {
+  std::size_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
+
+// The bytes a delta up to widest takes (1 at least).
+int width_of(std::uint64_t widest) {
+  int w = 1;
+  while (w < 8 && widest >> (8 * w)) ++w;
+  return w;
+}
+
+Error damaged_group(Key group) {
+  return Error{EIO,
+               "damaged book: the group of sections at key " + std::to_string(group) + " does not decode"};
+}
+
+Error damaged_group_key(std::string_view key) {
+  return Error{EIO,
+               "damaged book: a group of sections has a key of " + std::to_string(key.size()) + " bytes"};
+}
+
+}  // namespace
+
+bool GroupReader::next(Key& key, std::string_view& section) {
+  if (damaged_) return false;
+  if (!width_) {  // the width byte, first
+    width_ = value_.empty() ? 0 : std::uint8_t(value_[0]);
+    if (width_ < 1 || width_ > 8) return damaged_ = true, false;
+  }
+  if (at_ == value_.size()) return false;
+  const auto w = std::size_t(width_);
+  if (value_.size() - at_ < w) return damaged_ = true, false;
+  std::uint64_t delta = 0;
+  if (value_.size() - at_ >= 8) {  // one load: the common case
+    std::memcpy(&delta, value_.data() + at_, 8);
+    if (w < 8) delta &= (std::uint64_t(1) << (8 * w)) - 1;
+  } else {
+    std::memcpy(&delta, value_.data() + at_, w);
+  }
+  at_ += w;
+  std::uint64_t size;
+  const bool first = at_ == 1 + w;
+  if (!get_var(value_, at_, size) || size > value_.size() - at_ || (!first && delta == 0) ||
+      key_ + delta < key_)
+    return damaged_ = true, false;
+  key = key_ += delta;
+  section = value_.substr(at_, size);
+  at_ += size;
+  return true;
+}
+
+void GroupEncoder::clear(Key g) {
+  group_ = g;
+  keys_.clear();
+  ends_.clear();
+  sections_.clear();
+  widest_ = 0;
+  section_bytes_ = 0;
+}
+
+std::size_t GroupEncoder::bytes_with(Key key, std::size_t section_bytes) const {
+  const Key previous = keys_.empty() ? group_ : keys_.back();
+  assert(key >= previous);
+  const int w = width_of(std::max(widest_, key - previous));
+  return 1 + (keys_.size() + 1) * std::size_t(w) + section_bytes_ + var_size(section_bytes) + section_bytes;
+}
+
+void GroupEncoder::add(Key key, std::string_view section) {
+  const Key previous = keys_.empty() ? group_ : keys_.back();
+  assert(key >= previous && (keys_.empty() || key > previous));
+  widest_ = std::max(widest_, key - previous);
+  keys_.push_back(key);
+  sections_.append(section);
+  ends_.push_back(sections_.size());
+  section_bytes_ += var_size(section.size()) + section.size();
+}
+
+void GroupEncoder::encode(std::string& out) const {
+  const int w = width_of(widest_);
+  out.clear();
+  out.push_back(char(w));
+  Key previous = group_;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    std::uint64_t delta = keys_[i] - previous;
+    for (int b = 0; b < w; ++b, delta >>= 8) out.push_back(char(delta & 0xff));
+    put_var(out, ends_[i] - begin);
+    out.append(sections_, begin, ends_[i] - begin);
+    previous = keys_[i];
+    begin = ends_[i];
+  }
+}
+
+std::optional<Key> group_key(std::string_view item_key) {
+  if (item_key.size() != 8) return std::nullopt;
+  return get_be64(item_key.data());
+}
+
+std::optional<SectionFinder> SectionFinder::open(const Txn& txn, MDB_dbi dbi, Error* error) {
+  auto cursor = Cursor::open(txn, dbi, error);
+  if (!cursor) return std::nullopt;
+  return SectionFinder(std::move(*cursor));
+}
+
+std::optional<std::string_view> SectionFinder::find(Key key, Error* error) {
+  const NodeKey nk(key);
+  Error e;
+  // The group of key is the last whose key is at most key.
+  auto item = cursor_.seek(nk.view(), &e);
+  if (!e.code && (!item || item->key != nk.view())) item = item ? cursor_.prev(&e) : cursor_.last(&e);
+  if (!item) {
+    if (e.code && error) *error = e;
+    return std::nullopt;
+  }
+  const auto g = group_key(item->key);
+  if (!g) {
+    if (error) *error = damaged_group_key(item->key);
+    return std::nullopt;
+  }
+  GroupReader group(*g, item->value);
+  Key k;
+  std::string_view section;
+  while (group.next(k, section)) {
+    if (k == key) return section;
+    if (k > key) return std::nullopt;
+  }
+  if (group.damaged() && error) *error = damaged_group(*g);
+  return std::nullopt;
+}
+
+std::optional<std::string_view> find_section(const Txn& txn, MDB_dbi dbi, Key key, Error* error) {
+  auto finder = SectionFinder::open(txn, dbi, error);
+  if (!finder) return std::nullopt;
+  return finder->find(key, error);
+}
+
+std::optional<SectionCursor> SectionCursor::open(const Txn& txn, MDB_dbi dbi, Error* error) {
+  auto cursor = Cursor::open(txn, dbi, error);
+  if (!cursor) return std::nullopt;
+  return SectionCursor(std::move(*cursor));
+}
+
+bool SectionCursor::next(Key& key, std::string_view& section, Error* error) {
+  for (;;) {
+    if (group_) {
+      if (group_->next(key, section)) return true;
+      if (group_->damaged()) {
+        if (error) *error = Error{EIO, "damaged book: a group of sections does not decode"};
+        return false;
+      }
+    }
+    Error e;
+    auto item = started_ ? cursor_.next(&e) : cursor_.first(&e);
+    started_ = true;
+    if (!item) {
+      if (e.code && error) *error = e;
+      group_.reset();
+      return false;
+    }
+    const auto g = group_key(item->key);
+    if (!g) {
+      if (error) *error = damaged_group_key(item->key);
+      return false;
+    }
+    group_.emplace(*g, item->value);
+  }
+}
+
+Status each_section(const Txn& txn, MDB_dbi dbi, const std::function<bool(Key, std::string_view)>& visit) {
+  Error e;
+  auto cursor = SectionCursor::open(txn, dbi, &e);
+  if (!cursor) return e;
+  Key key;
+  std::string_view section;
+  while (cursor->next(key, section, &e))
+    if (!visit(key, section)) return std::nullopt;
+  if (e.code) return e;
+  return std::nullopt;
+}
+
+Status count_sections(const Txn& txn, MDB_dbi dbi, std::uint64_t& out) {
+  out = 0;
+  return each_section(txn, dbi, [&](Key, std::string_view) { return ++out, true; });
+}
+
+Status GroupAppender::add(Key key, std::string_view section) {
+  if (group_.full_before(key, section.size()))
+    if (auto s = finish()) return s;
+  if (group_.positions() == 0) group_.clear(key);
+  group_.add(key, section);
+  return std::nullopt;
+}
+
+Status GroupAppender::finish() {
+  if (group_.positions() == 0) return std::nullopt;
+  group_.encode(value_);
+  auto s = put_(NodeKey(group_.group_key()).view(), value_);
+  group_.clear(0);
+  return s;
+}
+
+std::vector<std::pair<Key, std::string>>::iterator SectionUpdater::at(Key key) {
+  return std::lower_bound(entries_.begin(), entries_.end(), key,
+                          [](const auto& e, Key k) { return e.first < k; });
+}
+
+Status SectionUpdater::load(Key key) {
+  if (holds(key)) return std::nullopt;
+  if (auto s = flush()) return s;
+  Error e;
+  if (!cursor_) {
+    auto cursor = Cursor::open(txn_, dbi_, &e);
+    if (!cursor) return e;
+    cursor_.emplace(std::move(*cursor));
+  }
+  entries_.clear();
+  stored_.reset();
+  next_.reset();
+  const NodeKey nk(key);
+  auto item = cursor_->seek(nk.view(), &e);
+  if (e.code) return e;
+  std::optional<Cursor::Item> group;
+  if (item && item->key == nk.view()) {
+    group = item;
+    if (auto after = cursor_->next(&e)) next_ = group_key(after->key);
+  } else {
+    if (item) next_ = group_key(item->key);
+    group = item ? cursor_->prev(&e) : cursor_->last(&e);
+  }
+  if (e.code) return e;
+  if (group) {
+    const auto g = group_key(group->key);
+    if (!g) return damaged_group_key(group->key);
+    GroupReader reader(*g, group->value);
+    Key k;
+    std::string_view section;
+    while (reader.next(k, section)) entries_.emplace_back(k, std::string(section));
+    if (reader.damaged()) return damaged_group(*g);
+    group_ = *g;
+    stored_ = g;
+  } else {
+    group_ = key;  // before every group: a new group at the front
+  }
+  loaded_ = true;
+  dirty_ = false;
+  return std::nullopt;
+}
+
+std::optional<std::string_view> SectionUpdater::get(Key key, Error* error) {
+  if (auto s = load(key)) {
+    if (error) *error = *s;
+    return std::nullopt;
+  }
+  auto it = at(key);
+  if (it == entries_.end() || it->first != key) return std::nullopt;
+  return it->second;
+}
+
+Status SectionUpdater::put(Key key, std::string_view section) {
+  if (auto s = load(key)) return s;
+  auto it = at(key);
+  if (it != entries_.end() && it->first == key)
+    it->second.assign(section);
+  else
+    entries_.emplace(it, key, std::string(section));
+  dirty_ = true;
+  return std::nullopt;
+}
+
+Status SectionUpdater::erase(Key key) {
+  if (auto s = load(key)) return s;
+  auto it = at(key);
+  if (it == entries_.end() || it->first != key) return std::nullopt;
+  entries_.erase(it);
+  dirty_ = true;
+  return std::nullopt;
+}
+
+Status SectionUpdater::flush() {
+  if (!loaded_ || !dirty_) return std::nullopt;
+  loaded_ = dirty_ = false;  // the next key loads its group again
+  if (entries_.empty()) return stored_ ? txn_.del(dbi_, NodeKey(*stored_).view()) : std::nullopt;
+  GroupEncoder group;
+  group.clear(group_);
+  std::size_t bytes = 0;
+  for (const auto& [key, section] : entries_) {
+    bytes = group.bytes_with(key, section.size());
+    group.add(key, section);
+  }
+  std::string value;
+  if (entries_.size() <= 2 * kGroupPositions && bytes <= 2 * kGroupBytes) {
+    group.encode(value);
+    return txn_.put(dbi_, NodeKey(group_).view(), value);
+  }
+  // Grown too big: split as a writer of a new database cuts groups, the
+  // first part keeping the group's key.
+  group.clear(group_);
+  for (const auto& [key, section] : entries_) {
+    if (group.full_before(key, section.size())) {
+      group.encode(value);
+      if (auto s = txn_.put(dbi_, NodeKey(group.group_key()).view(), value)) return s;
+      group.clear(key);
+    }
+    group.add(key, section);
+  }
+  group.encode(value);
+  return txn_.put(dbi_, NodeKey(group.group_key()).view(), value);
+}
+
+}  // namespace gb::store
