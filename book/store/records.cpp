@@ -195,7 +195,94 @@ EdgeRecord without_share(const EdgeRecord& edge) {
   return own;
 }
 
+// Whether node is one game's, as kOneGameNode packs it.
+bool one_game(const NodeRecord& n) {
+  const Counters& c = n.counters;
+  return c.games == 1 && c.white_wins + c.draws + c.black_wins + c.unknown == 1 &&
+         c.rated_games == (c.elo_sum > 0) && c.max_year == c.min_year && c.reserved == 0 &&
+         (n.flags & ~kBlackToMove) == 0 && n.reserved8 == 0 && n.reserved32 == 0;
+}
+
+void put_var(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(char((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(char(v));
+}
+
+bool get_var(std::string_view in, std::size_t& at, std::uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && at < in.size(); shift += 7) {
+    const auto b = std::uint8_t(in[at++]);
+    v |= std::uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+// The packed form of a one-game node (kOneGameNode), length byte first.
+void append_one_game_node(std::string& out, const NodeRecord& n) {
+  const Counters& c = n.counters;
+  const int result = c.white_wins ? 0 : c.draws ? 1 : c.black_wins ? 2 : 3;
+  const std::uint8_t head =
+      std::uint8_t(result | (c.rated_games ? 4 : 0) | ((n.flags & kBlackToMove) ? 8 : 0) |
+                   (n.position_hash ? 16 : 0) | (c.min_year ? 32 : 0));
+  const std::size_t length_at = out.size();
+  out.push_back(0);
+  out.push_back(char(head));
+  if (n.position_hash) out.append(reinterpret_cast<const char*>(&n.position_hash), 8);
+  put_var(out, n.min_ply);
+  if (c.rated_games) put_var(out, c.elo_sum);
+  if (c.min_year) put_var(out, c.min_year);
+  const std::size_t length = out.size() - length_at - 1;
+  assert(length < kOneGameNode);
+  out[length_at] = char(kOneGameNode | length);
+}
+
+bool unpack_one_game_node(std::string_view v, NodeRecord& n) {
+  n = NodeRecord{};
+  if (v.empty()) return false;
+  const auto head = std::uint8_t(v[0]);
+  if (head & 0xc0) return false;
+  std::size_t at = 1;
+  if (head & 16) {
+    if (v.size() < 9) return false;
+    std::memcpy(&n.position_hash, v.data() + 1, 8);
+    at = 9;
+  }
+  std::uint64_t min_ply, elo = 0, year = 0;
+  if (!get_var(v, at, min_ply) || min_ply > 0xffff) return false;
+  if ((head & 4) && (!get_var(v, at, elo) || elo == 0)) return false;
+  if ((head & 32) && (!get_var(v, at, year) || year == 0 || year > 0xffff)) return false;
+  if (at != v.size()) return false;
+  Counters& c = n.counters;
+  c.games = 1;
+  switch (head & 3) {
+    case 0: c.white_wins = 1; break;
+    case 1: c.draws = 1; break;
+    case 2: c.black_wins = 1; break;
+    default: c.unknown = 1; break;
+  }
+  c.rated_games = (head & 4) ? 1 : 0;
+  c.elo_sum = elo;
+  c.min_year = c.max_year = std::uint16_t(year);
+  n.min_ply = std::uint16_t(min_ply);
+  n.flags = (head & 8) ? kBlackToMove : 0;
+  return true;
+}
+
 void append_edge_record(std::string& out, std::uint16_t move, const EdgeRecord& record, std::uint8_t shares) {
+  EdgeRecord key_only;
+  key_only.child_key = record.child_key;
+  if (shares && record == key_only && record.child_key) {
+    char head[3];
+    put_be16(head, move);
+    head[2] = char(kSharesChildKeyOnly);
+    out.append(head, 3);
+    out.append(reinterpret_cast<const char*>(&record.child_key), 8);
+    return;
+  }
   EncodedRecord r = as_bytes(record);
   // Its length byte: 0 is damage to a reader, and kSharesNode is a flag (an
   // encoding is at most 78 bytes: Writer::finish).
@@ -214,9 +301,12 @@ void append_section_node(std::string& out, const NodeRecord* node) {
     out.push_back(0);
     return;
   }
+  if (one_game(*node)) return append_one_game_node(out, *node);
   EncodedRecord r = as_bytes(*node);
-  assert(r.size >= 2 && r.size <= 255);  // its length byte: 0 would say "no node"
-  out.push_back(char(r.size));           // at most 128: an encoded record's buffer
+  // Its length byte: 0 would say "no node", and kOneGameNode is a flag (an
+  // encoding is at most 78 bytes: Writer::finish).
+  assert(r.size >= 2 && r.size < kOneGameNode);
+  out.push_back(char(r.size));
   out.append(std::string_view(r));
 }
 
@@ -233,11 +323,13 @@ void append_section_edge_sharing(std::string& out, std::uint16_t move, const Edg
 }
 
 SectionReader::SectionReader(std::string_view value) {
-  std::size_t n = value.empty() ? 0 : std::uint8_t(value[0]);
-  if (value.empty() || n + 1 > value.size()) {
+  const std::uint8_t length = value.empty() ? 0 : std::uint8_t(value[0]);
+  const std::size_t n = length & ~kOneGameNode;
+  if (value.empty() || n + 1 > value.size() || length == kOneGameNode) {
     ok_ = false;
     return;
   }
+  one_game_node_ = length & kOneGameNode;
   node_bytes_ = value.substr(1, n);
   rest_ = value.substr(1 + n);
 }
@@ -247,14 +339,16 @@ std::optional<NodeRecord> SectionReader::node() {
   node_read_ = true;
   if (node_bytes_.empty()) return std::nullopt;
   NodeRecord r;
-  if (!from_bytes(node_bytes_, r)) return ok_ = false, std::nullopt;
+  if (!(one_game_node_ ? unpack_one_game_node(node_bytes_, r) : from_bytes(node_bytes_, r)))
+    return ok_ = false, std::nullopt;
   return node_ = r;
 }
 
-std::string_view SectionReader::next_record(std::uint16_t& move, bool& shares) {
+std::string_view SectionReader::next_record(std::uint16_t& move, bool& shares, bool& key_only) {
   if (!ok_ || rest_.empty()) return {};
   const std::uint8_t length = rest_.size() >= 3 ? std::uint8_t(rest_[2]) : 0;
-  const std::size_t n = length & ~kSharesNode;
+  key_only = length == kSharesChildKeyOnly;
+  const std::size_t n = key_only ? 8 : length & ~kSharesNode;
   if (rest_.size() < 3 || n == 0 || 3 + n > rest_.size()) return ok_ = false, std::string_view();
   move = get_be16(rest_.data());
   shares = length & kSharesNode;
@@ -264,10 +358,16 @@ std::string_view SectionReader::next_record(std::uint16_t& move, bool& shares) {
 }
 
 bool SectionReader::next(std::uint16_t& move, EdgeRecord& edge) {
-  bool shares = false;
-  std::string_view record = next_record(move, shares);
+  bool shares = false, key_only = false;
+  std::string_view record = next_record(move, shares, key_only);
   if (record.empty()) return false;
-  if (!from_bytes(record, edge)) return ok_ = false;
+  if (key_only) {
+    edge = EdgeRecord{};
+    std::memcpy(&edge.child_key, record.data(), 8);
+    if (!edge.child_key) return ok_ = false;
+  } else if (!from_bytes(record, edge)) {
+    return ok_ = false;
+  }
   if (!shares) return true;
   // The shared fields come from the node; a record that shares them and has
   // its own too, or shares a node the section lacks, is damaged.
@@ -283,8 +383,8 @@ bool SectionReader::next(std::uint16_t& move, EdgeRecord& edge) {
 }
 
 bool SectionReader::next(std::uint16_t& move) {
-  bool shares = false;
-  return !next_record(move, shares).empty();
+  bool shares = false, key_only = false;
+  return !next_record(move, shares, key_only).empty();
 }
 
 bool from_bytes(std::string_view v, Section& out) {

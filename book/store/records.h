@@ -229,6 +229,19 @@ bool from_bytes(std::string_view v, EdgeRecord& out);
 // byte says so (kSharesNode) and its record leaves them out: 9 bytes of a
 // one-game edge's 23.
 inline constexpr std::uint8_t kSharesNode = 0x80;  // in an edge's length byte
+// A sharing edge whose record would hold its child key alone (its mask would
+// say so) has this length byte, and the 8 bytes of the key without the mask
+// (format 5).
+inline constexpr std::uint8_t kSharesChildKeyOnly = 0xff;
+// A node of one game (games 1, one result, at most one rating, one year, no
+// flag but the side to move: most nodes of a collection) is packed: its
+// length byte has this bit (an encoded record is at most 78 bytes) and its
+// record is a byte of what the mask and counters would say (bits 0-1 the
+// result: white wins, draw, black wins, unknown; bit 2 rated, bit 3 black to
+// move, bit 4 a position hash, bit 5 a year), then the position hash (8
+// bytes, when bit 4), the min ply, the Elo sum (when bit 2) and the year (when
+// bit 5) as varints (format 5): 14 bytes where the mask form takes 18.
+inline constexpr std::uint8_t kOneGameNode = 0x80;  // in a node's length byte
 
 // The fields an edge shares with its node, as the node gives them
 // (node_share) or as the edge has them (edge_share): the edge shares them
@@ -272,9 +285,11 @@ class SectionReader {
   bool ok() const { return ok_; }
 
  private:
-  // Empty at the end or on damage; shares: the edge shares its node's fields.
-  std::string_view next_record(std::uint16_t& move, bool& shares);
+  // Empty at the end or on damage; shares: the edge shares its node's
+  // fields; key_only: the record is the child key alone (kSharesChildKeyOnly).
+  std::string_view next_record(std::uint16_t& move, bool& shares, bool& key_only);
   std::string_view node_bytes_, rest_;
+  bool one_game_node_ = false;  // node_bytes_ is the packed form (kOneGameNode)
   std::optional<NodeRecord> node_;
   bool node_read_ = false;
   bool ok_ = true;

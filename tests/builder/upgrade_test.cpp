@@ -167,7 +167,7 @@ bool first_edge_shares(const std::string& path, const char* name, Key key) {
   auto v = *version < 5 ? txn->get(*dbi, store::NodeKey(key).view(), &e)
                         : store::find_section(*txn, *dbi, key, &e);
   REQUIRE(v);
-  const std::size_t edge_head = 1 + std::uint8_t((*v)[0]);
+  const std::size_t edge_head = 1 + (std::uint8_t((*v)[0]) & 0x7f);  // bit 7: a packed node (format 5)
   REQUIRE(v->size() > edge_head + 2);
   return (std::uint8_t((*v)[edge_head + 2]) & store::kSharesNode) != 0;
 }
@@ -382,16 +382,17 @@ TEST_CASE("Upgrade refuses what is not a book and leaves it as it was", "[builde
 }
 
 TEST_CASE("A format 4 book is upgraded to groups of sections, every position kept", "[builder][upgrade]") {
-  // docs/FORMAT.md, Groups. Each section here is 31 bytes: the node's length
-  // byte, mask, position hash, games, white wins, rated games, Elo sum (2)
-  // and year (2); the edge's move, length byte, mask and child key. With its
-  // 1-byte delta (keys 2 apart) and its size, a position takes 33 bytes, so a
-  // group of at most 1,002 bytes (its width byte first) holds 30: 61
-  // positions take 3 records (by the cap of 32 positions alone, 2).
+  // docs/FORMAT.md, Groups. Each section here is 26 bytes: the node, one
+  // game's, packed (its length byte, the byte of its result and flags, the
+  // position hash, min ply, Elo sum (2) and year (2)), then the edge's move,
+  // length byte and child key. With its delta (keys 0x0101010101010101
+  // apart: 8 bytes wide) and its size, a position takes 35 bytes, so a group
+  // of at most 1,002 bytes (its width byte first) holds 28: 61 positions take
+  // 3 records (by the cap of 32 positions alone, 2).
   TempDir dir;
   const std::string path = dir.file("v4.book");
   std::vector<Key> keys;
-  for (Key k = 1; k <= 61; ++k) keys.push_back(0x1000 + 2 * k);
+  for (Key k = 1; k <= 61; ++k) keys.push_back(k * 0x0101010101010101ull);
   write_format_3_book(path, keys, 4);
   CHECK(first_edge_shares(path, "positions", keys[7]));  // format 4's edges share already
 
@@ -409,7 +410,7 @@ TEST_CASE("A format 4 book is upgraded to groups of sections, every position kep
     REQUIRE(positions);
     auto section = store::find_section(*txn, *positions, keys[0], &e);
     REQUIRE(section);
-    CHECK(section->size() == 31);
+    CHECK(section->size() == 26);
     MDB_stat st;
     REQUIRE_FALSE(txn->stat(*positions, st));
     CHECK(st.ms_entries == 3);

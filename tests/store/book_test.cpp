@@ -376,12 +376,17 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   section.edges = {{0x0105, a}};
   std::string v;
   to_bytes(section, v);
-  // docs/FORMAT.md: the node's length and record, then the edge's move, its
-  // length byte with kSharesNode (0x80) set, and a record of its mask (2
-  // bytes) and child key (8) alone.
-  const std::size_t node_end = 1 + std::uint8_t(v[0]);
-  REQUIRE(v.size() == node_end + 3 + 10);
-  CHECK(std::uint8_t(v[node_end + 2]) == (0x80 | 10));
+  // docs/FORMAT.md, byte by byte. The node, one game's, packed: its length
+  // byte 0x80 | 14, then 0x3e (black won 2, rated 4, black to move 8, a hash
+  // 16, a year 32), the hash little-endian, min ply 7, Elo 2710 and year 2019
+  // as varints. The edge: its move, the length byte 0xff (it shares the
+  // node's fields and holds its child key alone) and the key little-endian.
+  const std::string want(
+      "\x8e\x3e\xef\xcd\xab\x89\x67\x45\x23\x01\x07\x96\x15\xe3\x0f"
+      "\x01\x05\xff\x10\x32\x54\x76\x98\xba\xdc\xfe",
+      26);
+  CHECK(v == want);
+  const std::size_t node_end = 15;
   Section back;
   REQUIRE(from_bytes(v, back));
   CHECK(back.node == section.node);
@@ -399,7 +404,7 @@ TEST_CASE("An edge that every game at its position played once shares its node's
     REQUIRE(from_bytes(bytes, read));
     CHECK(read.node == s.node);
     CHECK(read.edges == s.edges);
-    const std::size_t edge_head = 1 + std::uint8_t(bytes[0]);
+    const std::size_t edge_head = 1 + (std::uint8_t(bytes[0]) & 0x7f);
     REQUIRE(bytes.size() > edge_head + 2);
     return (std::uint8_t(bytes[edge_head + 2]) & 0x80) != 0;
   };
@@ -427,7 +432,7 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   Section two_back;
   REQUIRE(from_bytes(both, two_back));
   CHECK(two_back.edges == two.edges);
-  CHECK(both.size() == v.size() + 3 + 10);
+  CHECK(both.size() == v.size() + 3 + 8);
 
   // A shared edge without a node to share, or with fields of its own, is damage.
   std::string no_node = std::string(1, '\0') + v.substr(node_end);
@@ -462,4 +467,57 @@ TEST_CASE("A damaged section is reported as damaged, never read past its end", "
   bad = v;
   bad[1 + as_bytes(*section.node).size + 2] = 1;  // an edge's record shorter than what it holds
   CHECK_FALSE(from_bytes(bad, out));
+}
+
+TEST_CASE("A node of one game is packed, any other is written with its mask, and both read back", "[store]") {
+  // docs/FORMAT.md, Sections: packed (length byte bit 7) exactly when the node
+  // is one game's: games 1, one result, at most one rating, one year, no flag
+  // but the side to move.
+  auto packed = [](const NodeRecord& node) {
+    Section section;
+    section.node = node;
+    std::string v;
+    to_bytes(section, v);
+    Section back;
+    REQUIRE(from_bytes(v, back));
+    CHECK(back.node == section.node);
+    return (std::uint8_t(v[0]) & 0x80) != 0;
+  };
+  for (Result r : {Result::WhiteWins, Result::Draw, Result::BlackWins, Result::Unknown}) {
+    NodeRecord n;
+    n.counters.add_game(r, 0, 0);  // unrated, undated, no hash, White to move
+    CHECK(packed(n));
+    n.position_hash = 1;
+    n.min_ply = 300;
+    n.counters = {};
+    n.counters.add_game(r, 1500, 1851);
+    n.flags = kBlackToMove;
+    CHECK(packed(n));
+  }
+  NodeRecord two;
+  two.counters.add_game(Result::Draw, 2000, 2001);
+  two.counters.add_game(Result::Draw, 2000, 2001);
+  CHECK_FALSE(packed(two));
+  NodeRecord years = one_game_node();
+  years.counters.max_year = 2020;  // a year range: not one game's
+  CHECK_FALSE(packed(years));
+  NodeRecord rated_without_elo = one_game_node();
+  rated_without_elo.counters.elo_sum = 0;
+  CHECK_FALSE(packed(rated_without_elo));
+  NodeRecord imported;  // a .bin's node: no game
+  imported.position_hash = 5;
+  CHECK_FALSE(packed(imported));
+
+  // A packed record with bits it does not define, or cut short, is damage.
+  Section section;
+  section.node = one_game_node();
+  std::string v;
+  to_bytes(section, v);
+  Section back;
+  std::string bad = v;
+  bad[1] = char(std::uint8_t(bad[1]) | 0x40);
+  CHECK_FALSE(from_bytes(bad, back));
+  bad = v;
+  bad[0] = char(std::uint8_t(bad[0]) - 1);  // the year's last byte left to the edges
+  CHECK_FALSE(from_bytes(bad, back));
 }
