@@ -7,32 +7,13 @@
 
 #include "book/store/book.h"
 #include "book/store/records.h"
+#include "book/store/varint.h"
 
 namespace gb::store {
 
 namespace {
 
 constexpr int kFields = 10;
-
-void put_var(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(char((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(char(v));
-}
-
-// Reads a varint at at; false at the end of v or past 64 bits.
-bool get_var(std::string_view v, std::size_t& at, std::uint64_t& out) {
-  out = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (at >= v.size()) return false;
-    auto b = std::uint8_t(v[at++]);
-    out |= std::uint64_t(b & 0x7f) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
 
 std::optional<int> number(std::string_view s) {
   int v = 0;
@@ -146,15 +127,15 @@ void encode_buckets(const std::vector<BucketEntry>& entries, std::string& out) {
     char move[2];
     put_be16(move, entries[i].move);
     out.append(move, 2);
-    put_var(out, end - i);
-    put_var(out, zigzag(std::int64_t(entries[i].id - group_first)));
+    put_varint(out, end - i);
+    put_varint(out, zigzag(std::int64_t(entries[i].id - group_first)));
     group_first = entries[i].id;
     for (std::size_t first = i; i < end; ++i) {
       const BucketEntry& e = entries[i];
       const BucketCounters& c = e.counters;
       assert(c.games > 0 && c.rated_games <= c.games && (i + 1 == end || e.id < entries[i + 1].id));
       assert(e.move ? c.occurrences >= c.games : c.occurrences == 0);
-      if (i > first) put_var(out, e.id - entries[i - 1].id);
+      if (i > first) put_varint(out, e.id - entries[i - 1].id);
       const std::uint64_t fields[kFields] = {c.min_ply,    c.white_wins,
                                              c.draws,      c.black_wins,
                                              c.elo_sum,    c.score,
@@ -162,9 +143,9 @@ void encode_buckets(const std::vector<BucketEntry>& entries, std::string& out) {
                                              c.games - 1u, e.move ? c.occurrences - c.games : 0u};
       std::uint64_t mask = 0;
       for (int f = 0; f < kFields; ++f) mask |= std::uint64_t(fields[f] != 0) << f;
-      put_var(out, mask);
+      put_varint(out, mask);
       for (int f = 0; f < kFields; ++f)
-        if (fields[f]) put_var(out, fields[f]);
+        if (fields[f]) put_varint(out, fields[f]);
     }
   }
 }
@@ -181,17 +162,17 @@ bool decode_buckets(std::string_view v, std::vector<BucketEntry>& out) {
     if (!out.empty() && move <= last_move) return false;
     last_move = move;
     std::uint64_t n, first;
-    if (!get_var(v, at, n) || n == 0 || n > v.size() || !get_var(v, at, first)) return false;
+    if (!get_varint(v, at, n) || n == 0 || n > v.size() || !get_varint(v, at, first)) return false;
     std::uint64_t id = group_first + std::uint64_t(unzigzag(first));
     group_first = id;
     for (std::uint64_t k = 0; k < n; ++k) {
       std::uint64_t delta = 0, mask;
-      if (k > 0 && (!get_var(v, at, delta) || delta == 0)) return false;
-      if (!get_var(v, at, mask) || mask >> kFields) return false;
+      if (k > 0 && (!get_varint(v, at, delta) || delta == 0)) return false;
+      if (!get_varint(v, at, mask) || mask >> kFields) return false;
       id += delta;
       std::uint64_t f[kFields] = {};
       for (int i = 0; i < kFields; ++i)
-        if ((mask >> i & 1) && !get_var(v, at, f[i])) return false;
+        if ((mask >> i & 1) && !get_varint(v, at, f[i])) return false;
       for (int i : {kWhite, kDraws, kBlack, kScore, kUnrated, kMoreGames, kMorePlays})
         if (f[i] >= 0xffffffffu) return false;
       if (f[kMinPly] > 0xffff || (move == 0 && f[kMorePlays]) || f[kMoreGames] + f[kMorePlays] >= 0xffffffffu)

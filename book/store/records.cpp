@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "book/store/varint.h"
+
 namespace gb::store {
 
 namespace {
@@ -203,24 +205,6 @@ bool one_game(const NodeRecord& n) {
          (n.flags & ~kBlackToMove) == 0 && n.reserved8 == 0 && n.reserved32 == 0;
 }
 
-void put_var(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(char((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(char(v));
-}
-
-bool get_var(std::string_view in, std::size_t& at, std::uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 64 && at < in.size(); shift += 7) {
-    const auto b = std::uint8_t(in[at++]);
-    v |= std::uint64_t(b & 0x7f) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
 // The packed form of a one-game node (kOneGameNode), length byte first.
 void append_one_game_node(std::string& out, const NodeRecord& n) {
   const Counters& c = n.counters;
@@ -232,9 +216,9 @@ void append_one_game_node(std::string& out, const NodeRecord& n) {
   out.push_back(0);
   out.push_back(char(head));
   if (n.position_hash) out.append(reinterpret_cast<const char*>(&n.position_hash), 8);
-  put_var(out, n.min_ply);
-  if (c.rated_games) put_var(out, c.elo_sum);
-  if (c.min_year) put_var(out, c.min_year);
+  put_varint(out, n.min_ply);
+  if (c.rated_games) put_varint(out, c.elo_sum);
+  if (c.min_year) put_varint(out, c.min_year);
   const std::size_t length = out.size() - length_at - 1;
   assert(length < kOneGameNode);
   out[length_at] = char(kOneGameNode | length);
@@ -252,9 +236,9 @@ bool unpack_one_game_node(std::string_view v, NodeRecord& n) {
     at = 9;
   }
   std::uint64_t min_ply, elo = 0, year = 0;
-  if (!get_var(v, at, min_ply) || min_ply > 0xffff) return false;
-  if ((head & 4) && (!get_var(v, at, elo) || elo == 0)) return false;
-  if ((head & 32) && (!get_var(v, at, year) || year == 0 || year > 0xffff)) return false;
+  if (!get_varint(v, at, min_ply) || min_ply > 0xffff) return false;
+  if ((head & 4) && (!get_varint(v, at, elo) || elo == 0)) return false;
+  if ((head & 32) && (!get_varint(v, at, year) || year == 0 || year > 0xffff)) return false;
   if (at != v.size()) return false;
   Counters& c = n.counters;
   c.games = 1;

@@ -6,36 +6,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "book/store/varint.h"
+
 namespace gb::store {
 
 // Deltas are read with a load of their bytes into a 64-bit integer.
 static_assert(std::endian::native == std::endian::little, "groups are read on little-endian hosts");
 
 namespace {
-
-void put_var(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(char((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(char(v));
-}
-
-bool get_var(std::string_view in, std::size_t& at, std::uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 64 && at < in.size(); shift += 7) {
-    const auto b = std::uint8_t(in[at++]);
-    v |= std::uint64_t(b & 0x7f) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
-std::size_t var_size(std::uint64_t v) {
-  std::size_t n = 1;
-  while (v >= 0x80) v >>= 7, ++n;
-  return n;
-}
 
 // The bytes a delta up to widest takes (1 at least).
 int width_of(std::uint64_t widest) {
@@ -75,7 +53,7 @@ bool GroupReader::next(Key& key, std::string_view& section) {
   at_ += w;
   std::uint64_t size;
   const bool first = at_ == 1 + w;
-  if (!get_var(value_, at_, size) || size > value_.size() - at_ || (!first && delta == 0) ||
+  if (!get_varint(value_, at_, size) || size > value_.size() - at_ || (!first && delta == 0) ||
       key_ + delta < key_)
     return damaged_ = true, false;
   key = key_ += delta;
@@ -97,7 +75,8 @@ std::size_t GroupEncoder::bytes_with(Key key, std::size_t section_bytes) const {
   const Key previous = keys_.empty() ? group_ : keys_.back();
   assert(key >= previous);
   const int w = width_of(std::max(widest_, key - previous));
-  return 1 + (keys_.size() + 1) * std::size_t(w) + section_bytes_ + var_size(section_bytes) + section_bytes;
+  return 1 + (keys_.size() + 1) * std::size_t(w) + section_bytes_ + varint_size(section_bytes) +
+         section_bytes;
 }
 
 void GroupEncoder::add(Key key, std::string_view section) {
@@ -107,7 +86,7 @@ void GroupEncoder::add(Key key, std::string_view section) {
   keys_.push_back(key);
   sections_.append(section);
   ends_.push_back(sections_.size());
-  section_bytes_ += var_size(section.size()) + section.size();
+  section_bytes_ += varint_size(section.size()) + section.size();
 }
 
 void GroupEncoder::encode(std::string& out) const {
@@ -119,7 +98,7 @@ void GroupEncoder::encode(std::string& out) const {
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     std::uint64_t delta = keys_[i] - previous;
     for (int b = 0; b < w; ++b, delta >>= 8) out.push_back(char(delta & 0xff));
-    put_var(out, ends_[i] - begin);
+    put_varint(out, ends_[i] - begin);
     out.append(sections_, begin, ends_[i] - begin);
     previous = keys_[i];
     begin = ends_[i];

@@ -24,6 +24,25 @@ inline store::Book open_book(const std::string& path) {
   return std::move(*book);
 }
 
+// A database of the book file at path as LMDB holds it, read-only (for the
+// tests of the bytes a format lays down, and of books of older formats).
+struct RawDatabase {
+  store::Env env;
+  store::ReadTxn txn;
+  MDB_dbi dbi;
+};
+inline RawDatabase open_raw(const std::string& path, const char* name) {
+  store::Error e;
+  auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
+  INFO(path << ": " << e.message());
+  REQUIRE(env);
+  auto txn = store::ReadTxn::begin(*env, &e);
+  REQUIRE(txn);
+  auto dbi = txn->open_db(name, 0, &e);
+  REQUIRE(dbi);
+  return RawDatabase{std::move(*env), std::move(*txn), *dbi};
+}
+
 // Every key and value of one database, as bytes.
 inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {
   std::map<std::string, std::string> out;

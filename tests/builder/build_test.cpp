@@ -144,15 +144,9 @@ TEST_CASE("A build writes the edge of a position one game reached as sharing its
   // position's two, one game each of its two, do not.
   TempDir dir;
   const std::string path = build_transposition_book(dir);
-  store::Error e;
-  auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
-  REQUIRE(env);
-  auto txn = store::ReadTxn::begin(*env, &e);
-  REQUIRE(txn);
-  auto positions = txn->open_db("positions", 0, &e);
-  REQUIRE(positions);
+  auto positions = gb::test::open_raw(path, "positions");
   int edges = 0, sharing = 0;
-  REQUIRE_FALSE(store::each_section(*txn, *positions, [&](Key key, std::string_view v) {
+  REQUIRE_FALSE(store::each_section(positions.txn, positions.dbi, [&](Key key, std::string_view v) {
     const bool at_start = key == Position().key();
     // docs/FORMAT.md: a node's length byte has a flag in bit 7; an edge's
     // length byte 0xff is 8 bytes of child key, else its low 7 bits count.

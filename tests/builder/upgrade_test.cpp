@@ -19,6 +19,7 @@
 using namespace gb;
 using gb::test::graphbook;
 using gb::test::open_book;
+using gb::test::open_raw;
 using gb::test::Output;
 using gb::test::TempDir;
 
@@ -152,20 +153,15 @@ nlohmann::json upgrade_json(const std::string& book) {
 
 // Whether the first edge of key's section in database name of the book file path shares its node's fields.
 bool first_edge_shares(const std::string& path, const char* name, Key key) {
+  auto db = open_raw(path, name);
   store::Error e;
-  auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
-  REQUIRE(env);
-  auto txn = store::ReadTxn::begin(*env, &e);
-  REQUIRE(txn);
-  auto dbi = txn->open_db(name, 0, &e);
-  auto meta = txn->open_db("meta", 0, &e);
-  REQUIRE(dbi);
+  auto meta = db.txn.open_db("meta", 0, &e);
   REQUIRE(meta);
   // A section per record before format 5, groups of them since.
-  const auto version = store::format_version(*txn, *meta);
+  const auto version = store::format_version(db.txn, *meta);
   REQUIRE(version);
-  auto v = *version < 5 ? txn->get(*dbi, store::NodeKey(key).view(), &e)
-                        : store::find_section(*txn, *dbi, key, &e);
+  auto v = *version < 5 ? db.txn.get(db.dbi, store::NodeKey(key).view(), &e)
+                        : store::find_section(db.txn, db.dbi, key, &e);
   REQUIRE(v);
   const std::size_t edge_head = 1 + (std::uint8_t((*v)[0]) & 0x7f);  // bit 7: a packed node (format 5)
   REQUIRE(v->size() > edge_head + 2);
@@ -401,18 +397,12 @@ TEST_CASE("A format 4 book is upgraded to groups of sections, every position kep
   CHECK(j["positions"] == 61);
   CHECK(j["edges"] == 61);
   {
-    store::Error e;
-    auto env = store::Env::open(path, true, std::size_t(1) << 24, 16, &e);
-    REQUIRE(env);
-    auto txn = store::ReadTxn::begin(*env, &e);
-    REQUIRE(txn);
-    auto positions = txn->open_db("positions", 0, &e);
-    REQUIRE(positions);
-    auto section = store::find_section(*txn, *positions, keys[0], &e);
+    auto positions = open_raw(path, "positions");
+    auto section = store::find_section(positions.txn, positions.dbi, keys[0]);
     REQUIRE(section);
     CHECK(section->size() == 26);
     MDB_stat st;
-    REQUIRE_FALSE(txn->stat(*positions, st));
+    REQUIRE_FALSE(positions.txn.stat(positions.dbi, st));
     CHECK(st.ms_entries == 3);
   }
   Output check = graphbook({"check", path});
