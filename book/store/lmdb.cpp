@@ -304,11 +304,6 @@ std::optional<Cursor::Item> Cursor::seek(std::string_view key, Error* error) {
   return op(&k, MDB_SET_RANGE, error);
 }
 
-Status Cursor::renew(const Txn& txn) {
-  if (int rc = mdb_cursor_renew(txn.get(), cursor_)) return make_error(rc, "renew cursor");
-  return std::nullopt;
-}
-
 Status Cursor::put(std::string_view key, std::string_view value, unsigned flags) {
   MDB_val k = to_val(key), v = to_val(value);
   if (int rc = mdb_cursor_put(cursor_, &k, &v, flags)) return make_error(rc, "write");

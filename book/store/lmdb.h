@@ -163,8 +163,6 @@ class Cursor {
   // The first item whose key is >= key.
   [[nodiscard]] std::optional<Item> seek(std::string_view key, Error* error = nullptr);
   [[nodiscard]] Status put(std::string_view key, std::string_view value, unsigned flags);
-  // Binds a read-only transaction's cursor to txn (after ReadTxn::renew).
-  [[nodiscard]] Status renew(const Txn& txn);
 
  private:
   explicit Cursor(MDB_cursor* c) : cursor_(c) {}

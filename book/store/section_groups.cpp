@@ -159,7 +159,7 @@ bool SectionCursor::next(Key& key, std::string_view& section, Error* error) {
     if (group_) {
       if (group_->next(key, section)) return true;
       if (group_->damaged()) {
-        if (error) *error = Error{EIO, "damaged book: a group of sections does not decode"};
+        if (error) *error = damaged_group(group_key_);
         return false;
       }
     }
@@ -177,6 +177,7 @@ bool SectionCursor::next(Key& key, std::string_view& section, Error* error) {
       return false;
     }
     group_.emplace(*g, item->value);
+    group_key_ = *g;
   }
 }
 

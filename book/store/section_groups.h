@@ -93,8 +93,6 @@ class SectionFinder {
   // database has none; a group that does not decode is an EIO error naming
   // its key.
   [[nodiscard]] std::optional<std::string_view> find(Key key, Error* error = nullptr);
-  // After the read-only transaction was renewed.
-  [[nodiscard]] Status renew(const Txn& txn) { return cursor_.renew(txn); }
 
  private:
   explicit SectionFinder(Cursor cursor) : cursor_(std::move(cursor)) {}
@@ -118,6 +116,7 @@ class SectionCursor {
   explicit SectionCursor(Cursor cursor) : cursor_(std::move(cursor)) {}
   Cursor cursor_;
   std::optional<GroupReader> group_;
+  Key group_key_ = 0;  // of group_
   bool started_ = false;
 };
 
