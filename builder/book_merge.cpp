@@ -416,18 +416,13 @@ struct KeySum {
 struct Writer {
   Writer(store::Book& out, ChunkedAppender& appender, MergeReport& report, std::optional<MDB_dbi> pruned,
          std::uint32_t min_games)
-      : report(report),
-        min_games(min_games),
-        positions([&out, &appender](std::string_view k, std::string_view v) {
-          return appender.add(out.dbs().positions, k, v);
-        }),
-        pruned([&appender, pruned](std::string_view k, std::string_view v) {
-          assert(pruned);  // min_games > 1
-          return appender.add(*pruned, k, v);
-        }) {}
+      : report(report), min_games(min_games), positions(appender.groups(out.dbs().positions)) {
+    if (pruned) this->pruned.emplace(appender.groups(*pruned));
+  }
   MergeReport& report;
   std::uint32_t min_games;
-  store::GroupAppender positions, pruned;  // appended in groups (store/section_groups.h)
+  store::GroupAppender positions;
+  std::optional<store::GroupAppender> pruned;
   std::string value, below;
 
   // A node or edge with fewer games than min_games goes to pruned; an
@@ -451,8 +446,9 @@ struct Writer {
       report.edges += top.edges.size();
     }
     if (low.node || !low.edges.empty()) {
+      assert(pruned);  // min_games > 1
       store::to_bytes(low, below);
-      if (auto st = pruned.add(key, below)) return st;
+      if (auto st = pruned->add(key, below)) return st;
       report.pruned_nodes += low.node.has_value();
       report.pruned_edges += low.edges.size();
     }
@@ -460,7 +456,7 @@ struct Writer {
   }
   [[nodiscard]] Status finish() {
     if (auto st = positions.finish()) return st;
-    return pruned.finish();
+    return pruned ? pruned->finish() : std::nullopt;
   }
 };
 

@@ -42,8 +42,7 @@ Status write_sections(const store::Txn& from, const OldBook& old, store::Book& t
   };
   auto node = nodes->first(&error);
   auto edge = edges->first(&error);
-  store::GroupAppender groups(
-      [&](std::string_view k, std::string_view v) { return appender.add(to.dbs().positions, k, v); });
+  store::GroupAppender groups = appender.groups(to.dbs().positions);
   std::string value;
   while (!error.code && (node || edge)) {
     if (node && node->key.size() != 8) return damaged("node", node->key);
@@ -105,8 +104,7 @@ Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, 
   store::Error error;
   auto cursor = store::Cursor::open(from, source, &error);
   if (!cursor) return error;
-  store::GroupAppender groups(
-      [&](std::string_view k, std::string_view v) { return appender.add(target, k, v); });
+  store::GroupAppender groups = appender.groups(target);
   store::Section section;
   std::string value;
   for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {

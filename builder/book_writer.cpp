@@ -609,10 +609,9 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     };
     SectionZip zip(ahead, fingerprints);
     // Sections go into groups (store/section_groups.h), appended a group at a time.
-    store::GroupAppender positions(
-        [&](std::string_view k, std::string_view v) { return appender.add(to.dbs().positions, k, v); });
-    store::GroupAppender pruned(
-        [&](std::string_view k, std::string_view v) { return appender.add(*pruned_dbi, k, v); });
+    store::GroupAppender positions = appender.groups(to.dbs().positions);
+    std::optional<store::GroupAppender> pruned;
+    if (pruned_dbi) pruned.emplace(appender.groups(*pruned_dbi));
     std::string value, below;  // the key's section in the book and in the pruned database
     std::string node_share;    // the node's share, and whether it is in below
     bool node_below = false;
@@ -643,11 +642,12 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       if (node || edges)
         if (auto s = positions.add(key, value)) return s;
       if (below_node || below_edges)
-        if (auto s = pruned.add(key, below)) return s;
+        if (auto s = pruned->add(key, below)) return s;
     }
     if (status) return status;
     if (auto s = positions.finish()) return s;
-    if (auto s = pruned.finish()) return s;
+    if (pruned)
+      if (auto s = pruned->finish()) return s;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
     // The buckets after the sections: the merge threads above are done with

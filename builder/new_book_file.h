@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/section_groups.h"
 
 namespace gb::builder {
 
@@ -67,6 +68,13 @@ class ChunkedAppender {
     Pending& batch = batch_for(dbi, put_flags);
     batch.records.add(key, value);
     return batch.records.size() == kBatchRecords ? flush(batch) : std::nullopt;
+  }
+  // Sections appended to a database of sections (dbi: positions, pruned)
+  // a group at a time (store/section_groups.h); the groups' finish() comes
+  // before this appender's.
+  store::GroupAppender groups(MDB_dbi dbi) {
+    return store::GroupAppender(
+        [this, dbi](std::string_view k, std::string_view v) { return add(dbi, k, v); });
   }
   // Puts and commits the records not yet committed.
   [[nodiscard]] store::Status finish();

@@ -46,9 +46,7 @@ std::optional<SubBookReport> write_sub_book(store::Book& book, const std::unorde
         std::string value;
         std::vector<std::pair<std::string, std::string>> learned;  // keys in order, after the positions
         std::vector<std::uint16_t> kept;  // the moves of the node being copied, and 0
-        store::GroupAppender positions([&](std::string_view key, std::string_view v) {
-          return appender.add(to.dbs().positions, key, v);
-        });
+        store::GroupAppender positions = appender.groups(to.dbs().positions);
         for (Key k : keys) {
           const std::size_t part = snapshot->part_of(k);
           auto section = snapshot->section(k, &e);
