@@ -21,6 +21,8 @@ using store::Status;
 
 constexpr std::uint32_t kSectionlessFormat = 2;  // nodes and edges in two databases
 constexpr std::uint32_t kUngroupedFormat = 4;    // a section per LMDB record
+constexpr std::uint32_t kLastFormat = 5;         // the newest a book is upgraded from
+static_assert(kLastFormat + 1 == store::kFormatVersion);
 
 // What makes a format 2 book a book of this kind: its meta records.
 struct OldBook {
@@ -94,25 +96,24 @@ Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, uns
   return std::nullopt;
 }
 
-// Writes the format 3 or 4 sections of database source of from again into
-// target, in groups (format 5), each edge sharing its node's fields where it
-// can (format 4): the positions (counted as such in report) or, positions
-// false, the pruned counts (as other records).
+// Writes the sections of database source of from (formats 3 and 4: one to
+// an LMDB record; 5: in groups) again into target, in groups, each in format
+// 6's encoding: edges sharing their node's fields where they can (format 4),
+// one-game positions packed, position hashes of 32 bits (the reader keeps
+// the low 32 of older books' 64). The positions (counted as such in report)
+// or, positions false, the pruned counts (as other records).
 Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, ChunkedAppender& appender,
-                        UpgradeReport& report, const std::string& path, bool positions) {
+                        UpgradeReport& report, const std::string& path, bool positions, bool grouped) {
   const std::string name = positions ? "positions" : kPrunedDb;
-  store::Error error;
-  auto cursor = store::Cursor::open(from, source, &error);
-  if (!cursor) return error;
   store::GroupAppender groups = appender.groups(target);
   store::Section section;
   std::string value;
-  for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
-    if (item->key.size() != 8 || !store::from_bytes(item->value, section))
-      return store::Error{EIO, path + ": a damaged section in " + name + " (key of " +
-                                   std::to_string(item->key.size()) + " bytes)"};
+  const auto damaged = [&](const std::string& where) {
+    return store::Error{EIO, path + ": a damaged section in " + name + " (" + where + ")"};
+  };
+  const auto rewrite = [&](Key key) -> Status {
     store::to_bytes(section, value);
-    if (auto s = groups.add(store::get_be64(item->key.data()), value)) return s;
+    if (auto s = groups.add(key, value)) return s;
     if (positions) {
       ++report.positions;
       report.nodes += section.node.has_value();
@@ -120,6 +121,27 @@ Status rewrite_sections(const store::Txn& from, MDB_dbi source, MDB_dbi target, 
     } else {
       ++report.other_records;
     }
+    return std::nullopt;
+  };
+  store::Error error;
+  if (grouped) {
+    auto cursor = store::SectionCursor::open(from, source, &error);
+    if (!cursor) return error;
+    Key key;
+    std::string_view bytes;
+    while (cursor->next(key, bytes, &error)) {
+      if (!store::from_bytes(bytes, section)) return damaged("key " + std::to_string(key));
+      if (auto s = rewrite(key)) return s;
+    }
+    if (error.code) return store::Error{EIO, path + ": " + error.message()};
+    return groups.finish();
+  }
+  auto cursor = store::Cursor::open(from, source, &error);
+  if (!cursor) return error;
+  for (auto item = cursor->first(&error); item; item = cursor->next(&error)) {
+    if (item->key.size() != 8 || !store::from_bytes(item->value, section))
+      return damaged("key of " + std::to_string(item->key.size()) + " bytes");
+    if (auto s = rewrite(store::get_be64(item->key.data()))) return s;
   }
   if (error.code) return error;
   return groups.finish();
@@ -182,15 +204,16 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
   UpgradeReport report;
   report.from_version = old.version;
   if (old.version == store::kFormatVersion) return report;  // nothing to do
-  if (old.version < kSectionlessFormat || old.version > kUngroupedFormat)
+  if (old.version < kSectionlessFormat || old.version > kLastFormat)
     return *error = BuildError::input(path + ": book format version " + std::to_string(old.version) +
                                       ", graphbook upgrades versions " + std::to_string(kSectionlessFormat) +
-                                      " to " + std::to_string(kUngroupedFormat) + " only"),
+                                      " to " + std::to_string(kLastFormat) + " only"),
            std::nullopt;
   const bool sectionless = old.version == kSectionlessFormat;
   auto names = txn->database_names(&e);
   if (!names) return *error = BuildError::book(path + ": " + e.message()), std::nullopt;
-  std::optional<MDB_dbi> positions;  // formats 3 and 4
+  const bool grouped = old.version > kUngroupedFormat;
+  std::optional<MDB_dbi> positions;  // formats 3 to 5
   if (sectionless) {
     auto nodes = txn->open_db("nodes", 0, &e);
     auto edges = nodes ? txn->open_db("edges", 0, &e) : std::nullopt;
@@ -207,7 +230,7 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
     std::string name;
     MDB_dbi source;
     unsigned flags;
-    bool sections = false;  // the pruned counts of formats 3 and 4: sections written again
+    bool sections = false;  // the pruned counts of formats 3 to 5: sections written again
     MDB_dbi target = 0;
   };
   std::vector<Other> others;  // every database but meta and the positions (nodes and edges)
@@ -236,13 +259,14 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
         }))
       return s;
     ChunkedAppender appender(to);
-    if (auto s = sectionless
-                     ? write_sections(*txn, old, to, appender, report, path)
-                     : rewrite_sections(*txn, *positions, to.dbs().positions, appender, report, path, true))
+    if (auto s = sectionless ? write_sections(*txn, old, to, appender, report, path)
+                             : rewrite_sections(*txn, *positions, to.dbs().positions, appender, report, path,
+                                                true, grouped))
       return s;
     for (const Other& o : others)
-      if (auto s = o.sections ? rewrite_sections(*txn, o.source, o.target, appender, report, path, false)
-                              : copy_database(*txn, o.source, o.target, o.flags, appender, report))
+      if (auto s = o.sections
+                       ? rewrite_sections(*txn, o.source, o.target, appender, report, path, false, grouped)
+                       : copy_database(*txn, o.source, o.target, o.flags, appender, report))
         return s;
     if (auto s = appender.finish()) return s;
     // The meta records but the format's own (the new book has those).

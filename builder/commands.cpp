@@ -456,8 +456,8 @@ void add_upgrade(CLI::App& app, int& exit_status) {
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "upgrade",
-      "Rewrite a book of format 2, 3 or 4 as format 5 (a section per position, edges sharing their node's "
-      "fields, sections grouped several to an LMDB record), keeping all it holds");
+      "Rewrite a book of format 2 to 5 as format 6 (a section per position, edges sharing their node's "
+      "fields, sections grouped several to an LMDB record, one-game positions packed), keeping all it holds");
   cmd->add_option("book", opt->book, "The book file (replaced by the new one when done)")->required();
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook upgrade games.book   (learning, fingerprints and sources are kept)");

@@ -14,7 +14,7 @@ std::uint64_t position_hash(const Position& pos) {
   buf[64] = std::uint8_t(pos.side_to_move());
   buf[65] = std::uint8_t(pos.castling_rights());
   buf[66] = std::uint8_t(pos.ep_square());
-  return XXH3_64bits(buf, sizeof buf);
+  return XXH3_64bits(buf, sizeof buf) & 0xffffffff;  // 32 bits are kept (format 6)
 }
 
 }  // namespace gb::store

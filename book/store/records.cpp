@@ -23,6 +23,13 @@ class Writer {
     std::memcpy(p_, &v, 8);
     p_ += 8;
   }
+  void raw32(int bit, std::uint32_t v) {
+    assert(bit >= 0 && bit < 16 && !(mask_ >> bit & 1));
+    if (!v) return;
+    mask_ |= std::uint16_t(1u << bit);
+    std::memcpy(p_, &v, 4);
+    p_ += 4;
+  }
   void var(int bit, std::uint64_t v) {
     assert(bit >= 0 && bit < 16 && !(mask_ >> bit & 1));
     if (!v) return;
@@ -65,6 +72,14 @@ class Reader {
     std::uint64_t v;
     std::memcpy(&v, v_.data() + at_, 8);
     at_ += 8;
+    return v;
+  }
+  std::uint32_t raw32(int bit) {
+    if (!(mask_ >> bit & 1) || !ok_) return 0;
+    if (at_ + 4 > v_.size()) return ok_ = false, 0;
+    std::uint32_t v;
+    std::memcpy(&v, v_.data() + at_, 4);
+    at_ += 4;
     return v;
   }
   std::uint64_t var(int bit) {
@@ -118,7 +133,10 @@ void read_counters(Reader& r, int first, Counters& c) {
 EncodedRecord as_bytes(const NodeRecord& n) {
   EncodedRecord out;
   Writer w(out);
-  w.raw64(0, n.position_hash);
+  // The position hash has 32 bits since format 6 (bit 12); formats 2 to 5
+  // wrote 64 (bit 0), which a reader keeps the low 32 of.
+  assert(n.position_hash <= 0xffffffff);
+  w.raw32(12, std::uint32_t(n.position_hash));
   write_counters(w, 1, n.counters);
   w.var(10, n.min_ply);
   w.var(11, n.flags);
@@ -129,7 +147,10 @@ EncodedRecord as_bytes(const NodeRecord& n) {
 bool from_bytes(std::string_view v, NodeRecord& n) {
   Reader r(v);
   n = NodeRecord{};
-  n.position_hash = r.raw64(0);
+  const std::uint64_t hash64 = r.raw64(0);
+  const std::uint32_t hash32 = r.raw32(12);
+  if (hash64 && hash32) return false;
+  n.position_hash = hash32 ? hash32 : hash64 & 0xffffffff;
   read_counters(r, 1, n.counters);
   n.min_ply = std::uint16_t(r.var(10));
   n.flags = std::uint8_t(r.var(11));
@@ -197,49 +218,40 @@ EdgeRecord without_share(const EdgeRecord& edge) {
   return own;
 }
 
-// Whether node is one game's, as kOneGameNode packs it.
+// Whether node is one game's, as a packed node holds it.
 bool one_game(const NodeRecord& n) {
   const Counters& c = n.counters;
   return c.games == 1 && c.white_wins + c.draws + c.black_wins + c.unknown == 1 &&
          c.rated_games == (c.elo_sum > 0) && c.max_year == c.min_year && c.reserved == 0 &&
-         (n.flags & ~kBlackToMove) == 0 && n.reserved8 == 0 && n.reserved32 == 0;
+         (n.flags & ~kBlackToMove) == 0 && n.reserved8 == 0 && n.reserved32 == 0 && n.position_hash != 0 &&
+         n.position_hash <= 0xffffffff;
 }
 
-// The packed form of a one-game node (kOneGameNode), length byte first.
-void append_one_game_node(std::string& out, const NodeRecord& n) {
+// A year as the packed node keeps it: its distance from 2000, zigzagged
+// (0, -1, 1, -2, ... as 0, 1, 2, 3, ...): one byte from 1937 to 2063.
+std::uint64_t zigzag_year(std::uint16_t year) {
+  const int d = int(year) - 2000;
+  return d >= 0 ? std::uint64_t(2 * d) : std::uint64_t(-2 * d - 1);
+}
+std::uint64_t unzigzag_year(std::uint64_t z) {
+  return z & 1 ? 2000 - std::int64_t((z + 1) / 2) : 2000 + std::int64_t(z / 2);
+}
+
+// The packed form of a one-game node (format 6), its head first.
+void append_packed_node(std::string& out, const NodeRecord& n) {
   const Counters& c = n.counters;
   const int result = c.white_wins ? 0 : c.draws ? 1 : c.black_wins ? 2 : 3;
-  const std::uint8_t head =
-      std::uint8_t(result | (c.rated_games ? 4 : 0) | ((n.flags & kBlackToMove) ? 8 : 0) |
-                   (n.position_hash ? 16 : 0) | (c.min_year ? 32 : 0));
-  const std::size_t length_at = out.size();
-  out.push_back(0);
-  out.push_back(char(head));
-  if (n.position_hash) out.append(reinterpret_cast<const char*>(&n.position_hash), 8);
+  out.push_back(char(kPackedHead | result | (c.rated_games ? 4 : 0) | ((n.flags & kBlackToMove) ? 8 : 0) |
+                     (c.min_year ? 16 : 0)));
+  const auto hash = std::uint32_t(n.position_hash);
+  out.append(reinterpret_cast<const char*>(&hash), 4);
   put_varint(out, n.min_ply);
   if (c.rated_games) put_varint(out, c.elo_sum);
-  if (c.min_year) put_varint(out, c.min_year);
-  const std::size_t length = out.size() - length_at - 1;
-  assert(length < kOneGameNode);
-  out[length_at] = char(kOneGameNode | length);
+  if (c.min_year) put_varint(out, zigzag_year(c.min_year));
 }
 
-bool unpack_one_game_node(std::string_view v, NodeRecord& n) {
-  n = NodeRecord{};
-  if (v.empty()) return false;
-  const auto head = std::uint8_t(v[0]);
-  if (head & 0xc0) return false;
-  std::size_t at = 1;
-  if (head & 16) {
-    if (v.size() < 9) return false;
-    std::memcpy(&n.position_hash, v.data() + 1, 8);
-    at = 9;
-  }
-  std::uint64_t min_ply, elo = 0, year = 0;
-  if (!get_varint(v, at, min_ply) || min_ply > 0xffff) return false;
-  if ((head & 4) && (!get_varint(v, at, elo) || elo == 0)) return false;
-  if ((head & 32) && (!get_varint(v, at, year) || year == 0 || year > 0xffff)) return false;
-  if (at != v.size()) return false;
+// The counters of one game from a packed head's result and rating bits.
+void one_game_counters(std::uint8_t head, std::uint64_t elo, std::uint16_t year, NodeRecord& n) {
   Counters& c = n.counters;
   c.games = 1;
   switch (head & 3) {
@@ -250,9 +262,60 @@ bool unpack_one_game_node(std::string_view v, NodeRecord& n) {
   }
   c.rated_games = (head & 4) ? 1 : 0;
   c.elo_sum = elo;
-  c.min_year = c.max_year = std::uint16_t(year);
-  n.min_ply = std::uint16_t(min_ply);
+  c.min_year = c.max_year = year;
   n.flags = (head & 8) ? kBlackToMove : 0;
+}
+
+// The length of the format 6 packed node at the start of v (its head at
+// kPackedHead or above), without its inline edge; 0 when it does not decode.
+// Decodes it into n when n is given.
+std::size_t packed_node_length(std::string_view v, NodeRecord* n) {
+  if (v.size() < 5 || std::uint8_t(v[0]) < kPackedHead) return 0;
+  const auto head = std::uint8_t(v[0]);
+  std::size_t at = 5;
+  std::uint64_t min_ply, elo = 0, year = 0;
+  if (!get_varint(v, at, min_ply) || min_ply > 0xffff) return 0;
+  if ((head & 4) && (!get_varint(v, at, elo) || elo == 0)) return 0;
+  if (head & 16) {
+    if (!get_varint(v, at, year) || year > 2 * 0xffff) return 0;
+    year = unzigzag_year(year);
+    if (year == 0 || year > 0xffff) return 0;
+  }
+  if (n) {
+    *n = NodeRecord{};
+    std::uint32_t hash;
+    std::memcpy(&hash, v.data() + 1, 4);
+    if (hash == 0) return 0;
+    n->position_hash = hash;
+    n->min_ply = std::uint16_t(min_ply);
+    one_game_counters(head, elo, std::uint16_t(year), *n);
+  }
+  return at;
+}
+
+// Format 5's packed node (kOneGameNode; read, no longer written): its head,
+// the position hash of 8 bytes, the min ply, Elo sum and year as varints.
+bool unpack_format5_node(std::string_view v, NodeRecord& n) {
+  n = NodeRecord{};
+  if (v.empty()) return false;
+  const auto head = std::uint8_t(v[0]);
+  if (head & 0xc0) return false;
+  std::size_t at = 1;
+  if (head & 16) {
+    if (v.size() < 9) return false;
+    std::memcpy(&n.position_hash, v.data() + 1, 8);
+    n.position_hash &= 0xffffffff;  // format 6 keeps 32 bits
+    at = 9;
+  }
+  std::uint64_t min_ply, elo = 0, year = 0;
+  if (!get_varint(v, at, min_ply) || min_ply > 0xffff) return false;
+  if ((head & 4) && (!get_varint(v, at, elo) || elo == 0)) return false;
+  if ((head & 32) && (!get_varint(v, at, year) || year == 0 || year > 0xffff)) return false;
+  if (at != v.size()) return false;
+  const std::uint64_t hash = n.position_hash;
+  one_game_counters(head, elo, std::uint16_t(year), n);  // bits 0-3 as format 6's
+  n.position_hash = hash;
+  n.min_ply = std::uint16_t(min_ply);
   return true;
 }
 
@@ -285,10 +348,10 @@ void append_section_node(std::string& out, const NodeRecord* node) {
     out.push_back(0);
     return;
   }
-  if (one_game(*node)) return append_one_game_node(out, *node);
+  if (one_game(*node)) return append_packed_node(out, *node);
   EncodedRecord r = as_bytes(*node);
-  // Its length byte: 0 would say "no node", and kOneGameNode is a flag (an
-  // encoding is at most 78 bytes: Writer::finish).
+  // Its length byte: 0 would say "no node", and from kOneGameNode up the
+  // byte is a packed node's (an encoding is at most 78 bytes: Writer::finish).
   assert(r.size >= 2 && r.size < kOneGameNode);
   out.push_back(char(r.size));
   out.append(std::string_view(r));
@@ -306,14 +369,61 @@ void append_section_edge_sharing(std::string& out, std::uint16_t move, const Edg
   append_edge_record(out, move, without_share(edge), kSharesNode);
 }
 
+std::size_t self_delimited_size(std::string_view section) {
+  const std::size_t node = packed_node_length(section, nullptr);
+  if (!node) return 0;
+  if (std::uint8_t(section[0]) & kInlineEdge) return node + 10 == section.size() ? section.size() : 0;
+  if (node == section.size()) return node;  // no edge
+  // One edge that shares the node and holds its child key alone: inline
+  // without its length byte.
+  const bool key_only_edge =
+      node + 11 == section.size() && std::uint8_t(section[node + 2]) == kSharesChildKeyOnly;
+  return key_only_edge ? section.size() - 1 : 0;
+}
+
+void append_self_delimited(std::string& out, std::string_view section) {
+  assert(self_delimited_size(section) > 0);
+  const std::size_t node = packed_node_length(section, nullptr);
+  if (node == section.size() || (std::uint8_t(section[0]) & kInlineEdge)) {
+    out.append(section);
+    return;
+  }
+  out.push_back(char(std::uint8_t(section[0]) | kInlineEdge));
+  out.append(section.substr(1, node + 1));  // the rest of the node, the move
+  out.append(section.substr(node + 3));     // the key, past the length byte
+}
+
+std::size_t self_delimited_length(std::string_view bytes) {
+  const std::size_t node = packed_node_length(bytes, nullptr);
+  if (!node || !(std::uint8_t(bytes[0]) & kInlineEdge)) return node;
+  return node + 10 <= bytes.size() ? node + 10 : 0;
+}
+
 SectionReader::SectionReader(std::string_view value) {
-  const std::uint8_t length = value.empty() ? 0 : std::uint8_t(value[0]);
-  const std::size_t n = length & ~kOneGameNode;
-  if (value.empty() || n + 1 > value.size() || length == kOneGameNode) {
+  const std::uint8_t first = value.empty() ? 0 : std::uint8_t(value[0]);
+  if (first >= kPackedHead) {
+    // A packed node without a length (format 6), and its inline edge: the
+    // whole section.
+    const std::size_t n = packed_node_length(value, nullptr);
+    const bool inline_edge = first & kInlineEdge;
+    if (!n || (inline_edge && n + 10 != value.size())) {
+      ok_ = false;
+      return;
+    }
+    form_ = NodeForm::Packed6;
+    node_bytes_ = value.substr(0, n);
+    if (inline_edge)
+      inline_edge_ = value.substr(n);
+    else
+      rest_ = value.substr(n);
+    return;
+  }
+  const std::size_t n = first & ~kOneGameNode;
+  if (value.empty() || n + 1 > value.size() || first == kOneGameNode) {
     ok_ = false;
     return;
   }
-  one_game_node_ = length & kOneGameNode;
+  form_ = (first & kOneGameNode) ? NodeForm::Packed5 : NodeForm::Mask;
   node_bytes_ = value.substr(1, n);
   rest_ = value.substr(1 + n);
 }
@@ -323,13 +433,23 @@ std::optional<NodeRecord> SectionReader::node() {
   node_read_ = true;
   if (node_bytes_.empty()) return std::nullopt;
   NodeRecord r;
-  if (!(one_game_node_ ? unpack_one_game_node(node_bytes_, r) : from_bytes(node_bytes_, r)))
-    return ok_ = false, std::nullopt;
+  const bool ok = form_ == NodeForm::Packed6   ? packed_node_length(node_bytes_, &r) == node_bytes_.size()
+                  : form_ == NodeForm::Packed5 ? unpack_format5_node(node_bytes_, r)
+                                               : from_bytes(node_bytes_, r);
+  if (!ok) return ok_ = false, std::nullopt;
   return node_ = r;
 }
 
 std::string_view SectionReader::next_record(std::uint16_t& move, bool& shares, bool& key_only) {
-  if (!ok_ || rest_.empty()) return {};
+  if (!ok_) return {};
+  if (!inline_edge_.empty()) {
+    move = get_be16(inline_edge_.data());
+    shares = key_only = true;
+    std::string_view key = inline_edge_.substr(2);
+    inline_edge_ = {};
+    return key;
+  }
+  if (rest_.empty()) return {};
   const std::uint8_t length = rest_.size() >= 3 ? std::uint8_t(rest_[2]) : 0;
   key_only = length == kSharesChildKeyOnly;
   const std::size_t n = key_only ? 8 : length & ~kSharesNode;

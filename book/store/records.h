@@ -19,7 +19,7 @@
 
 namespace gb::store {
 
-inline constexpr std::uint32_t kFormatVersion = 5;
+inline constexpr std::uint32_t kFormatVersion = 6;
 
 enum class Result : std::uint8_t { WhiteWins, Draw, BlackWins, Unknown };
 
@@ -76,7 +76,7 @@ enum NodeFlags : std::uint8_t { kBlackToMove = 1 };
 
 // A position's node: the totals of the games that reached it (in its section).
 struct NodeRecord {
-  std::uint64_t position_hash = 0;  // XXH3-64 of the full position (collision check)
+  std::uint64_t position_hash = 0;  // 32 bits of XXH3-64 of the full position (collision check)
   Counters counters;
   std::uint16_t min_ply = 0;  // the smallest ply at which a game reached it
   std::uint8_t flags = 0;     // NodeFlags
@@ -234,14 +234,19 @@ inline constexpr std::uint8_t kSharesNode = 0x80;  // in an edge's length byte
 // (format 5).
 inline constexpr std::uint8_t kSharesChildKeyOnly = 0xff;
 // A node of one game (games 1, one result, at most one rating, one year, no
-// flag but the side to move: most nodes of a collection) is packed: its
-// length byte has this bit (an encoded record is at most 78 bytes) and its
-// record is a byte of what the mask and counters would say (bits 0-1 the
-// result: white wins, draw, black wins, unknown; bit 2 rated, bit 3 black to
-// move, bit 4 a position hash, bit 5 a year), then the position hash (8
-// bytes, when bit 4), the min ply, the Elo sum (when bit 2) and the year (when
-// bit 5) as varints (format 5): 14 bytes where the mask form takes 18.
-inline constexpr std::uint8_t kOneGameNode = 0x80;  // in a node's length byte
+// flag but the side to move: most nodes of a collection) is packed. Format 5
+// gave it a length byte with kOneGameNode; format 6 writes no length: its
+// first byte is a head at kPackedHead or above (bits 0-1 the result: white
+// wins, draw, black wins, unknown; bit 2 rated, bit 3 black to move, bit 4 a
+// year, bit 5 kInlineEdge), then the position hash (4 bytes), the min ply, the
+// Elo sum (when bit 2) and the year less 2000, zigzagged (when bit 4), as
+// varints: 9 bytes where format 5's took 15. With kInlineEdge the section is
+// that node and one edge that shares it and holds its child key alone, as its
+// move (2 bytes) and key (8 bytes), nothing after: the self-delimited form a
+// group stores without a size (section_groups.h; append_self_delimited).
+inline constexpr std::uint8_t kOneGameNode = 0x80;  // in a format 5 node's length byte
+inline constexpr std::uint8_t kPackedHead = 0xc0;   // a format 6 packed node's first byte, at least
+inline constexpr std::uint8_t kInlineEdge = 0x20;   // in a packed head
 
 // The fields an edge shares with its node, as the node gives them
 // (node_share) or as the edge has them (edge_share): the edge shares them
@@ -286,14 +291,27 @@ class SectionReader {
 
  private:
   // Empty at the end or on damage; shares: the edge shares its node's
-  // fields; key_only: the record is the child key alone (kSharesChildKeyOnly).
+  // fields; key_only: the record is the child key alone (kSharesChildKeyOnly
+  // or kInlineEdge).
   std::string_view next_record(std::uint16_t& move, bool& shares, bool& key_only);
   std::string_view node_bytes_, rest_;
-  bool one_game_node_ = false;  // node_bytes_ is the packed form (kOneGameNode)
+  std::string_view inline_edge_;  // its move and key, until read (kInlineEdge)
+  enum class NodeForm : std::uint8_t { Mask, Packed5, Packed6 } form_ = NodeForm::Mask;
   std::optional<NodeRecord> node_;
   bool node_read_ = false;
   bool ok_ = true;
 };
+
+// The self-delimited form of a section (format 6): a packed node, and its
+// one edge when that shares the node and holds its child key alone, inline
+// (kInlineEdge), or no edge. A group stores such a section without its size.
+// The size of section in that form, 0 when it has none.
+std::size_t self_delimited_size(std::string_view section);
+// Appends it; only when self_delimited_size(section) > 0.
+void append_self_delimited(std::string& out, std::string_view section);
+// The length of the self-delimited section at the start of bytes (the first
+// byte at kPackedHead or above), 0 when it does not decode.
+std::size_t self_delimited_length(std::string_view bytes);
 
 // A section decoded whole (what an ordered merge into a book rewrites).
 struct Section {

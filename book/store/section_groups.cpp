@@ -37,69 +37,112 @@ Error damaged_group_key(std::string_view key) {
 bool GroupReader::next(Key& key, std::string_view& section) {
   if (damaged_) return false;
   if (!width_) {  // the width byte, first
-    width_ = value_.empty() ? 0 : std::uint8_t(value_[0]);
+    const std::uint8_t byte = value_.empty() ? 0 : std::uint8_t(value_[0]);
+    format5_ = !(byte & 0x80);
+    width_ = byte & 0x7f;
     if (width_ < 1 || width_ > 8) return damaged_ = true, false;
   }
   if (at_ == value_.size()) return false;
-  const auto w = std::size_t(width_);
-  if (value_.size() - at_ < w) return damaged_ = true, false;
+  const bool first = at_ == 1;
   std::uint64_t delta = 0;
-  if (value_.size() - at_ >= 8) {  // one load: the common case
-    std::memcpy(&delta, value_.data() + at_, 8);
-    if (w < 8) delta &= (std::uint64_t(1) << (8 * w)) - 1;
+  if (first && !format5_) {
+    if (!get_varint(value_, at_, delta)) return damaged_ = true, false;
   } else {
-    std::memcpy(&delta, value_.data() + at_, w);
+    const auto w = std::size_t(width_);
+    if (value_.size() - at_ < w) return damaged_ = true, false;
+    if (value_.size() - at_ >= 8) {  // one load: the common case
+      std::memcpy(&delta, value_.data() + at_, 8);
+      if (w < 8) delta &= (std::uint64_t(1) << (8 * w)) - 1;
+    } else {
+      std::memcpy(&delta, value_.data() + at_, w);
+    }
+    at_ += w;
   }
-  at_ += w;
+  if ((!first && delta == 0) || key_ + delta < key_ || at_ == value_.size()) return damaged_ = true, false;
   std::uint64_t size;
-  const bool first = at_ == 1 + w;
-  if (!get_varint(value_, at_, size) || size > value_.size() - at_ || (!first && delta == 0) ||
-      key_ + delta < key_)
-    return damaged_ = true, false;
+  const auto byte = std::uint8_t(value_[at_]);
+  if (format5_) {
+    if (!get_varint(value_, at_, size)) return damaged_ = true, false;
+  } else if (byte >= kPackedHead) {
+    size = self_delimited_length(value_.substr(at_));
+    if (!size) return damaged_ = true, false;
+  } else if (byte < 0x80) {
+    size = byte;
+    ++at_;
+  } else {
+    ++at_;
+    if (!get_varint(value_, at_, size) || size > value_.size()) return damaged_ = true, false;
+    size = 128 + (size << 6 | (byte & 0x3f));
+  }
+  if (size > value_.size() - at_) return damaged_ = true, false;
   key = key_ += delta;
   section = value_.substr(at_, size);
   at_ += size;
   return true;
 }
 
+namespace {
+
+// The bytes a section takes in a group value (format 6): self-delimited, or
+// its size and itself.
+std::size_t entry_bytes(std::string_view section) {
+  if (const std::size_t n = self_delimited_size(section)) return n;
+  const std::size_t size = section.size();
+  return size < 0x80 ? 1 + size : 1 + varint_size((size - 128) >> 6) + size;
+}
+
+void append_entry(std::string& out, std::string_view section) {
+  if (self_delimited_size(section)) return append_self_delimited(out, section);
+  const std::size_t size = section.size();
+  if (size < 0x80) {
+    out.push_back(char(size));
+  } else {
+    out.push_back(char(0x80 | ((size - 128) & 0x3f)));
+    put_varint(out, (size - 128) >> 6);
+  }
+  out.append(section);
+}
+
+}  // namespace
+
 void GroupEncoder::clear(Key g) {
   group_ = g;
   keys_.clear();
   ends_.clear();
-  sections_.clear();
+  entries_.clear();
   widest_ = 0;
-  section_bytes_ = 0;
 }
 
-std::size_t GroupEncoder::bytes_with(Key key, std::size_t section_bytes) const {
+std::size_t GroupEncoder::bytes_with(Key key, std::string_view section) const {
   const Key previous = keys_.empty() ? group_ : keys_.back();
   assert(key >= previous);
-  const int w = width_of(std::max(widest_, key - previous));
-  return 1 + (keys_.size() + 1) * std::size_t(w) + section_bytes_ + varint_size(section_bytes) +
-         section_bytes;
+  const std::size_t first = varint_size(keys_.empty() ? key - group_ : keys_.front() - group_);
+  const int w = width_of(keys_.empty() ? 0 : std::max(widest_, key - previous));
+  return 1 + first + keys_.size() * std::size_t(w) + entries_.size() + entry_bytes(section);
 }
 
 void GroupEncoder::add(Key key, std::string_view section) {
   const Key previous = keys_.empty() ? group_ : keys_.back();
   assert(key >= previous && (keys_.empty() || key > previous));
-  widest_ = std::max(widest_, key - previous);
+  if (!keys_.empty()) widest_ = std::max(widest_, key - previous);
   keys_.push_back(key);
-  sections_.append(section);
-  ends_.push_back(sections_.size());
-  section_bytes_ += varint_size(section.size()) + section.size();
+  append_entry(entries_, section);
+  ends_.push_back(entries_.size());
 }
 
 void GroupEncoder::encode(std::string& out) const {
   const int w = width_of(widest_);
   out.clear();
-  out.push_back(char(w));
+  out.push_back(char(0x80 | w));
   Key previous = group_;
   std::size_t begin = 0;
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     std::uint64_t delta = keys_[i] - previous;
-    for (int b = 0; b < w; ++b, delta >>= 8) out.push_back(char(delta & 0xff));
-    put_varint(out, ends_[i] - begin);
-    out.append(sections_, begin, ends_[i] - begin);
+    if (i == 0)
+      put_varint(out, delta);
+    else
+      for (int b = 0; b < w; ++b, delta >>= 8) out.push_back(char(delta & 0xff));
+    out.append(entries_, begin, ends_[i] - begin);
     previous = keys_[i];
     begin = ends_[i];
   }
@@ -199,7 +242,7 @@ Status count_sections(const Txn& txn, MDB_dbi dbi, std::uint64_t& out) {
 }
 
 Status GroupAppender::add(Key key, std::string_view section) {
-  if (group_.full_before(key, section.size()))
+  if (group_.full_before(key, section))
     if (auto s = finish()) return s;
   if (group_.positions() == 0) group_.clear(key);
   group_.add(key, section);
@@ -299,7 +342,7 @@ Status SectionUpdater::flush() {
   group.clear(group_);
   std::size_t bytes = 0;
   for (const auto& [key, section] : entries_) {
-    bytes = group.bytes_with(key, section.size());
+    bytes = group.bytes_with(key, section);
     group.add(key, section);
   }
   std::string value;
@@ -311,7 +354,7 @@ Status SectionUpdater::flush() {
   // first part keeping the group's key.
   group.clear(group_);
   for (const auto& [key, section] : entries_) {
-    if (group.full_before(key, section.size())) {
+    if (group.full_before(key, section)) {
       group.encode(value);
       if (auto s = txn_.put(dbi_, NodeKey(group.group_key()).view(), value)) return s;
       group.clear(key);

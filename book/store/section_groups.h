@@ -1,13 +1,20 @@
-// Sections grouped several to an LMDB record (format 5, docs/FORMAT.md,
+// Sections grouped several to an LMDB record (formats 5 and 6, docs/FORMAT.md,
 // *Groups*). A database of sections (positions, pruned) holds groups: the
 // LMDB key of a group is a Polyglot key g (8 bytes, big-endian), its value
 // the sections of consecutive positions with keys from g up to the next
-// group's key, in key order: a byte w (1 to 8), then per position
-//   its key less the key before it (the first: less g), w bytes little-endian,
-//   varint(size of its section), its section.
+// group's key, in key order. Format 6 writes a byte 0x80 + w (w 1 to 8), then
+// per position
+//   its key less the key before it: the first (less g) a varint, the others
+//     w bytes little-endian;
+//   its section: self-delimited (a one-game position's: records.h,
+//     append_self_delimited) as it is, any other after its size (below
+//     0x80: one byte; else 0x80 + its low 6 bits less 128, then the rest as
+//     a varint).
+// Format 5 wrote a byte w, every delta in w bytes and every section after a
+// varint size; a reader reads both.
 // A position costs LMDB's 18 bytes of node header, key and slot once per
 // group instead of once per position; a probe finds the group (a seek and a
-// step back) and reads fixed-width deltas to its key.
+// step back) and reads the deltas to its key.
 //
 // Reading: SectionFinder (one key) and SectionCursor (every position in key
 // order). Writing: GroupAppender (a new database, in key order) and
@@ -32,9 +39,10 @@ namespace gb::store {
 // Four groups of 1,002 bytes fill a 4 KiB page of LMDB's to its last byte
 // (each takes its 8-byte node header, 8-byte key and 2-byte slot besides), and
 // a database appended in key order fills its pages: groups cut by bytes leave
-// little of a page unused. A probe scans half a group on average.
+// little of a page unused. A probe scans half a group on average; a group of
+// one-game positions holds some 40 (25 bytes each) before its bytes close it.
 inline constexpr std::size_t kGroupBytes = 1002;
-inline constexpr std::size_t kGroupPositions = 32;
+inline constexpr std::size_t kGroupPositions = 64;
 
 // The positions of one group value in key order.
 class GroupReader {
@@ -48,8 +56,9 @@ class GroupReader {
  private:
   Key key_;
   std::string_view value_;
-  std::size_t at_ = 1;  // past the width
-  int width_ = 0;       // of a delta: read at the first position
+  std::size_t at_ = 1;    // past the width
+  int width_ = 0;         // of a delta: read at the first position
+  bool format5_ = false;  // the layout of format 5 (every delta w bytes, every size a varint)
   bool damaged_ = false;
 };
 
@@ -58,13 +67,12 @@ class GroupEncoder {
  public:
   // Starts a group at key g.
   void clear(Key g);
-  // The bytes of the value with a position of section_bytes at key added.
-  std::size_t bytes_with(Key key, std::size_t section_bytes) const;
+  // The bytes of the value with the section of key added.
+  std::size_t bytes_with(Key key, std::string_view section) const;
   // Whether the group is closed before that position: past kGroupBytes or at
   // kGroupPositions (a group holds one position at least).
-  bool full_before(Key key, std::size_t section_bytes) const {
-    return positions() > 0 &&
-           (positions() >= kGroupPositions || bytes_with(key, section_bytes) > kGroupBytes);
+  bool full_before(Key key, std::string_view section) const {
+    return positions() > 0 && (positions() >= kGroupPositions || bytes_with(key, section) > kGroupBytes);
   }
   void add(Key key, std::string_view section);  // key above the last
   std::size_t positions() const { return keys_.size(); }
@@ -75,10 +83,9 @@ class GroupEncoder {
  private:
   Key group_ = 0;
   std::vector<Key> keys_;
-  std::vector<std::size_t> ends_;  // of each section in sections_
-  std::string sections_;
-  std::uint64_t widest_ = 0;       // the largest delta
-  std::size_t section_bytes_ = 0;  // the sections with their size varints
+  std::vector<std::size_t> ends_;  // of each section's entry in entries_
+  std::string entries_;            // the sections as the value holds them (with their sizes)
+  std::uint64_t widest_ = 0;       // the largest delta but the first
 };
 
 // The group key of an LMDB item of a sections database; nullopt when its key

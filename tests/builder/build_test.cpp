@@ -148,13 +148,24 @@ TEST_CASE("A build writes the edge of a position one game reached as sharing its
   int edges = 0, sharing = 0;
   REQUIRE_FALSE(store::each_section(positions.txn, positions.dbi, [&](Key key, std::string_view v) {
     const bool at_start = key == Position().key();
-    // docs/FORMAT.md: a node's length byte has a flag in bit 7; an edge's
-    // length byte 0xff is 8 bytes of child key, else its low 7 bits count.
+    // docs/FORMAT.md: a packed node (its first byte from 0xc0) has no
+    // length byte, and its edge may be inline (0x20: one edge, sharing); an
+    // edge's length byte 0xff is 8 bytes of child key, else its low 7 bits
+    // count.
+    const auto first = std::uint8_t(v[0]);
+    if (first >= store::kPackedHead && (first & store::kInlineEdge)) {
+      ++edges;
+      ++sharing;
+      CHECK_FALSE(at_start);
+      return true;
+    }
     const auto edge_length = [&](std::size_t at) {
       const auto b = std::uint8_t(v[at + 2]);
       return b == 0xff ? 8u : b & 0x7fu;
     };
-    for (std::size_t at = 1 + (std::uint8_t(v[0]) & 0x7f); at + 3 <= v.size(); at += 3 + edge_length(at)) {
+    const std::size_t node_end =
+        first >= store::kPackedHead ? store::self_delimited_length(v) : 1 + (first & 0x7f);
+    for (std::size_t at = node_end; at + 3 <= v.size(); at += 3 + edge_length(at)) {
       ++edges;
       const bool shares = std::uint8_t(v[at + 2]) & store::kSharesNode;
       sharing += shares;

@@ -1,8 +1,10 @@
 // `graphbook upgrade`: books of format 2 (nodes and edges in two databases,
 // docs/FORMAT.md's history), of format 3 (sections whose edges are written
 // whole) and of format 4 (a section per LMDB record), written here record by
-// record, alone or as the shards of a sharded book, rewritten as format 5
-// with every other database kept.
+// record, and of format 5 (groups of sections), alone or as the shards of
+// a sharded book, rewritten as format 6 with every other database kept.
+// Their records are written here in the bytes those formats had (their
+// 64-bit position hashes: format 6 keeps the low 32 bits).
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
@@ -37,10 +39,10 @@ struct OldRecords {
 };
 OldRecords old_records() {
   OldRecords r;
-  r.root.position_hash = 111;
+  r.root.position_hash = 0xabcdef0100000000ull | 111;
   for (auto result : {store::Result::WhiteWins, store::Result::WhiteWins, store::Result::Draw})
     r.root.counters.add_game(result, 2500, 2020);
-  r.d4_node.position_hash = 222;
+  r.d4_node.position_hash = 0xabcdef0200000000ull | 222;
   r.d4_node.counters.add_game(store::Result::Draw, 2400, 2021);
   r.d4_node.min_ply = 1;
   r.d4_node.flags = store::kBlackToMove;
@@ -51,6 +53,8 @@ OldRecords old_records() {
   r.e4.score = 4;
   r.d4.child_key = gb::test::play({"d4"}).key();
   r.d4.counters.add_game(store::Result::Draw, 2500, 2020);
+  r.d4.occurrences = 1;
+  r.d4.score = 1;
   r.nf6.child_key = gb::test::play({"d4", "Nf6"}).key();
   r.nf6.counters = r.d4_node.counters;
   r.nf6.occurrences = 1;
@@ -58,6 +62,47 @@ OldRecords old_records() {
   r.nf6.min_ply = 1;
   r.nf6.flags = store::kEdgeBlackMoves;
   return r;
+}
+
+// A node's record as formats 2 to 5 encoded it: the mask form, its position
+// hash of 64 bits (bit 0) first after the mask (docs/FORMAT.md). Format 6
+// writes 32 bits (bit 12): the record without its hash is the same.
+std::string old_node_bytes(const store::NodeRecord& node) {
+  store::NodeRecord without = node;
+  without.position_hash = 0;
+  std::string v(std::string_view(store::as_bytes(without)));
+  if (!node.position_hash) return v;
+  v[0] = char(v[0] | 1);
+  v.insert(2, reinterpret_cast<const char*>(&node.position_hash), 8);
+  return v;
+}
+
+// A section as formats 3 and 4 wrote it: the node's length and record, then
+// each edge: its move, length and record, whole (format 3) or, sharing its
+// node's fields where it can (format 4), without them and its length byte
+// with kSharesNode.
+std::string old_section(const store::NodeRecord& node,
+                        const std::vector<std::pair<Move, store::EdgeRecord>>& edges, bool share) {
+  const std::string n = old_node_bytes(node);
+  std::string v(1, char(n.size()));
+  v += n;
+  for (const auto& [m, r] : edges) {
+    const bool shares = share && store::node_share(node) == store::edge_share(r);
+    store::EdgeRecord own = r;
+    if (shares) {
+      own.counters = {};
+      own.occurrences = own.score = 0;
+      own.min_ply = 0;
+      own.flags &= std::uint8_t(~store::kEdgeBlackMoves);
+    }
+    const store::EncodedRecord record = store::as_bytes(own);
+    char head[3];
+    store::put_be16(head, m.raw());
+    head[2] = char(record.size | (shares ? store::kSharesNode : 0));
+    v.append(head, 3);
+    v += std::string_view(record);
+  }
+  return v;
 }
 
 // A format 2 book: the start position (3 games) with 1.e4 (2 games, learned:
@@ -91,8 +136,8 @@ void write_format_2_book(const std::string& path) {
   const Position start;
   Position after_d4 = gb::test::play({"d4"});
   const auto [root, d4_node, e4, d4, nf6] = old_records();
-  REQUIRE_FALSE(txn->put(nodes, store::NodeKey(start.key()).view(), store::as_bytes(root)));
-  REQUIRE_FALSE(txn->put(nodes, store::NodeKey(after_d4.key()).view(), store::as_bytes(d4_node)));
+  REQUIRE_FALSE(txn->put(nodes, store::NodeKey(start.key()).view(), old_node_bytes(root)));
+  REQUIRE_FALSE(txn->put(nodes, store::NodeKey(after_d4.key()).view(), old_node_bytes(d4_node)));
 
   store::EdgeRecord key_only;
   key_only.flags = store::kEdgeKeyOnly | store::kEdgeImported;
@@ -135,10 +180,8 @@ void write_format_3_book(const std::string& path, const std::vector<Key>& keys, 
     edge.counters = node.counters;
     edge.occurrences = 1;
     edge.score = 2;
-    std::string v;
-    store::append_section_node(v, &node);
-    store::append_section_edge(v, kE4.raw(), edge, version >= 4 ? &node : nullptr);  // shared, or whole
-    REQUIRE_FALSE(txn->put(*positions, store::NodeKey(key).view(), v));
+    REQUIRE_FALSE(
+        txn->put(*positions, store::NodeKey(key).view(), old_section(node, {{kE4, edge}}, version >= 4)));
   }
   REQUIRE_FALSE(txn->commit());
 }
@@ -163,7 +206,12 @@ bool first_edge_shares(const std::string& path, const char* name, Key key) {
   auto v = *version < 5 ? db.txn.get(db.dbi, store::NodeKey(key).view(), &e)
                         : store::find_section(db.txn, db.dbi, key, &e);
   REQUIRE(v);
-  const std::size_t edge_head = 1 + (std::uint8_t((*v)[0]) & 0x7f);  // bit 7: a packed node (format 5)
+  // A packed node of format 6 (its first byte from 0xc0) has no length byte;
+  // its edge, inline (0x20), shares.
+  const auto first = std::uint8_t((*v)[0]);
+  if (first >= store::kPackedHead && (first & store::kInlineEdge)) return true;
+  const std::size_t edge_head =
+      first >= store::kPackedHead ? store::self_delimited_length(*v) : 1 + (first & 0x7f);
   REQUIRE(v->size() > edge_head + 2);
   return (std::uint8_t((*v)[edge_head + 2]) & store::kSharesNode) != 0;
 }
@@ -189,7 +237,7 @@ TEST_CASE("A format 2 book is upgraded to sections with everything it held", "[b
   const Position start;
   auto root = book.node(start.key());
   REQUIRE(root);
-  CHECK(root->position_hash == 111);
+  CHECK(root->position_hash == 111);  // the low 32 bits of the old 64
   CHECK(root->counters.games == 3);
   CHECK(root->counters.white_wins == 2);
   CHECK(root->counters.average_elo() == 2500);
@@ -276,10 +324,7 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
     REQUIRE_FALSE(txn->put(meta, "stats", store::as_bytes(stats)));
     auto put_section = [&](MDB_dbi dbi, Key key, const store::NodeRecord& node,
                            std::vector<std::pair<Move, store::EdgeRecord>> edges) {
-      std::string v;
-      store::append_section_node(v, &node);
-      for (const auto& [m, r] : edges) store::append_section_edge(v, m.raw(), r);  // whole, as format 3
-      REQUIRE_FALSE(txn->put(dbi, store::NodeKey(key).view(), v));
+      REQUIRE_FALSE(txn->put(dbi, store::NodeKey(key).view(), old_section(node, edges, false)));
     };
     put_section(positions, start.key(), root, {{kE4, e4}});
     put_section(positions, after_d4.key(), d4_node, {{kNf6, nf6}});
@@ -303,7 +348,9 @@ TEST_CASE("A format 3 book is upgraded to edges that share their node's fields, 
   auto book = open_book(path);
   auto node = book.node(after_d4.key());
   REQUIRE(node);
-  CHECK(*node == d4_node);
+  store::NodeRecord want_node = d4_node;
+  want_node.position_hash = 222;  // the low 32 bits of the old 64
+  CHECK(*node == want_node);
   auto moves = book.find_all(after_d4.key());
   REQUIRE(moves.size() == 1);
   CHECK(moves[0].move == kNf6);
@@ -378,13 +425,14 @@ TEST_CASE("Upgrade refuses what is not a book and leaves it as it was", "[builde
 }
 
 TEST_CASE("A format 4 book is upgraded to groups of sections, every position kept", "[builder][upgrade]") {
-  // docs/FORMAT.md, Groups. Each section here is 26 bytes: the node, one
-  // game's, packed (its length byte, the byte of its result and flags, the
-  // position hash, min ply, Elo sum (2) and year (2)), then the edge's move,
-  // length byte and child key. With its delta (keys 0x0101010101010101
-  // apart: 8 bytes wide) and its size, a position takes 35 bytes, so a group
-  // of at most 1,002 bytes (its width byte first) holds 28: 61 positions take
-  // 3 records (by the cap of 32 positions alone, 2).
+  // docs/FORMAT.md, Groups. Each section here takes 19 bytes in its group,
+  // self-delimited: the node, one game's, packed (the byte of its result and
+  // flags, the 32-bit position hash, min ply, Elo sum (2) and year (1)), then
+  // the edge inline: its move and child key. With its delta (keys
+  // 0x0101010101010101 apart: 8 bytes wide; the first a varint 0), a group
+  // of at most 1,002 bytes (its width byte first) holds 1 + 20 + 27 × 36:
+  // 37 positions. 61 positions take 2 records (by the cap of 64 positions
+  // alone, 1).
   TempDir dir;
   const std::string path = dir.file("v4.book");
   std::vector<Key> keys;
@@ -400,10 +448,10 @@ TEST_CASE("A format 4 book is upgraded to groups of sections, every position kep
     auto positions = open_raw(path, "positions");
     auto section = store::find_section(positions.txn, positions.dbi, keys[0]);
     REQUIRE(section);
-    CHECK(section->size() == 26);
+    CHECK(section->size() == 19);
     MDB_stat st;
     REQUIRE_FALSE(positions.txn.stat(positions.dbi, st));
-    CHECK(st.ms_entries == 3);
+    CHECK(st.ms_entries == 2);
   }
   Output check = graphbook({"check", path});
   INFO(check.err);
@@ -418,4 +466,87 @@ TEST_CASE("A format 4 book is upgraded to groups of sections, every position kep
   CHECK(book.find_all(keys[0] + 1).empty());  // between two positions of a group
   CHECK(book.find_all(0).empty());            // before every group
   CHECK(book.find_all(~Key(0)).empty());      // after every group
+}
+
+TEST_CASE("A format 5 book is upgraded to format 6: packed positions without sizes, 32-bit hashes",
+          "[builder][upgrade]") {
+  // A group in format 5's layout (docs/FORMAT.md history): its width byte 2,
+  // then each position's delta in 2 bytes, its size as a varint and its
+  // section. The first section is FORMAT.md's format 5 example: a packed node
+  // (its length byte 0x80 | 14, the byte 0x3e, the 64-bit hash
+  // 0x0123456789abcdef, min ply 7, Elo 2710, year 2019) and its edge
+  // 0x0105 sharing it with the child key alone (0xff). The second: the
+  // start position's node in the mask form with its 64-bit hash, and two
+  // edges written whole.
+  TempDir dir;
+  const std::string path = dir.file("v5.book");
+  const std::string one_game(
+      "\x8e\x3e\xef\xcd\xab\x89\x67\x45\x23\x01\x07\x96\x15\xe3\x0f"
+      "\x01\x05\xff\x10\x32\x54\x76\x98\xba\xdc\xfe",
+      26);
+  const auto [root, d4_node, e4, d4, nf6] = old_records();
+  const std::string several = old_section(root, {{kD4, d4}, {kE4, e4}}, true);
+  REQUIRE(several.size() < 0x80);
+  const Key first = 0x1000, second = 0x3000;
+  std::string group("\x02\x00\x00", 3);
+  group += char(one_game.size());
+  group += one_game;
+  group += std::string("\x00\x20", 2);
+  group += char(several.size());
+  group += several;
+  {
+    store::Error e;
+    auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
+    REQUIRE(env);
+    auto txn = store::WriteTxn::begin(*env, &e);
+    REQUIRE(txn);
+    auto meta = txn->open_db("meta", MDB_CREATE, &e);
+    auto positions = txn->open_db("positions", MDB_CREATE, &e);
+    REQUIRE(positions);
+    std::uint32_t version = 5;
+    REQUIRE_FALSE(txn->put(*meta, "format", "graphbook"));
+    REQUIRE_FALSE(txn->put(*meta, "version", store::as_bytes(version)));
+    REQUIRE_FALSE(txn->put(*positions, store::NodeKey(first).view(), group));
+    REQUIRE_FALSE(txn->commit());
+  }
+  auto j = upgrade_json(path);
+  CHECK(j["from_version"] == 5);
+  CHECK(j["positions"] == 2);
+  CHECK(j["nodes"] == 2);
+  CHECK(j["edges"] == 3);
+  {
+    // The one-game position as format 6 stores it (book_test's byte-exact
+    // case): the head 0xfe (0xc0, black won 2, rated 4, Black to move 8, a
+    // year 16, the inline edge 0x20), the hash's low 32 bits, min ply 7, Elo
+    // 2710, 2019 as 38, then the edge's move and key.
+    auto positions = open_raw(path, "positions");
+    auto section = store::find_section(positions.txn, positions.dbi, first);
+    REQUIRE(section);
+    CHECK(*section == std::string("\xfe\xef\xcd\xab\x89\x07\x96\x15\x26"
+                                  "\x01\x05\x10\x32\x54\x76\x98\xba\xdc\xfe",
+                                  19));
+  }
+  Output check = graphbook({"check", path});
+  INFO(check.err);
+  CHECK(check.status == 0);
+  auto book = open_book(path);
+  auto node = book.node(second);
+  REQUIRE(node);
+  CHECK(node->position_hash == 111);
+  CHECK(node->counters == root.counters);
+  auto moves = book.find_all(second);
+  REQUIRE(moves.size() == 2);
+  CHECK(moves[0].record == d4);
+  CHECK(moves[1].record == e4);
+  auto packed = book.node(first);
+  REQUIRE(packed);
+  CHECK(packed->position_hash == 0x89abcdef);
+  CHECK(packed->min_ply == 7);
+  CHECK(packed->counters.black_wins == 1);
+  CHECK(packed->counters.average_elo() == 2710);
+  CHECK(packed->counters.min_year == 2019);
+  auto edge = book.find_all(first);
+  REQUIRE(edge.size() == 1);
+  CHECK(edge[0].record.child_key == 0xfedcba9876543210ull);
+  CHECK(edge[0].record.counters == packed->counters);
 }

@@ -293,7 +293,7 @@ namespace {
 // A node one game reached, Black to move, at ply 7; Black won.
 NodeRecord one_game_node() {
   NodeRecord node;
-  node.position_hash = 0x0123456789abcdefull;
+  node.position_hash = 0x89abcdef;
   node.counters.add_game(Result::BlackWins, 2710, 2019);
   node.min_ply = 7;
   node.flags = kBlackToMove;
@@ -376,17 +376,18 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   section.edges = {{0x0105, a}};
   std::string v;
   to_bytes(section, v);
-  // docs/FORMAT.md, byte by byte. The node, one game's, packed: its length
-  // byte 0x80 | 14, then 0x3e (black won 2, rated 4, black to move 8, a hash
-  // 16, a year 32), the hash little-endian, min ply 7, Elo 2710 and year 2019
-  // as varints. The edge: its move, the length byte 0xff (it shares the
-  // node's fields and holds its child key alone) and the key little-endian.
+  // docs/FORMAT.md, byte by byte. The node, one game's, packed: its head
+  // 0xde (0xc0, black won 2, rated 4, black to move 8, a year 16), the
+  // 32-bit hash little-endian, min ply 7, Elo 2710 and the year 2019 (19
+  // after 2000, zigzagged: 38) as varints. The edge: its move, the length
+  // byte 0xff (it shares the node's fields and holds its child key alone)
+  // and the key little-endian.
   const std::string want(
-      "\x8e\x3e\xef\xcd\xab\x89\x67\x45\x23\x01\x07\x96\x15\xe3\x0f"
+      "\xde\xef\xcd\xab\x89\x07\x96\x15\x26"
       "\x01\x05\xff\x10\x32\x54\x76\x98\xba\xdc\xfe",
-      26);
+      20);
   CHECK(v == want);
-  const std::size_t node_end = 15;
+  const std::size_t node_end = 9;
   Section back;
   REQUIRE(from_bytes(v, back));
   CHECK(back.node == section.node);
@@ -395,8 +396,27 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   std::uint16_t move = 0;
   CHECK(moves_only.next(move));
   CHECK(move == 0x0105);
+  // A group holds it self-delimited: the head says the edge is inline
+  // (0x20) and the edge loses its length byte.
+  const std::string inline_form(
+      "\xfe\xef\xcd\xab\x89\x07\x96\x15\x26"
+      "\x01\x05\x10\x32\x54\x76\x98\xba\xdc\xfe",
+      19);
+  CHECK(self_delimited_size(v) == 19);
+  std::string stored;
+  append_self_delimited(stored, v);
+  CHECK(stored == inline_form);
+  CHECK(self_delimited_size(stored) == 19);
+  CHECK(self_delimited_length(stored + "more") == 19);
+  Section inline_back;
+  REQUIRE(from_bytes(stored, inline_back));
+  CHECK(inline_back.node == section.node);
+  CHECK(inline_back.edges == section.edges);
+  CHECK_FALSE(from_bytes(stored + "x", inline_back));  // nothing after an inline edge
+  CHECK_FALSE(from_bytes(stored.substr(0, 18), inline_back));
 
-  // What it shares must be the node's exactly: else the edge is written whole.
+  // What it shares must be the node's exactly: else the edge is written
+  // whole (a sharing edge is the shorter).
   auto shares = [&](const Section& s) {
     std::string bytes;
     to_bytes(s, bytes);
@@ -404,9 +424,10 @@ TEST_CASE("An edge that every game at its position played once shares its node's
     REQUIRE(from_bytes(bytes, read));
     CHECK(read.node == s.node);
     CHECK(read.edges == s.edges);
-    const std::size_t edge_head = 1 + (std::uint8_t(bytes[0]) & 0x7f);
-    REQUIRE(bytes.size() > edge_head + 2);
-    return (std::uint8_t(bytes[edge_head + 2]) & 0x80) != 0;
+    std::string whole;
+    append_section_node(whole, &*s.node);
+    append_section_edge(whole, s.edges[0].first, s.edges[0].second);  // no node: whole
+    return bytes.size() < whole.size();
   };
   CHECK(shares(section));
   Section repeated = section;  // the game played it twice (a repetition)
@@ -433,6 +454,7 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   REQUIRE(from_bytes(both, two_back));
   CHECK(two_back.edges == two.edges);
   CHECK(both.size() == v.size() + 3 + 8);
+  CHECK(self_delimited_size(both) == 0);  // two edges: a group gives it a size
 
   // A shared edge without a node to share, or with fields of its own, is damage.
   std::string no_node = std::string(1, '\0') + v.substr(node_end);
@@ -470,9 +492,9 @@ TEST_CASE("A damaged section is reported as damaged, never read past its end", "
 }
 
 TEST_CASE("A node of one game is packed, any other is written with its mask, and both read back", "[store]") {
-  // docs/FORMAT.md, Sections: packed (length byte bit 7) exactly when the node
-  // is one game's: games 1, one result, at most one rating, one year, no flag
-  // but the side to move.
+  // docs/FORMAT.md, Sections: packed (its first byte 0xc0 or above) exactly
+  // when the node is one game's: games 1, one result, at most one rating, one
+  // year, no flag but the side to move, and a position hash.
   auto packed = [](const NodeRecord& node) {
     Section section;
     section.node = node;
@@ -481,20 +503,24 @@ TEST_CASE("A node of one game is packed, any other is written with its mask, and
     Section back;
     REQUIRE(from_bytes(v, back));
     CHECK(back.node == section.node);
-    return (std::uint8_t(v[0]) & 0x80) != 0;
+    return std::uint8_t(v[0]) >= 0xc0;
   };
   for (Result r : {Result::WhiteWins, Result::Draw, Result::BlackWins, Result::Unknown}) {
     NodeRecord n;
-    n.counters.add_game(r, 0, 0);  // unrated, undated, no hash, White to move
-    CHECK(packed(n));
+    n.counters.add_game(r, 0, 0);  // unrated, undated, White to move
+    CHECK_FALSE(packed(n));        // no hash: the mask form
     n.position_hash = 1;
-    n.min_ply = 300;
-    n.counters = {};
-    n.counters.add_game(r, 1500, 1851);
-    n.flags = kBlackToMove;
     CHECK(packed(n));
+    n.min_ply = 300;
+    for (int year : {1, 1851, 1937, 2063, 2064, 65535}) {
+      n.counters = {};
+      n.counters.add_game(r, 1500, year);
+      n.flags = kBlackToMove;
+      CHECK(packed(n));
+    }
   }
   NodeRecord two;
+  two.position_hash = 1;
   two.counters.add_game(Result::Draw, 2000, 2001);
   two.counters.add_game(Result::Draw, 2000, 2001);
   CHECK_FALSE(packed(two));
@@ -508,16 +534,24 @@ TEST_CASE("A node of one game is packed, any other is written with its mask, and
   imported.position_hash = 5;
   CHECK_FALSE(packed(imported));
 
-  // A packed record with bits it does not define, or cut short, is damage.
+  // A packed node cut short, with a hash of 0, a year of 0 or an inline
+  // edge it does not have, or bytes after it that are no edge, is damage.
   Section section;
   section.node = one_game_node();
   std::string v;
   to_bytes(section, v);
+  REQUIRE(v.size() == 9);
   Section back;
+  REQUIRE(from_bytes(v, back));
+  for (std::size_t cut = 0; cut < v.size(); ++cut) CHECK_FALSE(from_bytes(v.substr(0, cut), back));
   std::string bad = v;
-  bad[1] = char(std::uint8_t(bad[1]) | 0x40);
+  bad.replace(1, 4, std::string(4, '\0'));
   CHECK_FALSE(from_bytes(bad, back));
   bad = v;
-  bad[0] = char(std::uint8_t(bad[0]) - 1);  // the year's last byte left to the edges
+  bad.replace(8, 1, "\x9f\x1f");  // zigzag 3999: the year 0
   CHECK_FALSE(from_bytes(bad, back));
+  bad = v;
+  bad[0] = char(std::uint8_t(bad[0]) | 0x20);
+  CHECK_FALSE(from_bytes(bad, back));
+  CHECK_FALSE(from_bytes(v + "x", back));
 }

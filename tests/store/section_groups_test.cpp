@@ -19,10 +19,13 @@ using gb::test::TempDir;
 
 namespace {
 
-// A section's stand-in: the groups hold any bytes (sections are their callers').
+// A section's stand-in: the groups hold any bytes (sections are their
+// callers'), but for a first byte from 0xc0 up (a packed node's, which a
+// group reads to its end: records.h, self_delimited_length).
 std::string bytes_for(Key key, std::size_t size) {
   std::string s(size, '\0');
   for (std::size_t i = 0; i < size; ++i) s[i] = char((key >> (8 * (i % 8))) + i);
+  if (size) s[0] = char(s[0] & 0x7f);
   return s;
 }
 
@@ -134,12 +137,14 @@ TEST_CASE("An appender cuts groups by their bytes and their positions", "[store]
     GroupAppender positions([&](std::string_view key, std::string_view value) {
       return txn.put(book->dbs().positions, key, value, MDB_APPEND);
     });
-    // 100 small sections 1 apart (1-byte deltas: 2 + 10 bytes a position, 32
-    // to a group), then 10 of 600 bytes, then one of 3,000 (a group of its
-    // own, past the bound). The first of 600 joins the 4 small ones left
-    // (1 + 5 + 44 + 602 = 652 bytes); two of 600 would pass 1,002.
+    // 150 small sections 1 apart (a delta of 1 byte, the first's a varint
+    // 0, a size of 1 and 10 bytes: 1 + 12 × 64 = 769 bytes for 64, where a
+    // group is closed), then 10 of 600 bytes (a delta, a size of 2 bytes),
+    // then one of 3,000 (a group of its own, past the bound). The first of
+    // 600 joins the 22 small ones left (1 + 12 × 22 + 1 + 602 = 868 bytes);
+    // two of 600 would pass 1,002.
     Key key = 1000;
-    for (int i = 0; i < 100; ++i, ++key) want[key] = bytes_for(key, 10);
+    for (int i = 0; i < 150; ++i, ++key) want[key] = bytes_for(key, 10);
     for (int i = 0; i < 10; ++i, ++key) want[key] = bytes_for(key, 600);
     want[key] = bytes_for(key, 3000);
     for (const auto& [k, s] : want)
@@ -150,7 +155,12 @@ TEST_CASE("An appender cuts groups by their bytes and their positions", "[store]
   auto txn = ReadTxn::begin(book->env(), nullptr);
   MDB_stat st;
   REQUIRE_FALSE(txn->stat(book->dbs().positions, st));
-  CHECK(st.ms_entries == 3 + 1 + 9 + 1);  // 32, 32, 32, 4 and a 600; the other 9 of 600; the 3,000
+  CHECK(st.ms_entries == 3 + 9 + 1);  // 64, 64, 22 and a 600; the other 9 of 600; the 3,000
+  auto cursor = Cursor::open(*txn, book->dbs().positions, nullptr);
+  REQUIRE(cursor);
+  auto first = cursor->first();
+  REQUIRE(first);
+  CHECK(first->value.size() == 769);
 }
 
 TEST_CASE("A group that does not decode is damage, never read past", "[store]") {
@@ -161,12 +171,13 @@ TEST_CASE("A group that does not decode is damage, never read past", "[store]") 
   encoder.add(100, section);
   encoder.add(400, section);
   encoder.encode(good);
-  // Width 2 (the delta 300), then 0 0 3 "abc", then 300 (0x2c 0x01) 3 "abc".
-  REQUIRE(good == std::string("\x02\x00\x00\x03"
+  // 0x80 + width 2 (the delta 300), then the varint 0 (the first delta), 3
+  // "abc", then 300 (0x2c 0x01), 3 "abc".
+  REQUIRE(good == std::string("\x82\x00\x03"
                               "abc"
                               "\x2c\x01\x03"
                               "abc",
-                              13));
+                              12));
   Key key;
   std::string_view got;
   {
@@ -178,17 +189,40 @@ TEST_CASE("A group that does not decode is damage, never read past", "[store]") 
     CHECK_FALSE(reader.next(key, got));
     CHECK_FALSE(reader.damaged());
   }
+  {
+    // Format 5's layout (a width below 0x80: every delta in w bytes, every
+    // size a varint) reads as it did.
+    const std::string format5(
+        "\x02\x00\x00\x03"
+        "abc"
+        "\x2c\x01\x03"
+        "abc",
+        13);
+    GroupReader reader(100, format5);
+    REQUIRE(reader.next(key, got));
+    CHECK((key == 100 && got == section));
+    REQUIRE(reader.next(key, got));
+    CHECK((key == 400 && got == section));
+    CHECK_FALSE(reader.next(key, got));
+    CHECK_FALSE(reader.damaged());
+  }
   const std::vector<std::string> damaged = {
       "",                               // no width
       std::string("\x00", 1),           // width 0
       "\x09",                           // width 9
+      "\x80",                           // width 0
+      "\x89",                           // width 9
       good.substr(0, good.size() - 1),  // a section cut short
-      good.substr(0, 9),                // a delta cut short
-      std::string("\x02\x00\x00\x03"
+      good.substr(0, 7),                // a delta cut short
+      good.substr(0, 8),                // a delta without its section
+      std::string("\x82\x00\x03"
                   "abc"
                   "\x00\x00\x03"
                   "abc",
-                  13),  // a key twice (delta 0)
+                  12),                                             // a key twice (delta 0)
+      std::string("\x81\x00\xc0\x01\x02", 5),                      // a packed node cut short
+      std::string("\x81\x00\x80", 3),                              // a size cut short
+      std::string("\x81\x00\x80\x01", 4) + std::string(100, 'x'),  // a size of 192 past the end
   };
   for (const std::string& bytes : damaged) {
     GroupReader reader(100, bytes);
@@ -199,4 +233,58 @@ TEST_CASE("A group that does not decode is damage, never read past", "[store]") 
   past_the_end.next(key, got);
   CHECK_FALSE(past_the_end.next(key, got));
   CHECK(past_the_end.damaged());
+}
+
+TEST_CASE("A group holds a one-game section without its size, and a large one after a longer size",
+          "[store]") {
+  // The one-game section of book_test's byte-exact case: a packed node (9
+  // bytes) and its edge sharing it with the child key alone (11 bytes).
+  NodeRecord node;
+  node.position_hash = 0x89abcdef;
+  node.counters.add_game(Result::BlackWins, 2710, 2019);
+  node.min_ply = 7;
+  node.flags = kBlackToMove;
+  EdgeRecord edge;
+  edge.child_key = 0xfedcba9876543210ull;
+  edge.counters = node.counters;
+  edge.occurrences = 1;
+  edge.score = 2;
+  edge.min_ply = 7;
+  edge.flags = kEdgeBlackMoves;
+  Section one_game{node, {{0x0105, edge}}};
+  std::string one;
+  to_bytes(one_game, one);
+  REQUIRE(one.size() == 20);
+  const std::string large = bytes_for(7, 200);
+  GroupEncoder encoder;
+  encoder.clear(100);
+  encoder.add(100, one);
+  encoder.add(101, large);
+  encoder.add(102, one);
+  std::string value;
+  encoder.encode(value);
+  // 0x81, 0 (the first delta), the section inline (19 bytes: no size, the
+  // edge's length byte gone); 1, the size 200 (0x80 + (72 & 63), 72 >> 6 =
+  // 1), 200 bytes; 1, the inline section.
+  CHECK(value.size() == 1 + 1 + 19 + 1 + 2 + 200 + 1 + 19);
+  CHECK(value.substr(2, 1) == "\xfe");
+  CHECK(value.substr(21, 3) == "\x01\x88\x01");
+  GroupReader reader(100, value);
+  Key key;
+  std::string_view got;
+  for (Key want : {Key(100), Key(101), Key(102)}) {
+    REQUIRE(reader.next(key, got));
+    CHECK(key == want);
+    Section back;
+    if (want == 101) {
+      CHECK(got == large);
+      continue;
+    }
+    CHECK(got.size() == 19);
+    REQUIRE(from_bytes(got, back));
+    CHECK(back.node == one_game.node);
+    CHECK(back.edges == one_game.edges);
+  }
+  CHECK_FALSE(reader.next(key, got));
+  CHECK_FALSE(reader.damaged());
 }
