@@ -233,7 +233,8 @@ std::uint64_t zigzag_year(std::uint16_t year) {
   const int d = int(year) - 2000;
   return d >= 0 ? std::uint64_t(2 * d) : std::uint64_t(-2 * d - 1);
 }
-std::uint64_t unzigzag_year(std::uint64_t z) {
+std::int64_t unzigzag_year(std::uint64_t z) {
+  assert(z <= 2 * 0xffff);
   return z & 1 ? 2000 - std::int64_t((z + 1) / 2) : 2000 + std::int64_t(z / 2);
 }
 
@@ -273,13 +274,14 @@ std::size_t packed_node_length(std::string_view v, NodeRecord* n) {
   if (v.size() < 5 || std::uint8_t(v[0]) < kPackedHead) return 0;
   const auto head = std::uint8_t(v[0]);
   std::size_t at = 5;
-  std::uint64_t min_ply, elo = 0, year = 0;
+  std::uint64_t min_ply, elo = 0, zigzag = 0;
+  std::int64_t year = 0;
   if (!get_varint(v, at, min_ply) || min_ply > 0xffff) return 0;
   if ((head & 4) && (!get_varint(v, at, elo) || elo == 0)) return 0;
   if (head & 16) {
-    if (!get_varint(v, at, year) || year > 2 * 0xffff) return 0;
-    year = unzigzag_year(year);
-    if (year == 0 || year > 0xffff) return 0;
+    if (!get_varint(v, at, zigzag) || zigzag > 2 * 0xffff) return 0;
+    year = unzigzag_year(zigzag);
+    if (year <= 0 || year > 0xffff) return 0;
   }
   if (n) {
     *n = NodeRecord{};

@@ -199,7 +199,8 @@ bool from_bytes(std::string_view v, T& out) {
 }
 
 // Nodes and edges are encoded: a 16-bit mask of the fields that are not zero,
-// then those fields (keys and hashes as 8 raw bytes, numbers as LEB128
+// then those fields (keys as 8 raw bytes, the position hash as 4 (bit 12;
+// formats 2 to 5 wrote 8, bit 0, read as their low 32 bits), numbers as LEB128
 // varints). A one-game edge takes about 20 bytes instead of 64.
 struct EncodedRecord {
   char bytes[128];
@@ -216,7 +217,7 @@ bool from_bytes(std::string_view v, EdgeRecord& out);
 // The value of the positions database (key = Polyglot key, 8 bytes BE) is a
 // position's section, as the paper has it: the node's encoded record after
 // its length (1 byte; 0: no node, a position only an imported .bin's key-only
-// edges know), then every edge in move order, each its move (2 bytes, BE),
+// edges know; a packed node has none, below), then every edge in move order, each its move (2 bytes, BE),
 // its record's length (1 byte) and its encoded record. One value per position
 // is one LMDB record where a node and its edges were several (a build appends
 // half as many), and a probe is one get; the lengths let a reader pass over
@@ -234,7 +235,7 @@ inline constexpr std::uint8_t kSharesNode = 0x80;  // in an edge's length byte
 // (format 5).
 inline constexpr std::uint8_t kSharesChildKeyOnly = 0xff;
 // A node of one game (games 1, one result, at most one rating, one year, no
-// flag but the side to move: most nodes of a collection) is packed. Format 5
+// flag but the side to move, a position hash: most nodes of a collection) is packed. Format 5
 // gave it a length byte with kOneGameNode; format 6 writes no length: its
 // first byte is a head at kPackedHead or above (bits 0-1 the result: white
 // wins, draw, black wins, unknown; bit 2 rated, bit 3 black to move, bit 4 a
