@@ -157,10 +157,10 @@ void write_format_2_book(const std::string& path) {
   REQUIRE_FALSE(txn->commit());
 }
 
-// A format 3 book of one-game sections at keys, each edge written whole, as
-// format 3 wrote it: a node and one edge that shares its fields in format 4.
-// Of version 4, the edge shares (a section per record, as format 4 wrote it).
-void write_format_3_book(const std::string& path, const std::vector<Key>& keys, std::uint32_t version = 3) {
+// A book of format version whose positions database holds records: each
+// (LMDB key, value) as given, and nothing else but its meta records.
+void write_positions_book(const std::string& path, std::uint32_t version,
+                          const std::vector<std::pair<std::string, std::string>>& records) {
   store::Error e;
   auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
   REQUIRE(env);
@@ -171,6 +171,15 @@ void write_format_3_book(const std::string& path, const std::vector<Key>& keys, 
   REQUIRE(positions);
   REQUIRE_FALSE(txn->put(*meta, "format", "graphbook"));
   REQUIRE_FALSE(txn->put(*meta, "version", store::as_bytes(version)));
+  for (const auto& [key, value] : records) REQUIRE_FALSE(txn->put(*positions, key, value));
+  REQUIRE_FALSE(txn->commit());
+}
+
+// A format 3 book of one-game sections at keys, each edge written whole, as
+// format 3 wrote it: a node and one edge that shares its fields in format 4.
+// Of version 4, the edge shares (a section per record, as format 4 wrote it).
+void write_format_3_book(const std::string& path, const std::vector<Key>& keys, std::uint32_t version = 3) {
+  std::vector<std::pair<std::string, std::string>> records;
   for (Key key : keys) {
     store::NodeRecord node;
     node.position_hash = key ^ 1;
@@ -180,10 +189,9 @@ void write_format_3_book(const std::string& path, const std::vector<Key>& keys, 
     edge.counters = node.counters;
     edge.occurrences = 1;
     edge.score = 2;
-    REQUIRE_FALSE(
-        txn->put(*positions, store::NodeKey(key).view(), old_section(node, {{kE4, edge}}, version >= 4)));
+    records.emplace_back(store::NodeKey(key).view(), old_section(node, {{kE4, edge}}, version >= 4));
   }
-  REQUIRE_FALSE(txn->commit());
+  write_positions_book(path, version, records);
 }
 
 // `graphbook upgrade BOOK --json`, which must succeed, parsed.
@@ -494,21 +502,7 @@ TEST_CASE("A format 5 book is upgraded to format 6: packed positions without siz
   group += std::string("\x00\x20", 2);
   group += char(several.size());
   group += several;
-  {
-    store::Error e;
-    auto env = store::Env::open(path, false, std::size_t(1) << 24, 16, &e);
-    REQUIRE(env);
-    auto txn = store::WriteTxn::begin(*env, &e);
-    REQUIRE(txn);
-    auto meta = txn->open_db("meta", MDB_CREATE, &e);
-    auto positions = txn->open_db("positions", MDB_CREATE, &e);
-    REQUIRE(positions);
-    std::uint32_t version = 5;
-    REQUIRE_FALSE(txn->put(*meta, "format", "graphbook"));
-    REQUIRE_FALSE(txn->put(*meta, "version", store::as_bytes(version)));
-    REQUIRE_FALSE(txn->put(*positions, store::NodeKey(first).view(), group));
-    REQUIRE_FALSE(txn->commit());
-  }
+  write_positions_book(path, 5, {{std::string(store::NodeKey(first).view()), group}});
   auto j = upgrade_json(path);
   CHECK(j["from_version"] == 5);
   CHECK(j["positions"] == 2);
