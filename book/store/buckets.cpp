@@ -115,9 +115,6 @@ void BucketCounters::add(const BucketCounters& o) {
 // occurrences.
 enum Field { kMinPly, kWhite, kDraws, kBlack, kEloSum, kScore, kFirstPlay, kUnrated, kMoreGames, kMorePlays };
 
-inline std::uint64_t zigzag(std::int64_t v) { return (std::uint64_t(v) << 1) ^ std::uint64_t(v >> 63); }
-inline std::int64_t unzigzag(std::uint64_t v) { return std::int64_t(v >> 1) ^ -std::int64_t(v & 1); }
-
 void encode_buckets(const std::vector<BucketEntry>& entries, std::string& out) {
   out.clear();
   std::uint64_t group_first = 0;  // the first id of the group before

@@ -15,20 +15,15 @@ namespace {
 class Writer {
  public:
   explicit Writer(EncodedRecord& out) : out_(out), p_(out.bytes + 2) {}
-  // The mask has 16 bits, one per field.
-  void raw64(int bit, std::uint64_t v) {
+  // The mask has 16 bits, one per field. A raw field is its bytes as they
+  // are (a key, a hash).
+  template <class T>
+  void raw(int bit, T v) {
     assert(bit >= 0 && bit < 16 && !(mask_ >> bit & 1));
     if (!v) return;
     mask_ |= std::uint16_t(1u << bit);
-    std::memcpy(p_, &v, 8);
-    p_ += 8;
-  }
-  void raw32(int bit, std::uint32_t v) {
-    assert(bit >= 0 && bit < 16 && !(mask_ >> bit & 1));
-    if (!v) return;
-    mask_ |= std::uint16_t(1u << bit);
-    std::memcpy(p_, &v, 4);
-    p_ += 4;
+    std::memcpy(p_, &v, sizeof v);
+    p_ += sizeof v;
   }
   void var(int bit, std::uint64_t v) {
     assert(bit >= 0 && bit < 16 && !(mask_ >> bit & 1));
@@ -66,20 +61,13 @@ class Reader {
     else
       mask_ = std::uint16_t(std::uint8_t(v_[0]) | std::uint8_t(v_[1]) << 8);
   }
-  std::uint64_t raw64(int bit) {
+  template <class T>
+  T raw(int bit) {
     if (!(mask_ >> bit & 1) || !ok_) return 0;
-    if (at_ + 8 > v_.size()) return ok_ = false, 0;
-    std::uint64_t v;
-    std::memcpy(&v, v_.data() + at_, 8);
-    at_ += 8;
-    return v;
-  }
-  std::uint32_t raw32(int bit) {
-    if (!(mask_ >> bit & 1) || !ok_) return 0;
-    if (at_ + 4 > v_.size()) return ok_ = false, 0;
-    std::uint32_t v;
-    std::memcpy(&v, v_.data() + at_, 4);
-    at_ += 4;
+    if (at_ + sizeof(T) > v_.size()) return ok_ = false, 0;
+    T v;
+    std::memcpy(&v, v_.data() + at_, sizeof v);
+    at_ += sizeof v;
     return v;
   }
   std::uint64_t var(int bit) {
@@ -136,7 +124,7 @@ EncodedRecord as_bytes(const NodeRecord& n) {
   // The position hash has 32 bits since format 6 (bit 12); formats 2 to 5
   // wrote 64 (bit 0), which a reader keeps the low 32 of.
   assert(n.position_hash <= 0xffffffff);
-  w.raw32(12, std::uint32_t(n.position_hash));
+  w.raw(12, std::uint32_t(n.position_hash));
   write_counters(w, 1, n.counters);
   w.var(10, n.min_ply);
   w.var(11, n.flags);
@@ -147,8 +135,8 @@ EncodedRecord as_bytes(const NodeRecord& n) {
 bool from_bytes(std::string_view v, NodeRecord& n) {
   Reader r(v);
   n = NodeRecord{};
-  const std::uint64_t hash64 = r.raw64(0);
-  const std::uint32_t hash32 = r.raw32(12);
+  const auto hash64 = r.raw<std::uint64_t>(0);
+  const auto hash32 = r.raw<std::uint32_t>(12);
   if (hash64 && hash32) return false;
   n.position_hash = hash32 ? hash32 : hash64 & 0xffffffff;
   read_counters(r, 1, n.counters);
@@ -160,7 +148,7 @@ bool from_bytes(std::string_view v, NodeRecord& n) {
 EncodedRecord as_bytes(const EdgeRecord& e) {
   EncodedRecord out;
   Writer w(out);
-  w.raw64(0, e.child_key);
+  w.raw(0, e.child_key);
   write_counters(w, 1, e.counters);
   w.var(10, e.occurrences);
   w.var(11, e.score);
@@ -175,7 +163,7 @@ EncodedRecord as_bytes(const EdgeRecord& e) {
 bool from_bytes(std::string_view v, EdgeRecord& e) {
   Reader r(v);
   e = EdgeRecord{};
-  e.child_key = r.raw64(0);
+  e.child_key = r.raw<std::uint64_t>(0);
   read_counters(r, 1, e.counters);
   e.occurrences = std::uint32_t(r.var(10));
   e.score = std::uint32_t(r.var(11));
@@ -227,16 +215,9 @@ bool one_game(const NodeRecord& n) {
          n.position_hash <= 0xffffffff;
 }
 
-// A year as the packed node keeps it: its distance from 2000, zigzagged
-// (0, -1, 1, -2, ... as 0, 1, 2, 3, ...): one byte from 1937 to 2063.
-std::uint64_t zigzag_year(std::uint16_t year) {
-  const int d = int(year) - 2000;
-  return d >= 0 ? std::uint64_t(2 * d) : std::uint64_t(-2 * d - 1);
-}
-std::int64_t unzigzag_year(std::uint64_t z) {
-  assert(z <= 2 * 0xffff);
-  return z & 1 ? 2000 - std::int64_t((z + 1) / 2) : 2000 + std::int64_t(z / 2);
-}
+// A packed node keeps a year as its distance from 2000, zigzagged: one byte
+// from 1937 to 2063.
+constexpr std::int64_t kYearBase = 2000;
 
 // The packed form of a one-game node (format 6), its head first.
 void append_packed_node(std::string& out, const NodeRecord& n) {
@@ -248,7 +229,7 @@ void append_packed_node(std::string& out, const NodeRecord& n) {
   out.append(reinterpret_cast<const char*>(&hash), 4);
   put_varint(out, n.min_ply);
   if (c.rated_games) put_varint(out, c.elo_sum);
-  if (c.min_year) put_varint(out, zigzag_year(c.min_year));
+  if (c.min_year) put_varint(out, zigzag(std::int64_t(c.min_year) - kYearBase));
 }
 
 // The counters of one game from a packed head's result and rating bits.
@@ -274,13 +255,13 @@ std::size_t packed_node_length(std::string_view v, NodeRecord* n) {
   if (v.size() < 5 || std::uint8_t(v[0]) < kPackedHead) return 0;
   const auto head = std::uint8_t(v[0]);
   std::size_t at = 5;
-  std::uint64_t min_ply, elo = 0, zigzag = 0;
+  std::uint64_t min_ply, elo = 0, year_code = 0;
   std::int64_t year = 0;
   if (!get_varint(v, at, min_ply) || min_ply > 0xffff) return 0;
   if ((head & 4) && (!get_varint(v, at, elo) || elo == 0)) return 0;
   if (head & 16) {
-    if (!get_varint(v, at, zigzag) || zigzag > 2 * 0xffff) return 0;
-    year = unzigzag_year(zigzag);
+    if (!get_varint(v, at, year_code) || year_code > 2 * 0xffff) return 0;
+    year = kYearBase + unzigzag(year_code);
     if (year <= 0 || year > 0xffff) return 0;
   }
   if (n) {
@@ -314,9 +295,7 @@ bool unpack_format5_node(std::string_view v, NodeRecord& n) {
   if ((head & 4) && (!get_varint(v, at, elo) || elo == 0)) return false;
   if ((head & 32) && (!get_varint(v, at, year) || year == 0 || year > 0xffff)) return false;
   if (at != v.size()) return false;
-  const std::uint64_t hash = n.position_hash;
   one_game_counters(head, elo, std::uint16_t(year), n);  // bits 0-3 as format 6's
-  n.position_hash = hash;
   n.min_ply = std::uint16_t(min_ply);
   return true;
 }
@@ -371,28 +350,41 @@ void append_section_edge_sharing(std::string& out, std::uint16_t move, const Edg
   append_edge_record(out, move, without_share(edge), kSharesNode);
 }
 
-std::size_t self_delimited_size(std::string_view section) {
-  const std::size_t node = packed_node_length(section, nullptr);
+namespace {
+
+// The size of section in the self-delimited form, 0 when it has none; node:
+// where its packed node ends. A section already in the form keeps its size;
+// one whose edge shares the node and holds its child key alone (its length
+// byte kSharesChildKeyOnly, as a writer appends it) loses that byte.
+std::size_t self_delimited_form(std::string_view section, std::size_t& node) {
+  node = packed_node_length(section, nullptr);
   if (!node) return 0;
   if (std::uint8_t(section[0]) & kInlineEdge) return node + 10 == section.size() ? section.size() : 0;
   if (node == section.size()) return node;  // no edge
-  // One edge that shares the node and holds its child key alone: inline
-  // without its length byte.
   const bool key_only_edge =
       node + 11 == section.size() && std::uint8_t(section[node + 2]) == kSharesChildKeyOnly;
   return key_only_edge ? section.size() - 1 : 0;
 }
 
-void append_self_delimited(std::string& out, std::string_view section) {
-  assert(self_delimited_size(section) > 0);
-  const std::size_t node = packed_node_length(section, nullptr);
-  if (node == section.size() || (std::uint8_t(section[0]) & kInlineEdge)) {
+}  // namespace
+
+std::size_t self_delimited_size(std::string_view section) {
+  std::size_t node;
+  return self_delimited_form(section, node);
+}
+
+bool append_self_delimited(std::string& out, std::string_view section) {
+  std::size_t node;
+  const std::size_t size = self_delimited_form(section, node);
+  if (!size) return false;
+  if (size == section.size()) {
     out.append(section);
-    return;
+    return true;
   }
   out.push_back(char(std::uint8_t(section[0]) | kInlineEdge));
   out.append(section.substr(1, node + 1));  // the rest of the node, the move
   out.append(section.substr(node + 3));     // the key, past the length byte
+  return true;
 }
 
 std::size_t self_delimited_length(std::string_view bytes) {

@@ -308,8 +308,8 @@ class SectionReader {
 // (kInlineEdge), or no edge. A group stores such a section without its size.
 // The size of section in that form, 0 when it has none.
 std::size_t self_delimited_size(std::string_view section);
-// Appends it; only when self_delimited_size(section) > 0.
-void append_self_delimited(std::string& out, std::string_view section);
+// Appends it, false (and out unchanged) when it has none.
+bool append_self_delimited(std::string& out, std::string_view section);
 // The length of the self-delimited section at the start of bytes (the first
 // byte at kPackedHead or above), 0 when it does not decode.
 std::size_t self_delimited_length(std::string_view bytes);

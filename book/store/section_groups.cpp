@@ -92,7 +92,7 @@ std::size_t entry_bytes(std::string_view section) {
 }
 
 void append_entry(std::string& out, std::string_view section) {
-  if (self_delimited_size(section)) return append_self_delimited(out, section);
+  if (append_self_delimited(out, section)) return;
   const std::size_t size = section.size();
   if (size < 0x80) {
     out.push_back(char(size));

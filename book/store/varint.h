@@ -1,6 +1,7 @@
 // Unsigned LEB128 varints, as the book's encoded records, sections, groups
 // and bucket sections write their numbers (docs/FORMAT.md): 7 bits a byte,
-// low bits first, the high bit set on every byte but the last.
+// low bits first, the high bit set on every byte but the last; signed ones
+// zigzagged first.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,11 @@ inline bool get_varint(std::string_view in, std::size_t& at, std::uint64_t& v) {
   }
   return false;
 }
+
+// Signed numbers as unsigned ones for a varint, small magnitudes small:
+// 0, -1, 1, -2, ... as 0, 1, 2, 3, ...
+inline std::uint64_t zigzag(std::int64_t v) { return (std::uint64_t(v) << 1) ^ std::uint64_t(v >> 63); }
+inline std::int64_t unzigzag(std::uint64_t v) { return std::int64_t(v >> 1) ^ -std::int64_t(v & 1); }
 
 // The bytes put_varint writes for v.
 inline std::size_t varint_size(std::uint64_t v) {

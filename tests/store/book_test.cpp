@@ -16,6 +16,7 @@
 #include "book/store/polyglot.h"
 #include "book/store/position_hash.h"
 #include "book/store/section_groups.h"
+#include "one_game_section.h"
 #include "temp_dir.h"
 #include "test_data.h"
 
@@ -288,19 +289,7 @@ TEST_CASE("The position hash tells apart positions a Polyglot key does not see",
   CHECK(position_hash(c) == position_hash(start));
 }
 
-namespace {
-
-// A node one game reached, Black to move, at ply 7; Black won.
-NodeRecord one_game_node() {
-  NodeRecord node;
-  node.position_hash = 0x89abcdef;
-  node.counters.add_game(Result::BlackWins, 2710, 2019);
-  node.min_ply = 7;
-  node.flags = kBlackToMove;
-  return node;
-}
-
-}  // namespace
+using gb::test::one_game_node;
 
 TEST_CASE("A section holds its node and its edges in move order and reads them back", "[store]") {
   Section section;
@@ -366,14 +355,8 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   // its score (2, a win), its min_ply and its side are the node's.
   Section section;
   section.node = one_game_node();
-  EdgeRecord a;
-  a.child_key = 0xfedcba9876543210ull;
-  a.counters = section.node->counters;
-  a.occurrences = 1;
-  a.score = 2;
-  a.min_ply = 7;
-  a.flags = kEdgeBlackMoves;
-  section.edges = {{0x0105, a}};
+  const EdgeRecord a = gb::test::one_game_edge();
+  section.edges = {{gb::test::kOneGameMove, a}};
   std::string v;
   to_bytes(section, v);
   // docs/FORMAT.md, byte by byte. The node, one game's, packed: its head

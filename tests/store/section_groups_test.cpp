@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "one_game_section.h"
 #include "temp_dir.h"
 
 using namespace gb;
@@ -230,19 +231,7 @@ TEST_CASE("A group holds a one-game section without its size, and a large one af
           "[store]") {
   // The one-game section of book_test's byte-exact case: a packed node (9
   // bytes) and its edge sharing it with the child key alone (11 bytes).
-  NodeRecord node;
-  node.position_hash = 0x89abcdef;
-  node.counters.add_game(Result::BlackWins, 2710, 2019);
-  node.min_ply = 7;
-  node.flags = kBlackToMove;
-  EdgeRecord edge;
-  edge.child_key = 0xfedcba9876543210ull;
-  edge.counters = node.counters;
-  edge.occurrences = 1;
-  edge.score = 2;
-  edge.min_ply = 7;
-  edge.flags = kEdgeBlackMoves;
-  Section one_game{node, {{0x0105, edge}}};
+  Section one_game{gb::test::one_game_node(), {{gb::test::kOneGameMove, gb::test::one_game_edge()}}};
   std::string one;
   to_bytes(one_game, one);
   REQUIRE(one.size() == 20);
