@@ -176,6 +176,26 @@ void edge_ranks(const SlotTables& t, const Slot* first, const Slot* last, std::u
 // each edge, in record.polyglot_rank, its rank of first play among the edges
 // of its key in the run (for an import: its place among its key's entries in
 // the .bin); runs are in the order of the input (RunMerger relies on both).
+// A place in a spill file: its record number `ordinal` (among the nodes, or
+// among the edges) starts at byte `offset` and has key `key`.
+struct RunMark {
+  Key key = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t ordinal = 0;
+};
+
+// A spill file marks every kRunMarkEvery-th node and edge, so that a merge of
+// one slice of the key space starts reading near the slice's first key
+// (RunStream::open): 64 KiB of a file or so passed over, a mark per 100 KiB.
+inline constexpr std::uint64_t kRunMarkEvery = 4096;
+
+// The keys first to last (both in): a slice of the key space.
+struct KeySpan {
+  Key first = 0;
+  Key last = ~Key(0);
+  bool holds(Key key) const { return key >= first && key <= last; }
+};
+
 struct Run {
   SlotTables memory;             // the last run of a build: sorted nodes, sorted edges
   std::vector<NodeEntry> nodes;  // expanded entries, sorted
@@ -184,6 +204,7 @@ struct Run {
   std::uint64_t node_count = 0;  // spill file: its nodes, its edges, where the edges start
   std::uint64_t edge_count = 0;
   std::uint64_t edge_offset = 0;
+  std::vector<RunMark> node_marks, edge_marks;  // spill file: every kRunMarkEvery-th node and edge
   int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 

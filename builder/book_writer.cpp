@@ -11,6 +11,7 @@
 #include "book/store/buckets.h"
 #include "book/store/section_groups.h"
 #include "builder/new_book_file.h"
+#include "builder/section_slices.h"
 
 namespace gb::builder {
 
@@ -417,89 +418,6 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
   return pruned ? pruned->finish() : std::nullopt;
 }
 
-// Nodes or edges encoded as the parts of sections (store::append_section_node,
-// append_section_edge), back to back: what the merge threads hand to the
-// writer of a new book, so that the writer only joins the parts of a key and
-// appends (the encoding runs on the merge threads, not on the one writer).
-// An edge may share its node's fields (store::NodeShare), which only the
-// writer can tell, holding both: so each part also has its share, encoded
-// (a node's as an edge sharing it would have it; an edge's empty when it
-// cannot share, when not every game played it once), and an edge that can
-// share also its encoding as it then is. The writer compares the two shares'
-// bytes.
-struct EncodedParts {
-  struct Part {
-    Key key;
-    std::uint32_t end;          // in bytes
-    std::uint32_t share_end;    // in shares
-    std::uint32_t sharing_end;  // in sharing (edges)
-    bool pruned;                // fewer than min_games games: for the pruned database
-  };
-  std::string bytes, shares, sharing;
-  std::vector<Part> parts;
-  std::size_t size() const { return parts.size(); }
-  std::size_t capacity() const { return parts.capacity(); }
-  void clear() {
-    bytes.clear();
-    shares.clear();
-    sharing.clear();
-    parts.clear();
-  }
-  Key key(std::size_t i) const { return parts[i].key; }
-  bool pruned(std::size_t i) const { return parts[i].pruned; }
-  std::string_view part(std::size_t i) const { return slice(bytes, i, &Part::end); }
-  std::string_view share(std::size_t i) const { return slice(shares, i, &Part::share_end); }
-  std::string_view sharing_part(std::size_t i) const { return slice(sharing, i, &Part::sharing_end); }
-
- private:
-  std::string_view slice(const std::string& s, std::size_t i, std::uint32_t Part::*end) const {
-    std::uint32_t begin = i ? parts[i - 1].*end : 0;
-    return std::string_view(s).substr(begin, parts[i].*end - begin);
-  }
-};
-
-// A share as bytes, equal for equal shares: encoded as the fields of an edge.
-void append_share(std::string& out, const store::NodeShare& share) {
-  store::EdgeRecord e;
-  e.counters = share.counters;
-  e.occurrences = share.occurrences;
-  e.score = share.score;
-  e.min_ply = share.min_ply;
-  e.flags = share.black ? store::kEdgeBlackMoves : 0;
-  out.append(std::string_view(store::as_bytes(e)));
-}
-
-// The parts of a node and of an edge.
-void append_part(EncodedParts& chunk, const NodeEntry& e) {
-  store::append_section_node(chunk.bytes, &e.record);
-  append_share(chunk.shares, store::node_share(e.record));
-}
-void append_part(EncodedParts& chunk, const EdgeEntry& e) {
-  store::append_section_edge(chunk.bytes, e.move, e.record);
-  if (e.record.occurrences != e.record.counters.games) return;  // it cannot share (empty share)
-  append_share(chunk.shares, store::edge_share(e.record));
-  store::append_section_edge_sharing(chunk.sharing, e.move, e.record);
-}
-
-// Fills chunk with the parts of up to kEntriesPerChunk entries from next;
-// those with fewer than min_games games are marked pruned when keep_pruned,
-// else left out. False at the end.
-template <class Entry, class Next>
-bool fill_parts(EncodedParts& chunk, Next next, std::uint32_t min_games, bool keep_pruned) {
-  chunk.bytes.reserve(kEntriesPerChunk * 32);
-  chunk.parts.reserve(kEntriesPerChunk);
-  Entry e;
-  while (chunk.size() < kEntriesPerChunk) {
-    if (!next(e)) return false;
-    const bool pruned = e.record.counters.games < min_games;
-    if (pruned && !keep_pruned) continue;
-    append_part(chunk, e);
-    chunk.parts.push_back({e.key, std::uint32_t(chunk.bytes.size()), std::uint32_t(chunk.shares.size()),
-                           std::uint32_t(chunk.sharing.size()), pruned});
-  }
-  return true;
-}
-
 // Adds the build's buckets to the buckets database of a book that holds
 // records, in key order: each key's bucket section is read, added to and
 // written again.
@@ -580,19 +498,11 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       return s;
   ChunkedAppender appender(to);
   {
-    const std::uint32_t min_games = input.min_games;
-    const bool keep_pruned = pruned_dbi.has_value();
-    MergeAhead<EncodedParts, EncodedParts> ahead(
-        [&](EncodedParts& chunk) {
-          return fill_parts<NodeEntry>(
-              chunk, [&](NodeEntry& e) { return merger.next_node(e); }, min_games, keep_pruned);
-        },
-        [&](EncodedParts& chunk) {
-          return fill_parts<EdgeEntry>(
-              chunk, [&](EdgeEntry& e) { return merger.next_edge(e); }, min_games, keep_pruned);
-        });
-    // The sections as the two merges make their parts, and the fingerprints
-    // (already in order) while a merge has no chunk ready.
+    // The sections, merged and grouped in slices on the commit's threads
+    // (section_slices.h), appended here in key order, and the fingerprints
+    // (already in order) while the next slice is not yet made.
+    SectionSlices slices(merger.runs(), input.threads, input.min_games, pruned_dbi.has_value());
+    result.slices = slices.count();
     std::size_t run = 0, at = 0;  // the next fingerprint: input.fingerprints[run][at]
     auto fingerprints_left = [&] { return run < input.fingerprints.size(); };
     auto fingerprints = [&]() -> Status {
@@ -607,57 +517,28 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       }
       return std::nullopt;
     };
-    SectionZip zip(ahead, fingerprints);
-    // Sections go into groups (store/section_groups.h), appended a group at a time.
-    store::GroupAppender positions = appender.groups(to.dbs().positions);
-    std::optional<store::GroupAppender> pruned;
-    if (pruned_dbi) pruned.emplace(appender.groups(*pruned_dbi));
-    std::string value, below;  // the key's section in the book and in the pruned database
-    std::string node_share;    // the node's share, and whether it is in below
-    bool node_below = false;
-    Status status;
-    for (Key key; zip.next_key(key, status);) {
-      value.clear();
-      below.clear();
-      node_share.clear();  // no node: nothing to share
-      bool node = false, below_node = false;
-      std::size_t edges = 0, below_edges = 0;
-      zip.take_node(key, [&](const EncodedParts& c, std::size_t i) {
-        (c.pruned(i) ? below : value).append(c.part(i));
-        (c.pruned(i) ? below_node : node) = true;
-        node_share.assign(c.share(i));
-        node_below = c.pruned(i);
-      });
-      if (!node) store::append_section_node(value, nullptr);
-      if (!below_node) store::append_section_node(below, nullptr);
-      if (auto s = zip.take_edges(key, [&](const EncodedParts& c, std::size_t i) {
-            // An edge shares the fields of the node of its own section.
-            const bool shares = c.pruned(i) == node_below && !node_share.empty() && c.share(i) == node_share;
-            (c.pruned(i) ? below : value).append(shares ? c.sharing_part(i) : c.part(i));
-            ++(c.pruned(i) ? below_edges : edges);
-          }))
-        return s;
-      result.nodes_written += node;
-      result.edges_written += edges;
-      if (node || edges)
-        if (auto s = positions.add(key, value)) return s;
-      if (below_node || below_edges)
-        if (auto s = pruned->add(key, below)) return s;
+    for (std::size_t i = 0; i < slices.count(); ++i) {
+      const SliceGroups* slice;
+      while (!(slice = slices.get(i, !fingerprints_left())))
+        if (auto s = fingerprints()) return s;
+      if (slice->error) return store::Error{EIO, slice->error->message};
+      for (std::size_t g = 0; g < slice->groups.size(); ++g)
+        if (auto s = appender.add(slice->groups[g].pruned ? *pruned_dbi : to.dbs().positions, slice->key(g),
+                                  slice->value(g)))
+          return s;
+      result.nodes_written += slice->nodes;
+      result.edges_written += slice->edges;
+      result.collisions += slice->collisions;
+      slices.release(i);
     }
-    if (status) return status;
-    if (auto s = positions.finish()) return s;
-    if (pruned)
-      if (auto s = pruned->finish()) return s;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
-    // The buckets after the sections: the merge threads above are done with
-    // theirs, so the bucket files are read by this thread alone.
+    // The buckets after the sections: the slices' threads are done, so the
+    // bucket files are read by this thread alone.
     if (input.buckets)
       if (auto s = append_buckets(*buckets_dbi, appender, *input.buckets, result)) return s;
     if (auto s = appender.finish()) return s;
-  }  // the merge threads have ended: the collision count is final
-  if (auto e = merger.error()) return store::Error{EIO, e->message};
-  result.collisions += merger.collisions();
+  }
 
   return to.write([&](store::WriteTxn& txn) -> Status {
     store::Error error;
@@ -678,7 +559,6 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
                     CommitResult& result) {
   result = CommitResult{};
   result.appended = result.renamed = true;
-  if (auto e = merger.open()) return store::Error{EIO, e->message};
   return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {
     return write_fresh(book, book_txn, to, merger, input, result);
   });

@@ -48,6 +48,8 @@ struct CommitInput {
   // (written when not empty).
   BucketMerger* buckets = nullptr;
   std::string buckets_json;
+  // The threads that merge and encode the sections of a new book (section_slices.h).
+  unsigned threads = 2;
 };
 
 struct CommitResult {
@@ -55,6 +57,7 @@ struct CommitResult {
   std::uint64_t edges_written = 0;
   std::uint64_t collisions = 0;           // found while merging runs and against the book
   std::uint64_t bucket_keys_written = 0;  // keys of the buckets database written
+  std::uint64_t slices = 0;               // of the key space, merged apart into a new book (section_slices.h)
   bool appended = false;                  // the book was empty: MDB_APPEND was used
   bool renamed = false;                   // the book held nothing but meta: a new file was renamed over it
 };

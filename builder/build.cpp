@@ -549,6 +549,7 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
   for (DedupSet& set : w.dedup)  // the ranges in order: all sorted
     if (auto e = set.take(fingerprints)) return e;
   CommitInput input = commit_input(w, std::move(fingerprints), std::move(sources), report, params);
+  input.threads = unsigned(w.aggregators.size());
   std::vector<const BucketAggregator*> bucket_threads;
   for (auto& b : w.buckets) bucket_threads.push_back(b.get());
   BucketMerger buckets(bucket_threads);

@@ -264,6 +264,7 @@ void add_build(CLI::App& app, int& exit_status) {
                           {"edges_written", report->commit.edges_written},
                           {"key_collisions", report->collisions},
                           {"spilled_runs", report->spills},
+                          {"commit_slices", report->commit.slices},
                           {"bucket_keys_written", report->commit.bucket_keys_written},
                           {"bucket_spilled_runs", report->bucket_spills},
                           {"fingerprint_spilled_runs", report->fingerprint_spills},

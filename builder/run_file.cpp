@@ -79,6 +79,8 @@ RunFileWriter::~RunFileWriter() {
 BuildStatus RunFileWriter::open(Run& run) {
   run_ = &run;
   run.node_count = run.edge_count = run.edge_offset = 0;
+  run.node_marks.clear();
+  run.edge_marks.clear();
   file_ = std::fopen(run.path.c_str(), "wb");
   if (!file_) return io_error("cannot write", run.path);
   buffer_.resize(kBufferBytes);
@@ -101,6 +103,8 @@ char* RunFileWriter::node_head(Key key, std::uint64_t position_hash, std::uint16
                                std::uint8_t flags) {
   assert(run_ && run_->edge_count == 0);  // every node, then every edge (the file's layout)
   reserve(kMaxRecord);
+  if (run_->node_count % kRunMarkEvery == 0)
+    run_->node_marks.push_back({key, written_ + used_, run_->node_count});
   char* p = buffer_.data() + used_;
   p = put(p, key);
   p = put(p, position_hash);
@@ -112,6 +116,8 @@ char* RunFileWriter::edge_head(Key key, std::uint16_t move, Key child_key, std::
                                std::uint8_t flags, std::uint8_t rank) {
   if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
   reserve(kMaxRecord);
+  if (run_->edge_count % kRunMarkEvery == 0)
+    run_->edge_marks.push_back({key, written_ + used_, run_->edge_count});
   char* p = buffer_.data() + used_;
   p = put(p, key);
   p = put(p, move);
@@ -216,10 +222,35 @@ bool RunFileReader::fill(std::size_t need) {
   return end_ - at_ >= need;
 }
 
+// A record is its head (a tag last), then 5 bytes of one game (tag 0) or its
+// counters in full (tag 1).
+constexpr std::size_t kNodeHead = 8 + 8 + 2 + 1 + 1, kNodeFull = sizeof(store::Counters);
+constexpr std::size_t kEdgeHead = 8 + 2 + 8 + 2 + 1 + 1 + 1, kEdgeFull = sizeof(store::Counters) + 4 + 4 + 4;
+constexpr std::size_t kOneGameBytes = 5;
+static_assert(2 * sizeof(std::uint16_t) + sizeof(store::Result) == kOneGameBytes);
+
+template <std::size_t kHead, std::size_t kFull>
+bool RunFileReader::skip_below(Key first) {
+  while (left_ > 0 && !failed_) {
+    if (!fill(kHead + kOneGameBytes)) return !(failed_ = true);
+    Key key;
+    get(buffer_.data() + at_, key);
+    if (key >= first) return true;
+    const auto tag = std::uint8_t(buffer_[at_ + kHead - 1]);
+    const std::size_t size = kHead + (tag == 0 ? kOneGameBytes : kFull);
+    if (tag > 1 || !fill(size)) return !(failed_ = true);
+    at_ += size;
+    --left_;
+  }
+  return !failed_;
+}
+bool RunFileReader::skip_nodes_below(Key first) { return skip_below<kNodeHead, kNodeFull>(first); }
+bool RunFileReader::skip_edges_below(Key first) { return skip_below<kEdgeHead, kEdgeFull>(first); }
+
 // A record is at most kMaxRecord bytes: a file that ends inside one is damaged.
 bool RunFileReader::next(NodeEntry& out) {
   if (left_ == 0 || failed_) return false;
-  constexpr std::size_t kHead = 8 + 8 + 2 + 1 + 1;
+  constexpr std::size_t kHead = kNodeHead;
   if (!fill(kHead + sizeof(store::Counters)) && end_ - at_ < kHead + 5) return !(failed_ = true);
   const char* p = buffer_.data() + at_;
   store::NodeRecord& r = out.record;
@@ -246,7 +277,7 @@ bool RunFileReader::next(NodeEntry& out) {
 
 bool RunFileReader::next(EdgeEntry& out) {
   if (left_ == 0 || failed_) return false;
-  constexpr std::size_t kHead = 8 + 2 + 8 + 2 + 1 + 1 + 1, kFull = sizeof(store::Counters) + 4 + 4 + 4;
+  constexpr std::size_t kHead = kEdgeHead, kFull = kEdgeFull;
   if (!fill(kHead + kFull) && end_ - at_ < kHead + 5) return !(failed_ = true);
   const char* p = buffer_.data() + at_;
   store::EdgeRecord& r = out.record;

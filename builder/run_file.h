@@ -71,10 +71,16 @@ class RunFileReader {
   // The next record; false at the end or on a damaged file (then failed()).
   bool next(NodeEntry& out);
   bool next(EdgeEntry& out);
+  // Passes over the records with keys below first without decoding them;
+  // false on a damaged file (then failed()).
+  bool skip_nodes_below(Key first);
+  bool skip_edges_below(Key first);
   bool failed() const { return failed_; }
 
  private:
   bool fill(std::size_t need);
+  template <std::size_t kHead, std::size_t kFull>
+  bool skip_below(Key first);
   std::FILE* file_ = nullptr;
   std::vector<char> buffer_;
   std::size_t at_ = 0, end_ = 0;

@@ -17,6 +17,8 @@ struct RunPart<NodeEntry> {
   static NodeEntry expand(const Run& r, const Slot& s) { return r.memory.node(s); }
   static std::uint64_t file_offset(const Run&) { return 0; }
   static std::uint64_t count(const Run& r) { return r.node_count; }
+  static const std::vector<RunMark>& marks(const Run& r) { return r.node_marks; }
+  static bool skip_below(RunFileReader& file, Key first) { return file.skip_nodes_below(first); }
   static bool before(const NodeEntry& a, const NodeEntry& b) { return node_order(a, b); }
 };
 template <>
@@ -26,6 +28,8 @@ struct RunPart<EdgeEntry> {
   static EdgeEntry expand(const Run& r, const Slot& s) { return r.memory.edge(s); }
   static std::uint64_t file_offset(const Run& r) { return r.edge_offset; }
   static std::uint64_t count(const Run& r) { return r.edge_count; }
+  static const std::vector<RunMark>& marks(const Run& r) { return r.edge_marks; }
+  static bool skip_below(RunFileReader& file, Key first) { return file.skip_edges_below(first); }
   static bool before(const EdgeEntry& a, const EdgeEntry& b) { return edge_order(a, b); }
 };
 
@@ -33,6 +37,12 @@ struct RunPart<EdgeEntry> {
 
 template <class T>
 void RunStream<T>::advance() {
+  advance_in_run();
+  if (has_ && head_.key > span_.last) has_ = false;  // past the span: the stream ends
+}
+
+template <class T>
+void RunStream<T>::advance_in_run() {
   using Part = RunPart<T>;
   if (!run_.path.empty()) {
     has_ = file_.next(head_);
@@ -62,13 +72,33 @@ void RunStream<T>::advance() {
   }
 }
 
+// Starts at the span's first key: in a spill file at its last mark below
+// that key, passing over the records up to it; in memory at the key itself.
 template <class T>
 BuildStatus RunStream<T>::open() {
+  using Part = RunPart<T>;
   at_ = 0;
   group_begin_ = group_end_ = 0;
   has_ = false;
-  if (!run_.path.empty())
-    if (auto e = file_.open(run_.path, RunPart<T>::file_offset(run_), RunPart<T>::count(run_))) return e;
+  const Key first = span_.first;
+  if (!run_.path.empty()) {
+    const auto& marks = Part::marks(run_);
+    auto after =
+        std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < first; });
+    const RunMark start = after == marks.begin() ? RunMark{0, Part::file_offset(run_), 0} : *(after - 1);
+    if (auto e = file_.open(run_.path, start.offset, Part::count(run_) - start.ordinal)) return e;
+    if (first > 0 && !Part::skip_below(file_, first)) return std::nullopt;  // damaged: the merge reports it
+  } else if (const auto& entries = Part::entries(run_); !entries.empty()) {
+    at_ = std::size_t(
+        std::partition_point(entries.begin(), entries.end(), [&](const T& e) { return e.key < first; }) -
+        entries.begin());
+  } else {
+    const auto& slots = Part::slots(run_);
+    at_ = std::size_t(
+        std::partition_point(slots.begin(), slots.end(), [&](const Slot& s) { return s.key < first; }) -
+        slots.begin());
+    group_begin_ = group_end_ = at_;
+  }
   advance();
   return std::nullopt;
 }
@@ -140,8 +170,8 @@ BuildStatus RunMerger::open() {
   has_ahead_ = false;
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     const Run* r = runs_[i];
-    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r, i));
-    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r, i));
+    nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r, i, span_));
+    edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r, i, span_));
     if (auto e = nodes_.back()->open()) return e;
     if (auto e = edges_.back()->open()) return e;
   }

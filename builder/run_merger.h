@@ -31,17 +31,19 @@ namespace gb::builder {
 template <class T>
 class RunStream {
  public:
-  // index: the run's place among the merged runs.
-  RunStream(const Run& run, std::size_t index) : run_(run), index_(index) {}
+  // index: the run's place among the merged runs; span: the keys it yields.
+  RunStream(const Run& run, std::size_t index, KeySpan span = {}) : run_(run), index_(index), span_(span) {}
   [[nodiscard]] BuildStatus open();
   const T* peek() const { return has_ ? &head_ : nullptr; }
-  void advance();
+  void advance();  // the stream ends past the span
   bool failed() const { return file_.failed(); }
   std::size_t index() const { return index_; }
 
  private:
+  void advance_in_run();
   const Run& run_;
   std::size_t index_;
+  KeySpan span_;
   RunFileReader file_;
   std::size_t at_ = 0;  // in-memory runs: the next slot
   T head_;
@@ -71,7 +73,9 @@ struct HeapItem {
 
 class RunMerger {
  public:
-  explicit RunMerger(std::vector<const Run*> runs) : runs_(std::move(runs)) {}
+  // span: the keys merged (a slice of the key space; all by default).
+  explicit RunMerger(std::vector<const Run*> runs, KeySpan span = {}) : runs_(std::move(runs)), span_(span) {}
+  const std::vector<const Run*>& runs() const { return runs_; }
   // Opens every run (again); an error names the run file that cannot be read.
   [[nodiscard]] BuildStatus open();
   // The next merged node/edge; false at the end (or when a run file is
@@ -90,6 +94,7 @@ class RunMerger {
   // that holds it and its rank there.
   bool merge_edge(EdgeEntry& out, std::uint64_t& first);
   std::vector<const Run*> runs_;
+  KeySpan span_;
   std::vector<std::unique_ptr<RunStream<NodeEntry>>> nodes_;
   std::vector<std::unique_ptr<RunStream<EdgeEntry>>> edges_;
   std::vector<HeapItem<NodeEntry>> node_heap_;  // streams with a head, as a min-heap

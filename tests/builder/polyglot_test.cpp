@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "book/store/book.h"
@@ -186,6 +187,23 @@ TEST_CASE("Export equals make-book in order when the build spills and merges run
   }
   REQUIRE(graphbook({"export", book, bin, "--min-games", "1"}).status == 0);
   check_same(load(bin), load(gb::test::reference_book("ref-twic0920-ply16-min1.bin")));
+}
+
+TEST_CASE("Export equals make-book when the commit merges the spilled runs in slices of the key space",
+          "[builder][polyglot]") {
+  // Whole games: some 300,000 nodes and edges, merged in several slices on
+  // two threads (section_slices.h), each starting its spill files at their marks.
+  TempDir dir;
+  std::string pgn = gb::test::data_path("pgn/small/twic0920.pgn"), book = dir.file("sliced.book");
+  Output o = graphbook(
+      {"build", book, pgn, "--max-ply", "0", "--threads", "2", "--memory", "1M", "--no-dedup", "--json"});
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  auto report = nlohmann::json::parse(o.out);
+  CHECK(report["commit_slices"].get<int>() > 2);
+  CHECK(report["spilled_runs"].get<int>() > 4);
+  REQUIRE(graphbook({"export", book, book + ".bin", "--min-games", "3"}).status == 0);
+  check_same(load(book + ".bin"), load(gb::test::reference_book("ref-twic0920-default.bin")));
 }
 
 TEST_CASE("make-book's halving above 16384 plays of a move is matched while the order does not matter",

@@ -1,0 +1,151 @@
+#include "builder/section_slices.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "book/store/section_groups.h"
+
+namespace gb::builder {
+
+namespace {
+
+std::uint64_t entries_of(const Run& r) {
+  if (!r.path.empty()) return r.node_count + r.edge_count;
+  return r.nodes.size() + r.edges.size() + r.memory.nodes.size() + r.memory.edges.size();
+}
+
+// count equal slices of the key space, in key order (Polyglot keys are
+// uniformly random: they hold about as many positions each).
+std::vector<KeySpan> equal_spans(std::size_t count) {
+  __extension__ typedef unsigned __int128 Wide;
+  std::vector<KeySpan> spans(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    spans[i].first = Key((Wide(i) << 64) / count);
+    if (i > 0) spans[i - 1].last = spans[i].first - 1;
+  }
+  spans.back().last = ~Key(0);
+  return spans;
+}
+
+}  // namespace
+
+SectionSlices::SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
+                             bool keep_pruned, std::uint64_t slice_entries)
+    : runs_(runs), min_games_(min_games), keep_pruned_(keep_pruned) {
+  std::uint64_t entries = 0;
+  for (const Run* r : runs_) entries += entries_of(*r);
+  spans_ = equal_spans(
+      std::size_t(std::max<std::uint64_t>(1, entries / std::max<std::uint64_t>(1, slice_entries))));
+  threads = std::max(1u, threads);
+  window_ = threads + kAhead;
+  made_.resize(window_);
+  ready_.assign(window_, false);
+  for (unsigned t = 0; t < threads; ++t) threads_.emplace_back([this] { work(); });
+}
+
+SectionSlices::~SectionSlices() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+const SliceGroups* SectionSlices::get(std::size_t i, bool wait) {
+  std::unique_lock lock(mutex_);
+  // The writer takes the slices in order, each once made.
+  assert(i == released_ && i < count());
+  if (wait) changed_.wait(lock, [&] { return bool(ready_[i % window_]); });
+  return ready_[i % window_] ? &made_[i % window_] : nullptr;
+}
+
+void SectionSlices::release(std::size_t i) {
+  {
+    std::lock_guard lock(mutex_);
+    assert(i == released_ && ready_[i % window_]);
+    ready_[i % window_] = false;
+    released_ = i + 1;
+  }
+  changed_.notify_all();
+}
+
+// Takes the next slice whose place is free (the writer has released the
+// slice window_ before it) until there are none, or until stopped.
+void SectionSlices::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stop_ || next_ >= count() || next_ < released_ + window_; });
+    if (stop_ || next_ >= count()) return;
+    const std::size_t i = next_++;
+    SliceGroups& out = made_[i % window_];
+    lock.unlock();
+    make(i, out);
+    lock.lock();
+    ready_[i % window_] = true;
+    changed_.notify_all();
+  }
+}
+
+// The sections of slice i's keys, in key order: the node (when it has one)
+// and the edges in move order, each edge sharing the node's fields where it
+// can; what has fewer than min_games games in the section of the pruned
+// database instead (or nowhere). Grouped into out as a new book's are.
+void SectionSlices::make(std::size_t i, SliceGroups& out) const {
+  out.bytes.clear();  // keeping the capacity of the slice this place held before
+  out.groups.clear();
+  out.nodes = out.edges = out.collisions = 0;
+  out.error.reset();
+  RunMerger merger(runs_, spans_[i]);
+  if ((out.error = merger.open())) return;
+  auto to_out = [&out](bool pruned) {
+    return [&out, pruned](std::string_view key, std::string_view value) -> store::Status {
+      out.bytes.append(key);
+      const std::size_t key_end = out.bytes.size();
+      out.bytes.append(value);
+      out.groups.push_back({key_end, out.bytes.size(), pruned});
+      return std::nullopt;
+    };
+  };
+  // Their puts only append to out: they cannot fail.
+  store::GroupAppender positions(to_out(false)), pruned(to_out(true));
+  std::string value, below;
+  NodeEntry node;
+  EdgeEntry edge;
+  bool has_node = merger.next_node(node), has_edge = merger.next_edge(edge);
+  while (has_node || has_edge) {
+    const Key key = !has_edge ? node.key : !has_node ? edge.key : std::min(node.key, edge.key);
+    const store::NodeRecord *kept = nullptr, *below_node = nullptr;
+    if (has_node && node.key == key) {
+      if (node.record.counters.games >= min_games_)
+        kept = &node.record;
+      else if (keep_pruned_)
+        below_node = &node.record;
+    }
+    value.clear();
+    below.clear();
+    store::append_section_node(value, kept);
+    store::append_section_node(below, below_node);
+    std::size_t edges = 0, below_edges = 0;
+    for (; has_edge && edge.key == key; has_edge = merger.next_edge(edge)) {
+      if (edge.record.counters.games >= min_games_) {
+        store::append_section_edge(value, edge.move, edge.record, kept);
+        ++edges;
+      } else if (keep_pruned_) {
+        store::append_section_edge(below, edge.move, edge.record, below_node);
+        ++below_edges;
+      }
+    }
+    if (kept || edges) (void)positions.add(key, value);
+    if (below_node || below_edges) (void)pruned.add(key, below);
+    out.nodes += kept != nullptr;
+    out.edges += edges;
+    if (has_node && node.key == key) has_node = merger.next_node(node);
+  }
+  (void)positions.finish();
+  (void)pruned.finish();
+  out.collisions = merger.collisions();
+  out.error = merger.error();
+}
+
+}  // namespace gb::builder

@@ -1,0 +1,104 @@
+// The groups of sections of a new book (store/section_groups.h), made from
+// the sorted runs of a build on several threads at once: the key space is cut
+// into slices of about kSliceEntries nodes and edges, each slice's runs are
+// merged (RunMerger over that span), its sections encoded and grouped by
+// whichever thread takes it, and the writer of the book appends the slices'
+// groups in key order, as LMDB's one writer must. A thread works at most a
+// few slices ahead of the writer, so the groups held wait for it are bounded
+// (a few MB) whatever the size of the book.
+//
+// Before, two merge threads (one for the nodes, one for the edges) handed the
+// writer the parts of sections, which it joined, shared and grouped: the
+// writer's work, one thread's, was most of a commit (bench/build.sh). Now a
+// slice's work is all on the thread that takes it, and the writer only
+// appends finished groups.
+//
+// A slice's groups start with its first position: a slice boundary closes a
+// group early, one group in some thousand positions.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "builder/build_error.h"
+#include "builder/run_merger.h"
+
+namespace gb::builder {
+
+// What a slice holds for the writer: its groups (an LMDB key and value each,
+// back to back in bytes), in key order per database, and what it counted.
+struct SliceGroups {
+  struct Group {
+    std::size_t key_end = 0, value_end = 0;  // in bytes; the key starts at the previous group's value_end
+    bool pruned = false;                     // for the pruned database, else for positions
+  };
+  std::string bytes;
+  std::vector<Group> groups;
+  std::uint64_t nodes = 0, edges = 0;  // written to positions
+  std::uint64_t collisions = 0;        // found in merging the runs
+  BuildStatus error;                   // a run file that could not be read
+
+  std::string_view key(std::size_t i) const {
+    return slice(i ? groups[i - 1].value_end : 0, groups[i].key_end);
+  }
+  std::string_view value(std::size_t i) const { return slice(groups[i].key_end, groups[i].value_end); }
+
+ private:
+  std::string_view slice(std::size_t begin, std::size_t end) const {
+    return std::string_view(bytes).substr(begin, end - begin);
+  }
+};
+
+// The nodes and edges a slice merges, about: its groups take some 1 MB (30,000
+// positions or so), and its merge reads each spill file from a mark at most
+// kRunMarkEvery records before the slice (passed over undecoded), a small part
+// of what it decodes.
+inline constexpr std::uint64_t kSliceEntries = std::uint64_t(1) << 16;
+
+class SectionSlices {
+ public:
+  // Merges runs (each sorted, in the order of the input) on `threads`
+  // threads; nodes and edges with fewer than min_games games go to the
+  // pruned database when keep_pruned, else are left out. slice_entries: the
+  // nodes and edges of a slice, about (a test makes them few).
+  SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
+                bool keep_pruned, std::uint64_t slice_entries = kSliceEntries);
+  ~SectionSlices();  // stops the threads (the writer may stop early: an LMDB error)
+  SectionSlices(const SectionSlices&) = delete;
+  SectionSlices& operator=(const SectionSlices&) = delete;
+
+  std::size_t count() const { return spans_.size(); }
+  // Slice i (taken in order, from 0) once it is made; nullptr when it is not
+  // yet and wait is false. Valid until release(i).
+  const SliceGroups* get(std::size_t i, bool wait);
+  // The writer is done with slice i: its memory goes to a later slice.
+  void release(std::size_t i);
+
+ private:
+  // The slices a thread may be ahead of the writer, beside the threads' own.
+  static constexpr std::size_t kAhead = 2;
+  void work();
+  void make(std::size_t i, SliceGroups& out) const;
+
+  const std::vector<const Run*> runs_;
+  const std::uint32_t min_games_;
+  const bool keep_pruned_;
+  std::vector<KeySpan> spans_;
+  std::size_t window_;  // slices made or being made beyond the writer's
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<SliceGroups> made_;     // by slice % window_; guarded by mutex_ while not ready
+  std::vector<bool> ready_;           // of made_; guarded by mutex_
+  std::size_t next_ = 0;              // the next slice to take; guarded by mutex_
+  std::size_t released_ = 0;          // slices the writer is done with; guarded by mutex_
+  bool stop_ = false;                 // guarded by mutex_
+  std::vector<std::thread> threads_;  // last: they start after the rest exists
+};
+
+}  // namespace gb::builder

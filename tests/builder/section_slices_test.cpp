@@ -1,0 +1,226 @@
+// The commit of a new book in slices of the key space (section_slices.h): a
+// merge of one slice (RunMerger over a KeySpan, starting a spill file at its
+// marks) yields exactly the whole merge's entries of that slice, and the
+// slices' groups hold the merged nodes and edges, each in the database its
+// games send it to.
+#include "builder/section_slices.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <memory>
+
+#include "book/store/section_groups.h"
+
+using namespace gb;
+using namespace gb::builder;
+
+namespace {
+
+// Random games over a pool of 200,000 positions, half with White to move:
+// each starts at one of them and plays one of 6 moves a ply, a move leading
+// from a position always to the same one (as in chess, which the merge of a
+// move's counts relies on); most positions are reached by several games.
+struct Games {
+  std::vector<std::vector<PlyRecord>> plies;
+  std::vector<GameFacts> facts;
+};
+
+Games random_games(int count) {
+  Games games;
+  std::uint64_t x = 0x452821E638D01377ull;
+  auto next = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull; };
+  constexpr Key kHalf = 100000;
+  auto key_of = [](Key index) { return (index + 1) * 0x9E3779B97F4A7C15ull; };
+  for (int g = 0; g < count; ++g) {
+    const int n = 2 + int((next() >> 33) % 24);
+    Key index = ((next() >> 33) % kHalf) * 2;  // White to move
+    std::vector<PlyRecord> plies;
+    for (int i = 0; i < n; ++i) {
+      const Key key = key_of(index);
+      const auto c = int((next() >> 33) % 6);
+      // A book keeps 32 bits of a position hash, never 0.
+      plies.push_back({key, (key >> 32) | 1, i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
+      index = ((index / 2 * 7919 + Key(c) * 104729 + 17) % kHalf) * 2 + Key(1 - index % 2);
+    }
+    games.plies.push_back(std::move(plies));
+    GameFacts f;
+    f.result = store::Result(g % 4);
+    f.white_elo = g % 3 ? 1800 + g % 900 : 0;
+    f.black_elo = 1900 + g % 700;
+    f.year = 1995 + g % 30;
+    games.facts.push_back(f);
+  }
+  return games;
+}
+
+// The spill files and last run of an aggregator with a tiny budget: it spills
+// whenever a table fills, and merges its spill files 16 at a time.
+std::unique_ptr<Aggregator> spilled(const Games& games) {
+  auto agg = std::make_unique<Aggregator>(1, "/tmp", Side::Both);
+  for (std::size_t g = 0; g < games.plies.size(); ++g)
+    REQUIRE_FALSE(agg->add_game(games.facts[g], games.plies[g].data(), games.plies[g].size()));
+  REQUIRE_FALSE(agg->finish());
+  CHECK(agg->spills() > 16);
+  return agg;
+}
+
+std::vector<const Run*> runs_of(const Aggregator& agg) {
+  std::vector<const Run*> runs;
+  for (const Run& r : agg.runs()) runs.push_back(&r);
+  return runs;
+}
+
+}  // namespace
+
+TEST_CASE("A merge of a slice of the key space yields the whole merge's entries of that slice", "[builder]") {
+  const Games games = random_games(20000);
+  auto agg = spilled(games);
+  const auto runs = runs_of(*agg);
+  std::size_t marked = 0;  // spill files with marks past their first record: a slice starts inside them
+  for (const Run* r : runs) marked += r->node_marks.size() > 1 && r->edge_marks.size() > 1;
+  REQUIRE(marked > 0);
+  REQUIRE_FALSE(runs.back()->memory.nodes.empty());  // and the last run, in memory
+
+  RunMerger whole(runs);
+  REQUIRE_FALSE(whole.open());
+  std::vector<NodeEntry> nodes;
+  std::vector<EdgeEntry> edges;
+  for (NodeEntry n; whole.next_node(n);) nodes.push_back(n);
+  for (EdgeEntry e; whole.next_edge(e);) edges.push_back(e);
+  REQUIRE_FALSE(whole.error());
+  REQUIRE(nodes.size() > 20000);
+
+  // Cuts at keys of the book, next to them, and at the marks of the files.
+  std::vector<Key> cuts = {0};
+  for (std::size_t i = 0; i < nodes.size(); i += 997) {
+    cuts.push_back(nodes[i].key);
+    cuts.push_back(nodes[i].key + 1);
+  }
+  for (const Run* r : runs)
+    for (const RunMark& m : r->edge_marks) cuts.push_back(m.key);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<NodeEntry> sliced_nodes;
+  std::vector<EdgeEntry> sliced_edges;
+  std::uint64_t collisions = 0;
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    const KeySpan span{cuts[i], i + 1 < cuts.size() ? cuts[i + 1] - 1 : ~Key(0)};
+    RunMerger slice(runs, span);
+    REQUIRE_FALSE(slice.open());
+    for (NodeEntry n; slice.next_node(n);) {
+      CHECK(span.holds(n.key));
+      sliced_nodes.push_back(n);
+    }
+    for (EdgeEntry e; slice.next_edge(e);) {
+      CHECK(span.holds(e.key));
+      sliced_edges.push_back(e);
+    }
+    REQUIRE_FALSE(slice.error());
+    collisions += slice.collisions();
+  }
+  CHECK(collisions == whole.collisions());
+  REQUIRE(sliced_nodes.size() == nodes.size());
+  REQUIRE(sliced_edges.size() == edges.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    differ += sliced_nodes[i].key != nodes[i].key || !(sliced_nodes[i].record == nodes[i].record);
+  for (std::size_t i = 0; i < edges.size(); ++i)
+    differ += sliced_edges[i].key != edges[i].key || sliced_edges[i].move != edges[i].move ||
+              !(sliced_edges[i].record == edges[i].record);  // with the rank of first play
+  CHECK(differ == 0);
+}
+
+TEST_CASE("The slices' groups hold every merged node and edge, in positions or, below --min-games, in pruned",
+          "[builder]") {
+  const Games games = random_games(20000);
+  auto agg = spilled(games);
+  const auto runs = runs_of(*agg);
+  RunMerger whole(runs);
+  REQUIRE_FALSE(whole.open());
+  constexpr std::uint32_t kMinGames = 2;
+
+  // What the groups of one commit hold: each database's sections by key.
+  struct Held {
+    std::map<Key, store::Section> kept, pruned;
+    std::uint64_t nodes = 0, edges = 0;
+    std::size_t groups = 0;
+  };
+  auto read = [&](SectionSlices& slices) {
+    Held held;
+    Key last_kept = 0, last_pruned = 0;
+    for (std::size_t i = 0; i < slices.count(); ++i) {
+      const SliceGroups* slice = slices.get(i, true);
+      REQUIRE(slice);
+      REQUIRE_FALSE(slice->error);
+      held.nodes += slice->nodes;
+      held.edges += slice->edges;
+      for (std::size_t g = 0; g < slice->groups.size(); ++g, ++held.groups) {
+        auto group_key = store::group_key(slice->key(g));
+        REQUIRE(group_key);
+        store::GroupReader reader(*group_key, slice->value(g));
+        auto& db = slice->groups[g].pruned ? held.pruned : held.kept;
+        Key& last = slice->groups[g].pruned ? last_pruned : last_kept;
+        Key key;
+        std::string_view bytes;
+        while (reader.next(key, bytes)) {
+          CHECK((key > last || db.empty()));  // each database in key order, as appends need
+          last = key;
+          store::Section section;
+          REQUIRE(store::from_bytes(bytes, section));
+          db.emplace(key, std::move(section));
+        }
+        REQUIRE_FALSE(reader.damaged());
+      }
+      slices.release(i);
+    }
+    return held;
+  };
+  SectionSlices one(runs, 2, kMinGames, true, std::uint64_t(1) << 40);
+  SectionSlices many(runs, 2, kMinGames, true, 1000);
+  REQUIRE(one.count() == 1);
+  REQUIRE(many.count() > 50);
+  const Held whole_book = read(one), sliced = read(many);
+  CHECK(sliced.groups > whole_book.groups);  // a slice starts a group
+
+  std::size_t kept_nodes = 0, pruned_nodes = 0, kept_edges = 0, wrong = 0;
+  for (NodeEntry n; whole.next_node(n);) {
+    const bool keep = n.record.counters.games >= kMinGames;
+    (keep ? kept_nodes : pruned_nodes) += 1;
+    const auto& db = keep ? sliced.kept : sliced.pruned;
+    auto at = db.find(n.key);
+    wrong += at == db.end() || !at->second.node || !(*at->second.node == n.record);
+  }
+  for (EdgeEntry e; whole.next_edge(e);) {
+    const bool keep = e.record.counters.games >= kMinGames;
+    kept_edges += keep;
+    const auto& db = keep ? sliced.kept : sliced.pruned;
+    auto at = db.find(e.key);
+    bool found = false;
+    if (at != db.end())
+      for (const auto& [move, record] : at->second.edges)
+        found = found || (move == e.move && record == e.record);
+    wrong += !found;
+  }
+  REQUIRE_FALSE(whole.error());
+  CHECK(kept_nodes > 1000);
+  CHECK(pruned_nodes > 1000);
+  CHECK(wrong == 0);
+  CHECK(sliced.nodes == kept_nodes);
+  CHECK(sliced.edges == kept_edges);
+  CHECK(whole_book.nodes == kept_nodes);
+  CHECK(whole_book.edges == kept_edges);
+
+  // The sections themselves: the same in both, whatever the slices.
+  CHECK(sliced.kept.size() == whole_book.kept.size());
+  CHECK(sliced.pruned.size() == whole_book.pruned.size());
+  std::size_t other = 0;
+  for (const auto* dbs : {&sliced.kept, &sliced.pruned}) {
+    const auto& whole_db = dbs == &sliced.kept ? whole_book.kept : whole_book.pruned;
+    for (const auto& [key, section] : *dbs) {
+      auto at = whole_db.find(key);
+      other += at == whole_db.end() || at->second.node != section.node || at->second.edges != section.edges;
+    }
+  }
+  CHECK(other == 0);
+}
