@@ -23,13 +23,13 @@ namespace {
 
 // Runs the k-way merges of the runs on two more threads, one for the nodes
 // and one for the edges (RunMerger's two streams share nothing), up to kDepth
-// chunks ahead of the LMDB writes on the calling thread: the merge was the
-// critical path of the commit, the writer waiting on it, and the parse threads
-// are idle by then. The chunks are what fill_nodes and fill_edges make
-// (NodeChunk, EdgeChunk: the entries themselves, or their records encoded as
-// the parts of sections); a fill returns false once the merger has nothing
-// more. The consumer may stop early (an LMDB error): the destructor stops the
-// producers.
+// chunks ahead of the LMDB writes on the calling thread, for a commit into a
+// book that holds records (a new book's is made in slices: section_slices.h):
+// the merge was the critical path of the commit, the writer waiting on it, and
+// the parse threads are idle by then. The chunks are what fill_nodes and
+// fill_edges make (NodeChunk, EdgeChunk); a fill returns false once the merger
+// has nothing more. The consumer may stop early (an LMDB error): the
+// destructor stops the producers.
 template <class NodeChunk, class EdgeChunk>
 class MergeAhead {
  public:
@@ -53,19 +53,13 @@ class MergeAhead {
   bool next_nodes(NodeChunk& out) { return next(nodes_, out); }
   bool next_edges(EdgeChunk& out) { return next(edges_, out); }
 
-  // What try_next found.
-  enum class Take { Got, NotYet, End };
-  // The next chunk of one stream if one is ready, without waiting.
-  Take try_next_nodes(NodeChunk& out) { return try_next(nodes_, out); }
-  Take try_next_edges(EdgeChunk& out) { return try_next(edges_, out); }
-
  private:
   // Chunks a producer may be ahead. A thread that waits sleeps, and on a
   // virtual machine a sleeping thread can take as long to wake as the writer
   // takes for a chunk: with 4 the three threads of a commit on two cores kept
   // stopping each other, with 32 they do not (bench/build.sh's tcec case at
   // full depth times the commit; bench/compare.sh compares two binaries). A
-  // chunk of parts is some 75 KB with their shares: 5 MB at most for both streams.
+  // chunk of 1024 entries is some 70 KB: 5 MB at most for both streams.
   static constexpr std::size_t kDepth = 32;
 
   template <class Chunk>
@@ -87,16 +81,6 @@ class MergeAhead {
     if (out.capacity()) ch.spare.push_back(std::move(out));
     out = std::move(ch.ready.front());
     ch.ready.pop_front();
-  }
-
-  template <class Chunk>
-  Take try_next(Channel<Chunk>& ch, Chunk& out) {
-    std::unique_lock lock(mutex_);
-    if (ch.ready.empty()) return ch.done ? Take::End : Take::NotYet;
-    take(ch, out);
-    lock.unlock();
-    changed_.notify_all();
-    return Take::Got;
   }
 
   template <class Chunk>
@@ -150,17 +134,12 @@ constexpr std::size_t kEntriesPerChunk = 1024;
 template <class NodeChunk, class EdgeChunk>
 class SectionZip {
  public:
-  // before_wait(): called when a stream has no chunk ready, before waiting
-  // for one (the writer of a new book writes fingerprints meanwhile); it
-  // returns an error to stop.
-  SectionZip(MergeAhead<NodeChunk, EdgeChunk>& ahead, std::function<Status()> before_wait)
-      : ahead_(ahead), before_wait_(std::move(before_wait)) {}
+  explicit SectionZip(MergeAhead<NodeChunk, EdgeChunk>& ahead) : ahead_(ahead) {}
 
-  // Refills the streams' heads; false at the end of both (or on an error, in status).
-  bool next_key(Key& key, Status& status) {
-    if (!(status = refill<true>(nodes_, node_at_, nodes_done_)))
-      status = refill<false>(edges_, edge_at_, edges_done_);
-    if (status) return false;
+  // Refills the streams' heads; false at the end of both.
+  bool next_key(Key& key) {
+    refill<true>(nodes_, node_at_, nodes_done_);
+    refill<false>(edges_, edge_at_, edges_done_);
     bool n = node_at_ < nodes_.size(), e = edge_at_ < edges_.size();
     if (!n && !e) return false;
     key = !e   ? nodes_.key(node_at_)
@@ -175,44 +154,32 @@ class SectionZip {
   }
   // Every edge of key (taken, in move order); may refill the edge stream.
   template <class F>
-  Status take_edges(Key key, F&& f) {
+  void take_edges(Key key, F&& f) {
     for (;;) {
       while (edge_at_ < edges_.size() && edges_.key(edge_at_) == key) f(edges_, edge_at_++);
-      if (edge_at_ < edges_.size() || edges_done_) return std::nullopt;
-      if (auto s = refill<false>(edges_, edge_at_, edges_done_)) return s;
+      if (edge_at_ < edges_.size() || edges_done_) return;
+      refill<false>(edges_, edge_at_, edges_done_);
     }
   }
 
  private:
-  using Take = typename MergeAhead<NodeChunk, EdgeChunk>::Take;
   template <bool Nodes, class Chunk>
-  Status refill(Chunk& chunk, std::size_t& at, bool& done) {
+  void refill(Chunk& chunk, std::size_t& at, bool& done) {
     while (at == chunk.size() && !done) {
       at = 0;
-      Take t;
+      bool got;
       if constexpr (Nodes)
-        t = ahead_.try_next_nodes(chunk);
+        got = ahead_.next_nodes(chunk);
       else
-        t = ahead_.try_next_edges(chunk);
-      if (t == Take::NotYet) {
-        if (auto s = before_wait_()) return s;
-        bool got;
-        if constexpr (Nodes)
-          got = ahead_.next_nodes(chunk);
-        else
-          got = ahead_.next_edges(chunk);
-        t = got ? Take::Got : Take::End;
-      }
-      if (t == Take::End) {
+        got = ahead_.next_edges(chunk);
+      if (!got) {
         chunk = Chunk{};
         done = true;
       }
     }
-    return std::nullopt;
   }
 
   MergeAhead<NodeChunk, EdgeChunk>& ahead_;
-  std::function<Status()> before_wait_;
   NodeChunk nodes_;
   EdgeChunk edges_;
   std::size_t node_at_ = 0, edge_at_ = 0;
@@ -325,12 +292,11 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
     if (auto s = txn.stat(*pruned_dbi, st)) return s;
     pruned.emplace(txn, *pruned_dbi, st.ms_entries == 0);
   }
-  SectionZip zip(ahead, [] { return Status(); });
+  SectionZip zip(ahead);
   store::Section section, below;  // the key's section in the book and in the pruned database
   std::string value;
-  Status status;
   std::vector<std::pair<std::uint8_t, std::uint16_t>> fresh;  // edges new to the key: merged rank, move
-  for (Key key; zip.next_key(key, status);) {
+  for (Key key; zip.next_key(key);) {
     NodeKey nk(key);
     if (auto s = read_section(book, kept, key, section)) return s;
     below = {};
@@ -367,36 +333,35 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
     for (const auto* in : {&section, &below})
       for (const auto& [move, edge] : in->edges) last_rank = std::max(last_rank, int(edge.polyglot_rank));
     fresh.clear();
-    if (auto s = zip.take_edges(key, [&](const EntryChunk<EdgeEntry>& c, std::size_t i) {
-          const EdgeEntry& e = c.entries[i];
-          auto find = [&](store::Section& in) {
-            auto at = std::lower_bound(in.edges.begin(), in.edges.end(), e.move,
-                                       [](const auto& x, std::uint16_t m) { return x.first < m; });
-            return std::pair(at, at != in.edges.end() && at->first == e.move);
-          };
-          store::EdgeRecord record = e.record;
-          bool known = false;
-          if (auto [at, found] = find(below); found) {  // its counts so far, and its rank
-            record.merge(at->second);
-            record.polyglot_rank = at->second.polyglot_rank;
-            below.edges.erase(at);
-            below_changed = known = true;
-          }
-          auto [at, found] = find(section);
-          if (!found && !known) fresh.emplace_back(record.polyglot_rank, e.move);
-          if (found) {
-            at->second.merge(record);
-          } else if (record.counters.games >= min_games) {
-            section.edges.insert(at, {e.move, record});
-          } else {
-            below.edges.insert(find(below).first, {e.move, record});
-            below_changed = true;
-            return;
-          }
-          changed = true;
-          ++result.edges_written;
-        }))
-      return s;
+    zip.take_edges(key, [&](const EntryChunk<EdgeEntry>& c, std::size_t i) {
+      const EdgeEntry& e = c.entries[i];
+      auto find = [&](store::Section& in) {
+        auto at = std::lower_bound(in.edges.begin(), in.edges.end(), e.move,
+                                   [](const auto& x, std::uint16_t m) { return x.first < m; });
+        return std::pair(at, at != in.edges.end() && at->first == e.move);
+      };
+      store::EdgeRecord record = e.record;
+      bool known = false;
+      if (auto [at, found] = find(below); found) {  // its counts so far, and its rank
+        record.merge(at->second);
+        record.polyglot_rank = at->second.polyglot_rank;
+        below.edges.erase(at);
+        below_changed = known = true;
+      }
+      auto [at, found] = find(section);
+      if (!found && !known) fresh.emplace_back(record.polyglot_rank, e.move);
+      if (found) {
+        at->second.merge(record);
+      } else if (record.counters.games >= min_games) {
+        section.edges.insert(at, {e.move, record});
+      } else {
+        below.edges.insert(find(below).first, {e.move, record});
+        below_changed = true;
+        return;
+      }
+      changed = true;
+      ++result.edges_written;
+    });
     // The new edges' ranks, after the book's (by move where the merged ranks tie).
     std::stable_sort(fresh.begin(), fresh.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -413,7 +378,6 @@ Status merge_sections(store::Book& book, store::WriteTxn& txn, EntriesAhead& ahe
     if (pruned && below_changed)
       if (auto s = write_section(*pruned, key, below, value)) return s;
   }
-  if (status) return status;
   if (auto s = kept.finish()) return s;
   return pruned ? pruned->finish() : std::nullopt;
 }
