@@ -205,6 +205,7 @@ struct Run {
   std::uint64_t edge_count = 0;
   std::uint64_t edge_offset = 0;
   std::vector<RunMark> node_marks, edge_marks;  // spill file: every kRunMarkEvery-th node and edge
+  Key last_node_key = 0, last_edge_key = 0;     // spill file: its last node's and last edge's
   int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 

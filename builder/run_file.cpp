@@ -80,6 +80,7 @@ BuildStatus RunFileWriter::open(Run& run) {
   run_ = &run;
   run.node_count = run.edge_count = run.edge_offset = 0;
   run.node_marks.clear();
+  run.last_node_key = run.last_edge_key = 0;
   run.edge_marks.clear();
   file_ = std::fopen(run.path.c_str(), "wb");
   if (!file_) return io_error("cannot write", run.path);
@@ -105,6 +106,7 @@ char* RunFileWriter::node_head(Key key, std::uint64_t position_hash, std::uint16
   reserve(kMaxRecord);
   if (run_->node_count % kRunMarkEvery == 0)
     run_->node_marks.push_back({key, written_ + used_, run_->node_count});
+  run_->last_node_key = key;
   char* p = buffer_.data() + used_;
   p = put(p, key);
   p = put(p, position_hash);
@@ -118,6 +120,7 @@ char* RunFileWriter::edge_head(Key key, std::uint16_t move, Key child_key, std::
   reserve(kMaxRecord);
   if (run_->edge_count % kRunMarkEvery == 0)
     run_->edge_marks.push_back({key, written_ + used_, run_->edge_count});
+  run_->last_edge_key = key;
   char* p = buffer_.data() + used_;
   p = put(p, key);
   p = put(p, move);

@@ -18,6 +18,7 @@ struct RunPart<NodeEntry> {
   static std::uint64_t file_offset(const Run&) { return 0; }
   static std::uint64_t count(const Run& r) { return r.node_count; }
   static const std::vector<RunMark>& marks(const Run& r) { return r.node_marks; }
+  static Key last_key(const Run& r) { return r.last_node_key; }
   static bool skip_below(RunFileReader& file, Key first) { return file.skip_nodes_below(first); }
   static bool before(const NodeEntry& a, const NodeEntry& b) { return node_order(a, b); }
 };
@@ -29,6 +30,7 @@ struct RunPart<EdgeEntry> {
   static std::uint64_t file_offset(const Run& r) { return r.edge_offset; }
   static std::uint64_t count(const Run& r) { return r.edge_count; }
   static const std::vector<RunMark>& marks(const Run& r) { return r.edge_marks; }
+  static Key last_key(const Run& r) { return r.last_edge_key; }
   static bool skip_below(RunFileReader& file, Key first) { return file.skip_edges_below(first); }
   static bool before(const EdgeEntry& a, const EdgeEntry& b) { return edge_order(a, b); }
 };
@@ -83,6 +85,9 @@ BuildStatus RunStream<T>::open() {
   const Key first = span_.first;
   if (!run_.path.empty()) {
     const auto& marks = Part::marks(run_);
+    // A file with no key in the span is not read: the spill files of another
+    // key range (a build thread's) hold none of its slices' keys.
+    if (marks.empty() || marks.front().key > span_.last || Part::last_key(run_) < first) return std::nullopt;
     auto after =
         std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < first; });
     const RunMark start = after == marks.begin() ? RunMark{0, Part::file_offset(run_), 0} : *(after - 1);

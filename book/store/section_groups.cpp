@@ -114,34 +114,53 @@ void GroupEncoder::clear(Key g) {
 }
 
 std::size_t GroupEncoder::bytes_with(Key key, std::string_view section) const {
+  return bytes_with_entry(key, entry_bytes(section));
+}
+
+std::size_t GroupEncoder::bytes_with_entry(Key key, std::size_t entry_size) const {
   const Key previous = keys_.empty() ? group_ : keys_.back();
   assert(key >= previous);
   const std::size_t first = varint_size(keys_.empty() ? key - group_ : keys_.front() - group_);
   const int w = width_of(keys_.empty() ? 0 : std::max(widest_, key - previous));
-  return 1 + first + keys_.size() * std::size_t(w) + entries_.size() + entry_bytes(section);
+  return 1 + first + keys_.size() * std::size_t(w) + entries_.size() + entry_size;
+}
+
+void GroupEncoder::entry_of(std::string_view section, std::string& entry) {
+  entry.clear();
+  append_entry(entry, section);
 }
 
 void GroupEncoder::add(Key key, std::string_view section) {
+  std::string entry;
+  entry_of(section, entry);
+  add_entry(key, entry);
+}
+
+void GroupEncoder::add_entry(Key key, std::string_view entry) {
   const Key previous = keys_.empty() ? group_ : keys_.back();
   assert(key >= previous && (keys_.empty() || key > previous));
   if (!keys_.empty()) widest_ = std::max(widest_, key - previous);
   keys_.push_back(key);
-  append_entry(entries_, section);
+  entries_.append(entry);
   ends_.push_back(entries_.size());
 }
 
 void GroupEncoder::encode(std::string& out) const {
   const int w = width_of(widest_);
   out.clear();
+  out.reserve(1 + 10 + keys_.size() * std::size_t(w) + entries_.size());
   out.push_back(char(0x80 | w));
   Key previous = group_;
   std::size_t begin = 0;
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     std::uint64_t delta = keys_[i] - previous;
-    if (i == 0)
+    if (i == 0) {
       put_varint(out, delta);
-    else
-      for (int b = 0; b < w; ++b, delta >>= 8) out.push_back(char(delta & 0xff));
+    } else {
+      char le[8];
+      for (int b = 0; b < 8; ++b, delta >>= 8) le[b] = char(delta & 0xff);
+      out.append(le, std::size_t(w));
+    }
     out.append(entries_, begin, ends_[i] - begin);
     previous = keys_[i];
     begin = ends_[i];
@@ -242,10 +261,11 @@ Status count_sections(const Txn& txn, MDB_dbi dbi, std::uint64_t& out) {
 }
 
 Status GroupAppender::add(Key key, std::string_view section) {
-  if (group_.full_before(key, section))
+  GroupEncoder::entry_of(section, entry_);
+  if (group_.full_before_entry(key, entry_.size()))
     if (auto s = finish()) return s;
   if (group_.positions() == 0) group_.clear(key);
-  group_.add(key, section);
+  group_.add_entry(key, entry_);
   return std::nullopt;
 }
 

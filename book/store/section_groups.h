@@ -75,6 +75,16 @@ class GroupEncoder {
     return positions() > 0 && (positions() >= kGroupPositions || bytes_with(key, section) > kGroupBytes);
   }
   void add(Key key, std::string_view section);  // key above the last
+  // The same for a section's entry as the value holds it (entry_of: its size
+  // and it, or it self-delimited), made once where a writer asks full_before
+  // and then adds: making it decodes the section's node.
+  static void entry_of(std::string_view section, std::string& entry);
+  bool full_before_entry(Key key, std::size_t entry_size) const {
+    return positions() > 0 &&
+           (positions() >= kGroupPositions || bytes_with_entry(key, entry_size) > kGroupBytes);
+  }
+  std::size_t bytes_with_entry(Key key, std::size_t entry_size) const;
+  void add_entry(Key key, std::string_view entry);
   std::size_t positions() const { return keys_.size(); }
   Key group_key() const { return group_; }
   // The value.
@@ -148,6 +158,7 @@ class GroupAppender {
   Put put_;
   GroupEncoder group_;
   std::string value_;
+  std::string entry_;  // of the section being added
 };
 
 // Reads and writes sections of a database in a write transaction. It holds
