@@ -29,13 +29,18 @@ std::vector<KeySpan> equal_spans(std::size_t count) {
 
 }  // namespace
 
+std::uint64_t slice_entries(const std::vector<const Run*>& runs) {
+  std::uint64_t files = 0;
+  for (const Run* r : runs) files += !r->path.empty();
+  return std::clamp(files * kRunMarkEvery, kSliceEntries, kMaxSliceEntries);
+}
+
 SectionSlices::SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
-                             bool keep_pruned, std::uint64_t slice_entries)
+                             bool keep_pruned, std::uint64_t entries)
     : runs_(runs), min_games_(min_games), keep_pruned_(keep_pruned) {
-  std::uint64_t entries = 0;
-  for (const Run* r : runs_) entries += entries_of(*r);
-  spans_ = equal_spans(
-      std::size_t(std::max<std::uint64_t>(1, entries / std::max<std::uint64_t>(1, slice_entries))));
+  std::uint64_t all = 0;
+  for (const Run* r : runs_) all += entries_of(*r);
+  spans_ = equal_spans(std::size_t(std::max<std::uint64_t>(1, all / std::max<std::uint64_t>(1, entries))));
   threads = std::max(1u, threads);
   window_ = threads + kAhead;
   made_.resize(window_);

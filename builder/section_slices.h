@@ -54,20 +54,26 @@ struct SliceGroups {
   }
 };
 
-// The nodes and edges a slice merges, about: its groups take some 1 MB (30,000
-// positions or so), and its merge reads each spill file from a mark at most
-// kRunMarkEvery records before the slice (passed over undecoded), a small part
-// of what it decodes.
+// The nodes and edges a slice merges, about (slice_entries): its groups take
+// some 1 MB (30,000 positions or so), and its merge reads each spill file from
+// a mark at most kRunMarkEvery records before the slice, passed over
+// undecoded. With many spill files (a large build) that is more than the slice
+// needs of each, so a slice grows with them, to kRunMarkEvery records a file:
+// what is passed over stays within about half of what is merged, and the
+// slices held for the writer (kAhead and one a thread, 15 bytes or so an
+// entry) within some 30 MB.
 inline constexpr std::uint64_t kSliceEntries = std::uint64_t(1) << 16;
+inline constexpr std::uint64_t kMaxSliceEntries = std::uint64_t(1) << 19;
+std::uint64_t slice_entries(const std::vector<const Run*>& runs);
 
 class SectionSlices {
  public:
   // Merges runs (each sorted, in the order of the input) on `threads`
   // threads; nodes and edges with fewer than min_games games go to the
-  // pruned database when keep_pruned, else are left out. slice_entries: the
-  // nodes and edges of a slice, about (a test makes them few).
+  // pruned database when keep_pruned, else are left out. entries: the nodes
+  // and edges of a slice, about (slice_entries(runs); a test makes them few).
   SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
-                bool keep_pruned, std::uint64_t slice_entries = kSliceEntries);
+                bool keep_pruned, std::uint64_t entries);
   ~SectionSlices();  // stops the threads (the writer may stop early: an LMDB error)
   SectionSlices(const SectionSlices&) = delete;
   SectionSlices& operator=(const SectionSlices&) = delete;
