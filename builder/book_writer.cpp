@@ -462,9 +462,9 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       return s;
   ChunkedAppender appender(to);
   {
-    // The sections, merged and grouped in slices on the commit's threads
-    // (section_slices.h), appended here in key order, and the fingerprints
-    // (already in order) while the next slice is not yet made.
+    // The sections, merged and encoded in slices on the commit's threads
+    // (section_slices.h), grouped and appended here in key order, and the
+    // fingerprints (already in order) while the next slice is not yet made.
     SectionSlices slices(merger.runs(), input.threads, input.min_games, pruned_dbi.has_value(),
                          slice_entries(merger.runs()));
     result.slices = slices.count();
@@ -482,20 +482,27 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       }
       return std::nullopt;
     };
+    store::GroupAppender positions = appender.groups(to.dbs().positions);
+    std::optional<store::GroupAppender> pruned;
+    if (pruned_dbi) pruned.emplace(appender.groups(*pruned_dbi));
     for (std::size_t i = 0; i < slices.count(); ++i) {
-      const SliceGroups* slice;
+      const SliceSections* slice;
       while (!(slice = slices.get(i, !fingerprints_left())))
         if (auto s = fingerprints()) return s;
       if (slice->error) return store::Error{EIO, slice->error->message};
-      for (std::size_t g = 0; g < slice->groups.size(); ++g)
-        if (auto s = appender.add(slice->groups[g].pruned ? *pruned_dbi : to.dbs().positions, slice->key(g),
-                                  slice->value(g)))
+      for (std::size_t p = 0; p < slice->positions.size(); ++p) {
+        const auto& position = slice->positions[p];
+        if (auto s = (position.pruned ? *pruned : positions).add_entry(position.key, slice->entry(p)))
           return s;
+      }
       result.nodes_written += slice->nodes;
       result.edges_written += slice->edges;
       result.collisions += slice->collisions;
       slices.release(i);
     }
+    if (auto s = positions.finish()) return s;
+    if (pruned)
+      if (auto s = pruned->finish()) return s;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
     // The buckets after the sections: the slices' threads are done, so the

@@ -57,7 +57,7 @@ SectionSlices::~SectionSlices() {
   for (std::thread& t : threads_) t.join();
 }
 
-const SliceGroups* SectionSlices::get(std::size_t i, bool wait) {
+const SliceSections* SectionSlices::get(std::size_t i, bool wait) {
   std::unique_lock lock(mutex_);
   // The writer takes the slices in order, each once made.
   assert(i == released_ && i < count());
@@ -83,7 +83,7 @@ void SectionSlices::work() {
     changed_.wait(lock, [&] { return stop_ || next_ >= count() || next_ < released_ + window_; });
     if (stop_ || next_ >= count()) return;
     const std::size_t i = next_++;
-    SliceGroups& out = made_[i % window_];
+    SliceSections& out = made_[i % window_];
     lock.unlock();
     make(i, out);
     lock.lock();
@@ -95,26 +95,20 @@ void SectionSlices::work() {
 // The sections of slice i's keys, in key order: the node (when it has one)
 // and the edges in move order, each edge sharing the node's fields where it
 // can; what has fewer than min_games games in the section of the pruned
-// database instead (or nowhere). Grouped into out as a new book's are.
-void SectionSlices::make(std::size_t i, SliceGroups& out) const {
-  out.bytes.clear();  // keeping the capacity of the slice this place held before
-  out.groups.clear();
+// database instead (or nowhere). Each as the entry a group holds.
+void SectionSlices::make(std::size_t i, SliceSections& out) const {
+  out.entries.clear();  // keeping the capacity of the slice this place held before
+  out.positions.clear();
   out.nodes = out.edges = out.collisions = 0;
   out.error.reset();
   RunMerger merger(runs_, spans_[i]);
   if ((out.error = merger.open())) return;
-  auto to_out = [&out](bool pruned) {
-    return [&out, pruned](std::string_view key, std::string_view value) -> store::Status {
-      out.bytes.append(key);
-      const std::size_t key_end = out.bytes.size();
-      out.bytes.append(value);
-      out.groups.push_back({key_end, out.bytes.size(), pruned});
-      return std::nullopt;
-    };
+  std::string value, below, entry;
+  auto add = [&](Key key, const std::string& section, bool pruned) {
+    store::GroupEncoder::entry_of(section, entry);
+    out.entries.append(entry);
+    out.positions.push_back({key, out.entries.size(), pruned});
   };
-  // Their puts only append to out: they cannot fail.
-  store::GroupAppender positions(to_out(false)), pruned(to_out(true));
-  std::string value, below;
   NodeEntry node;
   EdgeEntry edge;
   bool has_node = merger.next_node(node), has_edge = merger.next_edge(edge);
@@ -141,14 +135,12 @@ void SectionSlices::make(std::size_t i, SliceGroups& out) const {
         ++below_edges;
       }
     }
-    if (kept || edges) (void)positions.add(key, value);
-    if (below_node || below_edges) (void)pruned.add(key, below);
+    if (kept || edges) add(key, value, false);
+    if (below_node || below_edges) add(key, below, true);
     out.nodes += kept != nullptr;
     out.edges += edges;
     if (has_node && node.key == key) has_node = merger.next_node(node);
   }
-  (void)positions.finish();
-  (void)pruned.finish();
   out.collisions = merger.collisions();
   out.error = merger.error();
 }

@@ -1,20 +1,19 @@
-// The groups of sections of a new book (store/section_groups.h), made from
-// the sorted runs of a build on several threads at once: the key space is cut
-// into slices of about kSliceEntries nodes and edges, each slice's runs are
-// merged (RunMerger over that span), its sections encoded and grouped by
-// whichever thread takes it, and the writer of the book appends the slices'
-// groups in key order, as LMDB's one writer must. A thread works at most a
-// few slices ahead of the writer, so the groups held wait for it are bounded
-// (a few MB) whatever the size of the book.
+// The sections of a new book, made from the sorted runs of a build on several
+// threads at once: the key space is cut into slices of some tens of thousands
+// of nodes and edges, each slice's runs are merged (RunMerger over that span)
+// and its sections encoded, as the entries of a group hold them
+// (store::GroupEncoder::entry_of), by whichever thread takes it; the writer of
+// the book takes the slices in key order, groups their entries and appends
+// the groups, as LMDB's one writer must. A thread works at most a few slices
+// ahead of the writer, so the entries held wait for it are bounded (a few MB)
+// whatever the size of the book.
 //
 // Before, two merge threads (one for the nodes, one for the edges) handed the
 // writer the parts of sections, which it joined, shared and grouped: the
 // writer's work, one thread's, was most of a commit (bench/build.sh). Now a
-// slice's work is all on the thread that takes it, and the writer only
-// appends finished groups.
-//
-// A slice's groups start with its first position: a slice boundary closes a
-// group early, one group in some thousand positions.
+// slice's merge and encoding are on the thread that takes it, and the writer
+// cuts the groups where one stream of sections would (the book is the same
+// whatever the slices, the threads and the spills).
 #pragma once
 
 #include <condition_variable>
@@ -30,38 +29,35 @@
 
 namespace gb::builder {
 
-// What a slice holds for the writer: its groups (an LMDB key and value each,
-// back to back in bytes), in key order per database, and what it counted.
-struct SliceGroups {
-  struct Group {
-    std::size_t key_end = 0, value_end = 0;  // in bytes; the key starts at the previous group's value_end
-    bool pruned = false;                     // for the pruned database, else for positions
+// What a slice holds for the writer: its positions' entries (sections as a
+// group holds them), back to back in key order, each for the positions
+// database or the pruned one, and what it counted.
+struct SliceSections {
+  struct Position {
+    Key key = 0;
+    std::size_t end = 0;  // of its entry in entries; it starts at the previous position's end
+    bool pruned = false;  // for the pruned database, else for positions
   };
-  std::string bytes;
-  std::vector<Group> groups;
+  std::string entries;
+  std::vector<Position> positions;
   std::uint64_t nodes = 0, edges = 0;  // written to positions
   std::uint64_t collisions = 0;        // found in merging the runs
   BuildStatus error;                   // a run file that could not be read
 
-  std::string_view key(std::size_t i) const {
-    return slice(i ? groups[i - 1].value_end : 0, groups[i].key_end);
-  }
-  std::string_view value(std::size_t i) const { return slice(groups[i].key_end, groups[i].value_end); }
-
- private:
-  std::string_view slice(std::size_t begin, std::size_t end) const {
-    return std::string_view(bytes).substr(begin, end - begin);
+  std::string_view entry(std::size_t i) const {
+    const std::size_t begin = i ? positions[i - 1].end : 0;
+    return std::string_view(entries).substr(begin, positions[i].end - begin);
   }
 };
 
-// The nodes and edges a slice merges, about (slice_entries): its groups take
+// The nodes and edges a slice merges, about (slice_entries): its entries take
 // some 1 MB (30,000 positions or so), and its merge reads each spill file from
 // a mark at most kRunMarkEvery records before the slice, passed over
 // undecoded. With many spill files (a large build) that is more than the slice
 // needs of each, so a slice grows with them, to kRunMarkEvery records a file:
 // what is passed over stays within about half of what is merged, and the
-// slices held for the writer (kAhead and one a thread, 15 bytes or so an
-// entry) within some 30 MB.
+// slices held for the writer (kAhead and one a thread, 15 bytes or so a node
+// or edge) within some 30 MB.
 inline constexpr std::uint64_t kSliceEntries = std::uint64_t(1) << 16;
 inline constexpr std::uint64_t kMaxSliceEntries = std::uint64_t(1) << 19;
 std::uint64_t slice_entries(const std::vector<const Run*>& runs);
@@ -81,7 +77,7 @@ class SectionSlices {
   std::size_t count() const { return spans_.size(); }
   // Slice i (taken in order, from 0) once it is made; nullptr when it is not
   // yet and wait is false. Valid until release(i).
-  const SliceGroups* get(std::size_t i, bool wait);
+  const SliceSections* get(std::size_t i, bool wait);
   // The writer is done with slice i: its memory goes to a later slice.
   void release(std::size_t i);
 
@@ -89,7 +85,7 @@ class SectionSlices {
   // The slices a thread may be ahead of the writer, beside the threads' own.
   static constexpr std::size_t kAhead = 2;
   void work();
-  void make(std::size_t i, SliceGroups& out) const;
+  void make(std::size_t i, SliceSections& out) const;
 
   const std::vector<const Run*> runs_;
   const std::uint32_t min_games_;
@@ -99,7 +95,7 @@ class SectionSlices {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<SliceGroups> made_;     // by slice % window_; guarded by mutex_ while not ready
+  std::vector<SliceSections> made_;   // by slice % window_; guarded by mutex_ while not ready
   std::vector<bool> ready_;           // of made_; guarded by mutex_
   std::size_t next_ = 0;              // the next slice to take; guarded by mutex_
   std::size_t released_ = 0;          // slices the writer is done with; guarded by mutex_

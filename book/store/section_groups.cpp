@@ -262,10 +262,14 @@ Status count_sections(const Txn& txn, MDB_dbi dbi, std::uint64_t& out) {
 
 Status GroupAppender::add(Key key, std::string_view section) {
   GroupEncoder::entry_of(section, entry_);
-  if (group_.full_before_entry(key, entry_.size()))
+  return add_entry(key, entry_);
+}
+
+Status GroupAppender::add_entry(Key key, std::string_view entry) {
+  if (group_.full_before_entry(key, entry.size()))
     if (auto s = finish()) return s;
   if (group_.positions() == 0) group_.clear(key);
-  group_.add_entry(key, entry_);
+  group_.add_entry(key, entry);
   return std::nullopt;
 }
 

@@ -151,6 +151,8 @@ class GroupAppender {
   using Put = std::function<Status(std::string_view key, std::string_view value)>;
   explicit GroupAppender(Put put) : put_(std::move(put)) {}
   [[nodiscard]] Status add(Key key, std::string_view section);
+  // The same for a section's entry (GroupEncoder::entry_of).
+  [[nodiscard]] Status add_entry(Key key, std::string_view entry);
   // Hands over the last group; the appender may then start again.
   [[nodiscard]] Status finish();
 

@@ -1,8 +1,8 @@
 // The commit of a new book in slices of the key space (section_slices.h): a
 // merge of one slice (RunMerger over a KeySpan, starting a spill file at its
 // marks) yields exactly the whole merge's entries of that slice, and the
-// slices' groups hold the merged nodes and edges, each in the database its
-// games send it to.
+// slices' sections, grouped, hold the merged nodes and edges, each in the
+// database its games send it to, in the same groups whatever the slices.
 #include "builder/section_slices.h"
 
 #include <algorithm>
@@ -131,8 +131,9 @@ TEST_CASE("A merge of a slice of the key space yields the whole merge's entries 
   CHECK(differ == 0);
 }
 
-TEST_CASE("The slices' groups hold every merged node and edge, in positions or, below --min-games, in pruned",
-          "[builder]") {
+TEST_CASE(
+    "The slices' sections hold every merged node and edge, in positions or, below --min-games, in pruned",
+    "[builder]") {
   const Games games = random_games(20000);
   auto agg = spilled(games);
   const auto runs = runs_of(*agg);
@@ -140,39 +141,53 @@ TEST_CASE("The slices' groups hold every merged node and edge, in positions or, 
   REQUIRE_FALSE(whole.open());
   constexpr std::uint32_t kMinGames = 2;
 
-  // What the groups of one commit hold: each database's sections by key.
+  // What one commit writes, grouped as its writer groups the slices' entries:
+  // each database's groups (key and value), and its sections by key.
   struct Held {
+    std::vector<std::pair<std::string, std::string>> kept_groups, pruned_groups;
     std::map<Key, store::Section> kept, pruned;
     std::uint64_t nodes = 0, edges = 0;
-    std::size_t groups = 0;
   };
   auto read = [&](SectionSlices& slices) {
     Held held;
-    Key last_kept = 0, last_pruned = 0;
+    auto to = [](auto& groups) {
+      return store::GroupAppender([&groups](std::string_view key, std::string_view value) -> store::Status {
+        groups.emplace_back(key, value);
+        return std::nullopt;
+      });
+    };
+    store::GroupAppender kept = to(held.kept_groups), pruned = to(held.pruned_groups);
     for (std::size_t i = 0; i < slices.count(); ++i) {
-      const SliceGroups* slice = slices.get(i, true);
+      const SliceSections* slice = slices.get(i, true);
       REQUIRE(slice);
       REQUIRE_FALSE(slice->error);
       held.nodes += slice->nodes;
       held.edges += slice->edges;
-      for (std::size_t g = 0; g < slice->groups.size(); ++g, ++held.groups) {
-        auto group_key = store::group_key(slice->key(g));
+      for (std::size_t p = 0; p < slice->positions.size(); ++p)
+        REQUIRE_FALSE(
+            (slice->positions[p].pruned ? pruned : kept).add_entry(slice->positions[p].key, slice->entry(p)));
+      slices.release(i);
+    }
+    REQUIRE_FALSE(kept.finish());
+    REQUIRE_FALSE(pruned.finish());
+    for (auto [groups, db] :
+         {std::pair(&held.kept_groups, &held.kept), std::pair(&held.pruned_groups, &held.pruned)}) {
+      Key last = 0;
+      for (const auto& [group, value] : *groups) {
+        auto group_key = store::group_key(group);
         REQUIRE(group_key);
-        store::GroupReader reader(*group_key, slice->value(g));
-        auto& db = slice->groups[g].pruned ? held.pruned : held.kept;
-        Key& last = slice->groups[g].pruned ? last_pruned : last_kept;
+        store::GroupReader reader(*group_key, value);
         Key key;
         std::string_view bytes;
         while (reader.next(key, bytes)) {
-          CHECK((key > last || db.empty()));  // each database in key order, as appends need
+          CHECK((key > last || db->empty()));  // each database in key order, as appends need
           last = key;
           store::Section section;
           REQUIRE(store::from_bytes(bytes, section));
-          db.emplace(key, std::move(section));
+          db->emplace(key, std::move(section));
         }
         REQUIRE_FALSE(reader.damaged());
       }
-      slices.release(i);
     }
     return held;
   };
@@ -181,7 +196,10 @@ TEST_CASE("The slices' groups hold every merged node and edge, in positions or, 
   REQUIRE(one.count() == 1);
   REQUIRE(many.count() > 50);
   const Held whole_book = read(one), sliced = read(many);
-  CHECK(sliced.groups > whole_book.groups);  // a slice starts a group
+  // The same groups, byte for byte, whatever the slices.
+  CHECK(sliced.kept_groups.size() > 100);
+  CHECK(sliced.kept_groups == whole_book.kept_groups);
+  CHECK(sliced.pruned_groups == whole_book.pruned_groups);
 
   std::size_t kept_nodes = 0, pruned_nodes = 0, kept_edges = 0, wrong = 0;
   for (NodeEntry n; whole.next_node(n);) {
