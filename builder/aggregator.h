@@ -171,11 +171,6 @@ struct SlotTables {
 // in their record.polyglot_rank.
 void edge_ranks(const SlotTables& t, const Slot* first, const Slot* last, std::uint8_t* ranks);
 
-// A sorted run: the slots of a build's last run, a spill file (run_file.h),
-// or expanded entries (an import); exactly one of the three. Every run gives
-// each edge, in record.polyglot_rank, its rank of first play among the edges
-// of its key in the run (for an import: its place among its key's entries in
-// the .bin); runs are in the order of the input (RunMerger relies on both).
 // A place in a spill file: its record number `ordinal` (among the nodes, or
 // among the edges) starts at byte `offset` and has key `key`.
 struct RunMark {
@@ -186,7 +181,8 @@ struct RunMark {
 
 // A spill file marks every kRunMarkEvery-th node and edge, so that a merge of
 // one slice of the key space starts reading near the slice's first key
-// (RunStream::open): 64 KiB of a file or so passed over, a mark per 100 KiB.
+// (RunStream::open): a mark per 100 KiB of a file or so, half of that passed
+// over on average.
 inline constexpr std::uint64_t kRunMarkEvery = 4096;
 
 // The keys first to last (both in): a slice of the key space.
@@ -196,6 +192,11 @@ struct KeySpan {
   bool holds(Key key) const { return key >= first && key <= last; }
 };
 
+// A sorted run: the slots of a build's last run, a spill file (run_file.h),
+// or expanded entries (an import); exactly one of the three. Every run gives
+// each edge, in record.polyglot_rank, its rank of first play among the edges
+// of its key in the run (for an import: its place among its key's entries in
+// the .bin); runs are in the order of the input (RunMerger relies on both).
 struct Run {
   SlotTables memory;             // the last run of a build: sorted nodes, sorted edges
   std::vector<NodeEntry> nodes;  // expanded entries, sorted
@@ -205,7 +206,7 @@ struct Run {
   std::uint64_t edge_count = 0;
   std::uint64_t edge_offset = 0;
   std::vector<RunMark> node_marks, edge_marks;  // spill file: every kRunMarkEvery-th node and edge
-  Key last_node_key = 0, last_edge_key = 0;     // spill file: its last node's and last edge's
+  Key last_node_key = 0, last_edge_key = 0;     // spill file: the keys of its last node and last edge
   int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 

@@ -80,8 +80,8 @@ BuildStatus RunFileWriter::open(Run& run) {
   run_ = &run;
   run.node_count = run.edge_count = run.edge_offset = 0;
   run.node_marks.clear();
-  run.last_node_key = run.last_edge_key = 0;
   run.edge_marks.clear();
+  run.last_node_key = run.last_edge_key = 0;
   file_ = std::fopen(run.path.c_str(), "wb");
   if (!file_) return io_error("cannot write", run.path);
   buffer_.resize(kBufferBytes);
