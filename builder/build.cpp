@@ -46,7 +46,7 @@ constexpr std::size_t kMallocMapThreshold = std::size_t(1) << 20;
 // aggregation tables of all threads get what is left of the budget after
 // - kReserve and kReservePerThread: what a build holds whatever the
 //   collection: the program's own data, malloc's arenas, the threads' stacks,
-//   the block of PGN being parsed and its games' positions, a spill's writer
+//   the two blocks of PGN being parsed and counted and their games' positions, a spill's writer
 //   and the 2 * 16 streams of a compaction of runs (64 KiB each), and in the
 //   commit the merge's streams, its chunks ahead and LMDB's write buffers
 //   (the commit holds the last run with its free slots given back, so it
@@ -146,19 +146,40 @@ BuildStatus mark_duplicates(Workers& w, std::vector<PartResult>& results) {
   return std::nullopt;
 }
 
-// Parses one block of text on all threads, decides which games are
-// duplicates, and adds the others to the aggregators, each of which counts
-// the positions of its key range in every game. Fills the per-part results
-// in order; an error when a spill failed. The block is parsed in
-// kPartsPerThread parts per thread, taken in turn by whichever thread is
-// free, so that a long game does not leave the other threads waiting. The
-// results of the block before are reused, with their memory: a build of
-// many blocks allocates the parts' games and positions once, not per block
-// (per block they were page faults and fragments of the heap).
-BuildStatus parse_block(Workers& w, std::string_view text, const std::string& name, std::uint64_t first_line,
-                        std::vector<PartResult>& results) {
+// Adds the games of a block that are not duplicates to the aggregator (and
+// the buckets) of key range i, which counts the positions of its range in
+// every game. An error when a spill failed.
+BuildStatus aggregate_range(Workers& w, const std::vector<PartResult>& results, std::size_t i) {
+  for (const PartResult& r : results)
+    for (const PendingGame& g : r.games.games)
+      if (!g.duplicate) {
+        if (auto e = w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n)) return e;
+        if (!w.buckets.empty())
+          if (auto e =
+                  w.buckets[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n, g.ordinal, w.source))
+            return e;
+      }
+  return std::nullopt;
+}
+
+// One job on all threads: parses a block of text into results (when one
+// is given) while the games of the block before, in counted (when given),
+// are added to the aggregators, each range's as one part; the calling thread
+// first does read_next alone (it reads the block after). The parts of the
+// ranges come first, so that a thread free of its range (or of its part of
+// the parse) takes parts of the parse: a range that spills, or a part with a
+// long game, leaves no thread waiting. The block is parsed in
+// kPartsPerThread parts per thread. Each PartResult of results is reused,
+// with its memory: a build of many blocks allocates the parts' games and
+// positions once, not per block (per block they were page faults and
+// fragments of the heap). An error when a spill failed.
+BuildStatus parse_and_count(Workers& w, std::optional<pgn::GameBlockReader::Block> block,
+                            const std::string& name, std::vector<PartResult>& results,
+                            const std::vector<PartResult>* counted, const std::function<void()>& read_next) {
   const std::size_t threads = w.aggregators.size();
-  auto parts = pgn::split_at_game_boundaries(text, threads * kPartsPerThread);
+  const std::size_t ranges = counted ? threads : 0;
+  std::vector<pgn::ByteRange> parts;
+  if (block) parts = pgn::split_at_game_boundaries(block->text, threads * kPartsPerThread);
   results.resize(parts.size());
   for (PartResult& r : results) {
     r.summary = {};
@@ -169,13 +190,14 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
     r.games.plies.clear();
   }
   if (w.games) w.games->set_parts(parts.size());
-  (void)w.pool.run(parts.size(), [&](std::size_t, std::size_t i) {
+  std::vector<BuildStatus> failed(ranges);  // a range's failed spill
+  auto parse = [&](std::size_t i) {
     BuildVisitor visitor(w.options, results[i].games);
-    std::string_view part = text.substr(parts[i].begin, parts[i].end - parts[i].begin);
+    std::string_view part = block->text.substr(parts[i].begin, parts[i].end - parts[i].begin);
     pgn::ReadOptions ro;
     ro.buffer_size = std::min(ro.buffer_size, part.size() + 1);  // the part at once, no more
     pgn::PgnReader reader(pgn::ByteSource::from_memory(part, name), ro);
-    reader.set_start(first_line + parts[i].first_line - 1, 0);
+    reader.set_start(block->first_line + parts[i].first_line - 1, 0);
     if (w.games) {
       IndexingVisitor indexing(visitor, w.games->part(i));
       reader.read_all(indexing);
@@ -187,36 +209,36 @@ BuildStatus parse_block(Workers& w, std::string_view text, const std::string& na
     }
     results[i].summary = reader.summary();
     results[i].counts = visitor.counts();
-    return true;
-  });
+  };
+  (void)w.pool.run(
+      ranges + parts.size(),
+      [&](std::size_t, std::size_t i) {
+        if (i < ranges) return !(failed[i] = aggregate_range(w, *counted, i));
+        parse(i - ranges);
+        return true;
+      },
+      read_next);
+  for (BuildStatus& f : failed)
+    if (f) return f;
+  return std::nullopt;
+}
+
+// Decides which games of a parsed block are duplicates (of a game in the
+// book, or of one before them in this build), numbers the others, and gives
+// the aggregators the budget that the fingerprints leave. An error when a
+// spill of the fingerprints failed.
+BuildStatus decide_block(Workers& w, std::vector<PartResult>& results) {
   if (w.options.dedup)
     if (auto e = mark_duplicates(w, results)) return e;
   // The fingerprints just added leave less of the budget to the tables.
-  const std::size_t budget = table_budget(w.options, unsigned(threads), dedup_bytes(w.dedup));
+  const std::size_t budget = table_budget(w.options, unsigned(w.aggregators.size()), dedup_bytes(w.dedup));
   for (auto& a : w.aggregators) a->set_budget(budget);
   for (PartResult& r : results)
-    for (PendingGame& g : r.games.games)
-      if (!g.duplicate) g.ordinal = ++w.games_counted;
-  std::vector<BuildStatus> failed(threads);  // a thread's failed spill
-  (void)w.pool.run(threads, [&](std::size_t, std::size_t i) {
-    for (const PartResult& r : results)
-      for (const PendingGame& g : r.games.games)
-        if (!g.duplicate) {
-          if ((failed[i] = w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n)))
-            return false;
-          if (!w.buckets.empty())
-            if ((failed[i] = w.buckets[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n, g.ordinal,
-                                                    w.source)))
-              return false;
-        }
-    return true;
-  });
-  for (BuildStatus& f : failed)
-    if (f) return f;
-  for (PartResult& r : results)
-    for (const PendingGame& g : r.games.games) {
+    for (PendingGame& g : r.games.games) {
       (g.duplicate ? r.duplicates : r.added) += 1;
-      if (!g.duplicate) add_date(g.facts.date, r.first_date, r.last_date);
+      if (g.duplicate) continue;
+      g.ordinal = ++w.games_counted;
+      add_date(g.facts.date, r.first_date, r.last_date);
     }
   return std::nullopt;
 }
@@ -246,29 +268,43 @@ void report_part(Workers& w, const PartResult& r, std::uint64_t games_before, In
   report.filtered_by_query += r.counts.filtered_by_query;
 }
 
-// Reads one input block by block; fills report. An error when a spill failed.
+// Reads one input block by block; fills report. A block is parsed in the
+// job that counts the block before and reads the block after
+// (parse_and_count), so the threads never wait for the reading, nor for
+// one range's spill. An error when a spill failed.
 BuildStatus read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash,
                        Progress& progress) {
-  std::vector<PartResult> results;
+  pgn::GameBlockReader blocks(source, kBlockSize);
+  auto read_next = [&] {
+    return blocks.next([&](const char* data, std::size_t n) {
+      if (hash) XXH3_64bits_update(hash, data, n);
+      progress.add_bytes(n);
+    });
+  };
+  std::vector<PartResult> results[2];  // the block being parsed, and the block before (being counted)
+  int parsing = 0;
+  bool counting = false;  // results[1 - parsing] holds a block to count
   std::uint64_t games_before = 0;
-  BuildStatus failed;
-  pgn::read_game_blocks(
-      source, kBlockSize,
-      [&](const char* data, std::size_t n) {
-        if (hash) XXH3_64bits_update(hash, data, n);
-        progress.add_bytes(n);
-      },
-      [&](std::string_view block, std::uint64_t line) {
-        if ((failed = parse_block(w, block, source.name(), line, results))) return false;
-        for (auto& r : results) {
-          report_part(w, r, games_before, report);
-          if (w.games) w.games->take_part(std::size_t(&r - results.data()), games_before, r.games);
-          games_before += r.summary.games_read;
-          progress.add_games(r.summary.games_read);
-        }
-        return true;
-      });
-  if (failed) return failed;
+  for (auto block = read_next(); block || counting;) {
+    std::optional<pgn::GameBlockReader::Block> next;
+    const auto* counted = counting ? &results[1 - parsing] : nullptr;
+    if (auto e = parse_and_count(w, block, source.name(), results[parsing], counted, [&] {
+          if (block) next = read_next();
+        }))
+      return e;
+    counting = bool(block);
+    if (block) {
+      if (auto e = decide_block(w, results[parsing])) return e;
+      for (auto& r : results[parsing]) {
+        report_part(w, r, games_before, report);
+        if (w.games) w.games->take_part(std::size_t(&r - results[parsing].data()), games_before, r.games);
+        games_before += r.summary.games_read;
+        progress.add_games(r.summary.games_read);
+      }
+    }
+    parsing = 1 - parsing;
+    block = next;
+  }
   if (!source.ok()) report.error = source.error();
   return std::nullopt;
 }

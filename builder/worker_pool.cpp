@@ -53,6 +53,11 @@ WorkerPool::~WorkerPool() {
 }
 
 bool WorkerPool::run(std::size_t parts, const std::function<bool(std::size_t, std::size_t)>& work) {
+  return run(parts, work, [] {});
+}
+
+bool WorkerPool::run(std::size_t parts, const std::function<bool(std::size_t, std::size_t)>& work,
+                     const std::function<void()>& alone_first) {
   work_ = &work;
   parts_ = parts;
   next_.store(0, std::memory_order_relaxed);
@@ -60,6 +65,7 @@ bool WorkerPool::run(std::size_t parts, const std::function<bool(std::size_t, st
   busy_.store(std::uint32_t(helpers_.size()), std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_release);  // publishes the job
   generation_.notify_all();
+  alone_first();
   take_parts(0);
   for (std::uint32_t b; (b = busy_.load(std::memory_order_acquire)) != 0;) b = wait_for_change(busy_, b);
   return ok_.load(std::memory_order_relaxed);

@@ -1,12 +1,10 @@
 // The threads of a build, started once and kept for all its blocks.
 //
 // A build parses, deduplicates and counts each block of its input on all
-// threads, three jobs a block with short serial work between them (reading the
-// next block). Threads started per job cost more than their start: on a
-// virtual machine the idle core sleeps between two blocks and can take some
-// hundred microseconds to wake, which a short build pays at every block
-// (bench/build.sh's tcec case at --max-ply 40 is such a build). A pool's helpers wait
-// for the next job spinning for a short while, so that a core between two jobs
+// threads, two jobs a block with short serial work between them. Threads started per job cost more than their
+// start: on a virtual machine the idle core sleeps between two blocks and can take some hundred microseconds
+// to wake, which a short build pays at every block (bench/build.sh's tcec case at --max-ply 40 is such a
+// build). A pool's helpers wait for the next job spinning for a short while, so that a core between two jobs
 // is still awake, and only then sleep.
 #pragma once
 
@@ -35,6 +33,12 @@ class WorkerPool {
   // started, and run() returns false. Not reentrant: one job at a time.
   [[nodiscard]] bool run(std::size_t parts,
                          const std::function<bool(std::size_t thread, std::size_t part)>& work);
+  // The same, with serial work of the caller's that the job does not touch:
+  // the calling thread does alone first (while the helpers start on the
+  // parts), then takes parts too (a build reads its next block so).
+  [[nodiscard]] bool run(std::size_t parts,
+                         const std::function<bool(std::size_t thread, std::size_t part)>& work,
+                         const std::function<void()>& alone_first);
 
  private:
   void help(std::size_t thread);

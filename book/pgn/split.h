@@ -50,40 +50,81 @@ std::size_t next_game_boundary(std::string_view text, std::size_t offset);
 std::size_t last_game_boundary(std::string_view text);
 
 // Reads source in blocks of about block_size bytes, each cut at its last game
-// boundary (the rest starts the next block): on_bytes(data, n) sees every
-// read as it comes, on_block(text, first_line) each block, and a false from
-// it stops the reading. A block without a boundary (a game longer than a
-// block, or a file that is not PGN) grows, or the reader would look for a
-// boundary in the same bytes forever.
-template <class OnBytes, class OnBlock>
-void read_game_blocks(ByteSource& source, std::size_t block_size, OnBytes&& on_bytes, OnBlock&& on_block) {
-  constexpr std::size_t kRead = std::size_t(1) << 18;  // bytes per read from the source
-  std::string buffer;
-  std::uint64_t line = 1;
-  bool eof = false;
-  std::size_t want = block_size;
-  while (!eof || !buffer.empty()) {
-    while (!eof && buffer.size() < want) {
+// boundary (the rest starts the next block). A block stays valid while the
+// next one is read, up to the call of next() after that: a build parses one
+// block while it reads the next (builder/build.cpp). A block without a
+// boundary (a game longer than a block, or a file that is not PGN) grows, or
+// the reader would look for a boundary in the same bytes forever.
+class GameBlockReader {
+ public:
+  struct Block {
+    std::string_view text;
+    std::uint64_t first_line = 1;  // the line number of text's first byte
+  };
+  GameBlockReader(ByteSource& source, std::size_t block_size) : source_(source), block_size_(block_size) {}
+  GameBlockReader(const GameBlockReader&) = delete;
+  GameBlockReader& operator=(const GameBlockReader&) = delete;
+
+  // The next block, or nullopt at the end of the source (or when it cannot
+  // be read: then source.ok() is false). on_bytes(data, n) sees every read
+  // as it comes.
+  template <class OnBytes>
+  std::optional<Block> next(OnBytes&& on_bytes);
+
+ private:
+  static constexpr std::size_t kRead = std::size_t(1) << 18;  // bytes per read from the source
+  ByteSource& source_;
+  std::size_t block_size_;
+  std::string buffers_[2];  // the block handed out last, and the one being read
+  int current_ = 0;         // which buffer holds the block handed out last
+  std::size_t cut_ = 0;     // where it ends in its buffer: the rest starts the next block
+  std::uint64_t line_ = 1;  // the line number of the next block
+  bool eof_ = false;
+};
+
+template <class OnBytes>
+std::optional<GameBlockReader::Block> GameBlockReader::next(OnBytes&& on_bytes) {
+  const std::string& last = buffers_[current_];
+  std::string& buffer = buffers_[1 - current_];
+  line_ += std::uint64_t(std::count(last.begin(), last.begin() + std::ptrdiff_t(cut_), '\n'));
+  buffer.assign(last, cut_);  // the rest of the last block's buffer
+  std::size_t want = block_size_;
+  for (;;) {
+    while (!eof_ && buffer.size() < want) {
       const std::size_t had = buffer.size();
       buffer.resize(had + kRead);
-      const std::size_t n = source.read(buffer.data() + had, kRead);
+      const std::size_t n = source_.read(buffer.data() + had, kRead);
       buffer.resize(had + n);
       if (n == 0) {
-        eof = true;
+        eof_ = true;
         break;
       }
       on_bytes(buffer.data() + had, n);
     }
-    const std::size_t cut = eof ? buffer.size() : last_game_boundary(buffer);
-    if (cut == 0 && !eof) {  // one game larger than a block: read on, twice as far
+    if (buffer.empty()) {  // the end: a next call finds it again
+      current_ = 1 - current_;
+      cut_ = 0;
+      return std::nullopt;
+    }
+    const std::size_t cut = eof_ ? buffer.size() : last_game_boundary(buffer);
+    if (cut == 0 && !eof_) {  // one game larger than a block: read on, twice as far
       want = buffer.size() * 2;
       continue;
     }
-    want = block_size;
-    if (!on_block(std::string_view(buffer).substr(0, cut), line)) return;
-    line += std::uint64_t(std::count(buffer.begin(), buffer.begin() + std::ptrdiff_t(cut), '\n'));
-    buffer.erase(0, cut);
+    current_ = 1 - current_;
+    cut_ = cut;
+    return Block{std::string_view(buffer).substr(0, cut), line_};
   }
+}
+
+// Reads source block by block (GameBlockReader): on_bytes(data, n) sees every
+// read as it comes, on_block(text, first_line) each block, and a false from
+// it stops the reading.
+template <class OnBytes, class OnBlock>
+void read_game_blocks(ByteSource& source, std::size_t block_size, OnBytes&& on_bytes, OnBlock&& on_block) {
+  GameBlockReader blocks(source, block_size);
+  while (auto block = blocks.next(on_bytes))
+    if (!on_block(block->text, block->first_line)) return;
 }
 
 }  // namespace gb::pgn
