@@ -83,3 +83,33 @@ TEST_CASE("A worker pool whose helpers fell asleep wakes them for the next job",
   }));
   CHECK(started == 2);
 }
+
+TEST_CASE("A worker pool's caller does its own work first while the helpers start on the parts",
+          "[builder][pool]") {
+  WorkerPool pool(2);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> by_caller{0}, by_helpers{0}, alone{0};
+  int by_caller_when_alone = -1, by_helpers_when_alone_ended = -1;
+  std::vector<std::atomic<int>> runs(20);
+  REQUIRE(pool.run(
+      runs.size(),
+      [&](std::size_t, std::size_t part) {
+        ++(std::this_thread::get_id() == caller ? by_caller : by_helpers);
+        ++runs[part];
+        return true;
+      },
+      [&] {
+        ++alone;
+        CHECK(std::this_thread::get_id() == caller);
+        by_caller_when_alone = by_caller;
+        // The helper takes parts meanwhile: wait for it (a deadline only stops a hang).
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (by_helpers == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        by_helpers_when_alone_ended = by_helpers;
+      }));
+  CHECK(alone == 1);
+  CHECK(by_caller_when_alone == 0);
+  CHECK(by_helpers_when_alone_ended > 0);
+  for (const auto& r : runs) CHECK(r == 1);
+  CHECK(by_caller + by_helpers == 20);
+}
