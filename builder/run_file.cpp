@@ -74,6 +74,9 @@ const char* get_one_game(const char* p, OneGame& g) {
 
 RunFileWriter::~RunFileWriter() {
   if (file_) std::fclose(file_);
+  // A run that was not written whole is of no use to anyone: it goes (a full
+  // disk left the files of both threads' first spills beside the book).
+  if (!path_.empty() && !closed_) ::unlink(path_.c_str());
 }
 
 BuildStatus RunFileWriter::open(Run& run) {
@@ -82,6 +85,7 @@ BuildStatus RunFileWriter::open(Run& run) {
   run.node_marks.clear();
   run.edge_marks.clear();
   run.last_node_key = run.last_edge_key = 0;
+  path_ = run.path;
   file_ = std::fopen(run.path.c_str(), "wb");
   if (!file_) return io_error("cannot write", run.path);
   buffer_.resize(kBufferBytes);
@@ -197,6 +201,7 @@ BuildStatus RunFileWriter::close() {
   if (std::fclose(file_) != 0) ok_ = false;
   file_ = nullptr;
   if (!ok_) return io_error("cannot write", run_->path);
+  closed_ = true;
   return std::nullopt;
 }
 

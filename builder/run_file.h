@@ -41,6 +41,7 @@ class RunFileWriter {
   void add_node(const SlotTables& tables, const Slot& slot);
   void add_edge(const SlotTables& tables, const Slot& slot, std::uint8_t rank);
   // Fills the run's counts and edge offset; an error if any write failed.
+  // A writer destroyed before a close() that succeeded removes its file.
   [[nodiscard]] BuildStatus close();
 
  private:
@@ -51,6 +52,8 @@ class RunFileWriter {
   void end(const char* p) { used_ = std::size_t(p - buffer_.data()); }
   bool flush();
   Run* run_ = nullptr;
+  std::string path_;  // the file, once open() made it
+  bool closed_ = false;
   std::FILE* file_ = nullptr;
   std::vector<char> buffer_;
   std::size_t used_ = 0;

@@ -3,6 +3,7 @@
 // killed with SIGKILL left, `graphbook info` and the next build remove.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,4 +122,54 @@ TEST_CASE("info and the next build remove the files that builds killed with SIGK
   CHECK(files_starting(dir.path, "b.book.building-").empty());
   CHECK(files_starting(dir.path, "graphbook-run-") ==
         std::vector<std::string>{"graphbook-run-" + alive + "-0-1"});
+}
+
+TEST_CASE(
+    "A build whose run file cannot be written says which and why, removes its run files and leaves the "
+    "book as it was",
+    "[builder][interrupt]") {
+  TempDir dir;
+  const std::string book = dir.file("b.book");
+  REQUIRE(graphbook({"build", book, dir.write("one.pgn", "[Result \"1-0\"]\n\n1. e4 1-0\n"), "--max-ply", "0",
+                     "--quiet"})
+              .status == 0);
+  const std::string before = read_file(book);
+  // A file size limit of 400 KiB (SIGXFSZ ignored, so that a write past it
+  // fails with EFBIG as on a full disk): the book (a few pages) stays under
+  // it, the runs the build spills under --memory 1M do not.
+  constexpr rlim_t kLimit = 400 * 1024;
+  REQUIRE(before.size() < kLimit);
+  const std::vector<std::string> argv = {
+      gb::test::graphbook_binary(),
+      "build",
+      book,
+      gb::test::data_path("pgn/small/tcec-standard-nocomments-every8th.pgn.zst"),
+      "--memory",
+      "1M",
+      "--max-ply",
+      "0",
+      "--quiet"};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{kLimit, kLimit};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    int err = ::open(dir.file("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  const int status = gb::test::wait_status(pid);
+  const std::string err = read_file(dir.file("err"));
+  INFO(err);
+  CHECK(status != 0);
+  CHECK(status < 128);  // an error reported, not a signal
+  CHECK(err.find("cannot write the aggregation run " + dir.path + "/graphbook-run-") != std::string::npos);
+  CHECK(err.find("File too large") != std::string::npos);
+  CHECK(files_starting(dir.path, "graphbook-run-").empty());
+  CHECK(files_starting(dir.path, "b.book.building-").empty());
+  CHECK(read_file(book) == before);
 }
