@@ -3,7 +3,6 @@
 // killed with SIGKILL left, `graphbook info` and the next build remove.
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -149,20 +148,7 @@ TEST_CASE(
       "--max-ply",
       "0",
       "--quiet"};
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    const rlimit limit{kLimit, kLimit};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-    int err = ::open(dir.file("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(err, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  const int status = gb::test::wait_status(pid);
+  const int status = gb::test::wait_status(gb::test::spawn(argv, dir.file("out"), dir.file("err"), kLimit));
   const std::string err = read_file(dir.file("err"));
   INFO(err);
   CHECK(status != 0);

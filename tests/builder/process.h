@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,14 +25,21 @@ struct Output {
   std::string out, err;
 };
 
-// Starts argv[0] with stdout/stderr to files; returns the pid.
+// Starts argv[0] with stdout/stderr to files; returns the pid. A
+// file_size_limit (bytes, 0: none) makes a write past it fail with EFBIG, as
+// on a full disk (SIGXFSZ ignored).
 inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out_path,
-                   const std::string& err_path) {
+                   const std::string& err_path, rlim_t file_size_limit = 0) {
   pid_t pid = ::fork();
   if (pid == 0) {
     // Catch2's handlers would report a signal that stops the child before its
     // exec as a failure of the test: the child dies as the program would.
     for (int sig : {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGILL, SIGFPE}) ::signal(sig, SIG_DFL);
+    if (file_size_limit > 0) {
+      ::signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit{file_size_limit, file_size_limit};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+    }
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, 1);
