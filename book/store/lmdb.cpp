@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <string>
 #include <utility>
 
 #include "book/store/fault_guard.h"
@@ -19,6 +23,25 @@ Error make_error(int code, std::string context) { return Error{code, std::move(c
 
 void set(Error* out, int code, const char* context) {
   if (out) *out = make_error(code, context);
+}
+
+// What the data file of env tells of a commit's failed write: LMDB reports a
+// write that came up short as EIO and the reason (the process's file size
+// limit, a full file system) is lost with it. " (...)", or "" when the file
+// tells nothing.
+std::string short_write_reason(MDB_env* env) {
+  mdb_filehandle_t fd = -1;
+  struct stat st;
+  if (mdb_env_get_fd(env, &fd) != 0 || fd < 0 || ::fstat(fd, &st) != 0) return {};
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      std::uint64_t(st.st_size) >= std::uint64_t(limit.rlim_cur))
+    return " (a write came up short: the book's file reached this process's file size limit, " +
+           std::to_string(limit.rlim_cur) + " bytes)";
+  struct statvfs fs;
+  if (::fstatvfs(fd, &fs) != 0) return {};
+  return " (a write came up short; the file system holding the book has " +
+         std::to_string(std::uint64_t(fs.f_bavail) * fs.f_frsize) + " bytes free)";
 }
 
 // Where the map of env's data file starts and its size; {nullptr, 0} when
@@ -266,8 +289,10 @@ Status WriteTxn::drop(MDB_dbi dbi) {
 }
 
 Status WriteTxn::commit() {
+  MDB_env* env = mdb_txn_env(txn_);
   int rc = mdb_txn_commit(txn_);
   txn_ = nullptr;
+  if (rc == EIO) return make_error(rc, "commit" + short_write_reason(env));
   if (rc) return make_error(rc, "commit");
   return std::nullopt;
 }

@@ -159,3 +159,43 @@ TEST_CASE(
   CHECK(files_starting(dir.path, "b.book.building-").empty());
   CHECK(read_file(book) == before);
 }
+
+TEST_CASE("A build whose book cannot be written says why, and leaves the book as it was",
+          "[builder][interrupt]") {
+  // A file size limit of 300 KiB: twic0920's book is larger. LMDB reports the
+  // short write as EIO; the message says what the file tells of it.
+  constexpr rlim_t kLimit = 300 * 1024;
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn");
+  for (bool fresh : {true, false}) {
+    INFO((fresh ? "a new book" : "a book of one game"));
+    TempDir dir;
+    const std::string book = dir.file("b.book");
+    std::string before;  // the book's export
+    if (!fresh) {
+      REQUIRE(graphbook({"build", book, dir.write("one.pgn", "[Result \"1-0\"]\n\n1. e4 1-0\n"), "--quiet"})
+                  .status == 0);
+      before = gb::test::exported(book, dir.file("before.bin"));
+      REQUIRE(!before.empty());
+    }
+    const int status =
+        gb::test::wait_status(gb::test::spawn({gb::test::graphbook_binary(), "build", book, twic, "--quiet"},
+                                              dir.file("out"), dir.file("err"), kLimit));
+    const std::string err = read_file(dir.file("err"));
+    INFO(err);
+    CHECK(status != 0);
+    CHECK(status < 128);  // an error reported, not a signal
+    CHECK(err.find(book +
+                   ": commit (a write came up short: the book's file reached this process's file size "
+                   "limit, " +
+                   std::to_string(kLimit) + " bytes): Input/output error") != std::string::npos);
+    CHECK(files_starting(dir.path, "graphbook-run-").empty());
+    CHECK(files_starting(dir.path, "b.book.building-").empty());
+    Output check = graphbook({"check", book});
+    INFO(check.out << check.err);
+    CHECK(check.status == 0);
+    if (fresh)
+      CHECK(gb::test::info_json(book)["nodes"] == 0);
+    else
+      CHECK(gb::test::exported(book, dir.file("after.bin")) == before);
+  }
+}
