@@ -1,11 +1,13 @@
 // The threads of a build, started once and kept for all its blocks.
 //
 // A build parses, deduplicates and counts each block of its input on all
-// threads, two jobs a block with short serial work between them. Threads started per job cost more than their
-// start: on a virtual machine the idle core sleeps between two blocks and can take some hundred microseconds
-// to wake, which a short build pays at every block (bench/build.sh's tcec case at --max-ply 40 is such a
-// build). A pool's helpers wait for the next job spinning for a short while, so that a core between two jobs
-// is still awake, and only then sleep.
+// threads, two jobs a block with short serial work between them. Threads
+// started per job cost more than their start: on a virtual machine the idle
+// core sleeps between two blocks and can take some hundred microseconds to
+// wake, which a short build pays at every block (bench/build.sh's tcec case
+// at --max-ply 40 is such a build). A pool's helpers wait for the next job
+// spinning for a short while, so that a core between two jobs is still
+// awake, and only then sleep.
 #pragma once
 
 #include <atomic>
