@@ -292,8 +292,7 @@ Status WriteTxn::commit() {
   MDB_env* env = mdb_txn_env(txn_);
   int rc = mdb_txn_commit(txn_);
   txn_ = nullptr;
-  if (rc == EIO) return make_error(rc, "commit" + short_write_reason(env));
-  if (rc) return make_error(rc, "commit");
+  if (rc) return make_error(rc, rc == EIO ? "commit" + short_write_reason(env) : "commit");
   return std::nullopt;
 }
 
