@@ -1,11 +1,11 @@
 #include "builder/aggregator.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
-#include <type_traits>
+#include <new>
 
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
@@ -14,18 +14,18 @@ namespace gb::builder {
 
 namespace {
 
-// The tables are "ordered" linear-probing hash tables: a key's home slot is
+// The table is an "ordered" linear-probing hash table: a key's home slot is
 // its key scaled to the table, key * homes / 2^64 (for a KeyRange, the key
 // spread over the whole space first: KeyRange::spread) (Polyglot keys are
 // uniformly random; any table size works, so a table can grow to just what
 // the memory budget leaves instead of stopping at a power of two, which left
 // up to half the budget unused and doubled the spills), so the used slots are in
-// key order up to the short displacement of probing, and sorting a table for
+// key order up to the short displacement of probing, and sorting the table for
 // a run is a compaction plus an insertion sort over nearly sorted data
 // (std::sort of the table was a hot spot of full-depth builds, which
 // bench/build.sh times). Probing never
 // wraps: kSlack slots past the end take the overflow of the last homes.
-constexpr int kInitialBits = 14;
+constexpr int kInitialBits = 15;
 constexpr std::size_t kSlack = 4096;
 constexpr double kMaxLoad = 0.7;
 // A table that cannot grow by at least this factor within the budget spills instead.
@@ -48,8 +48,8 @@ inline std::size_t home(Key key, std::size_t homes, KeyRange range) {
   return std::size_t((static_cast<Wide>(range.spread(key)) * homes) >> 64);
 }
 
-bool node_less(const Slot& a, const Slot& b) { return a.key < b.key; }
-bool edge_less(const Slot& a, const Slot& b) { return a.key != b.key ? a.key < b.key : a.move < b.move; }
+// A run's order: by key, then move (a node, move 0, before its edges).
+bool slot_less(const Slot& a, const Slot& b) { return key_move_order(a.key, a.move, b.key, b.move); }
 
 // Sorts nearly sorted data in place.
 template <class T, class Less>
@@ -93,49 +93,79 @@ Tally tally_of(const Slot& s, const SlotTables& t) {
   return out;
 }
 
-// The slot of (key, move) in table t (node slots have move 0), or the free
-// slot where it goes; nullptr when the slack past the last home is full.
-Slot* find(SlotVector& t, std::size_t homes, KeyRange range, Key key, std::uint16_t move) {
-  for (std::size_t i = home(key, homes, range); i < t.size(); ++i)
-    if (t[i].ref == 0 || (t[i].key == key && t[i].move == move)) return &t[i];
-  return nullptr;
-}
-
-// Rebuilds table t with this many home slots, or more when clustering
-// overflows the slack; returns the number it got.
-std::size_t rebuild(SlotVector& t, std::size_t homes, KeyRange range) {
-  SlotVector old;
-  for (;; homes *= 2) {
-    old.assign(homes + kSlack, Slot{});
-    old.swap(t);
-    bool ok = true;
-    for (const Slot& s : old)
-      if (s.ref) {
-        Slot* slot = find(t, homes, range, s.key, s.move);
-        if (!slot) {
-          ok = false;
-          break;
-        }
-        *slot = s;
-      }
-    if (ok) return homes;
-    old.swap(t);  // pathological clustering: try a larger table
+// The slots of a ply in table t: its node's, and (for an edge_move, not 0)
+// its edge's, each the slot that holds it or the free slot where it goes;
+// false when the slack past the last home is full. One walk from the key's
+// home finds both, in a cache line or two: nothing is ever removed, so an
+// edge, placed after its node existed, lies after it on the walk.
+bool find_ply(SlotArray& t, std::size_t homes, KeyRange range, Key key, std::uint16_t edge_move, Slot*& node,
+              Slot*& edge) {
+  node = edge = nullptr;
+  const std::size_t size = t.size();
+  std::size_t i = home(key, homes, range);
+  for (; i < size && t[i].ref; ++i) {
+    if (t[i].key != key) continue;
+    if (t[i].move == 0) {
+      node = &t[i];
+      if (!edge_move) return true;
+    } else if (t[i].move == edge_move) {
+      assert(node);  // a position's edge lies after its node
+      edge = &t[i];
+      return true;
+    }
   }
+  if (i == size) return false;
+  if (!node) {  // a new position: its node goes in the free slot, its edge in the next
+    node = &t[i];
+    if (!edge_move) return true;
+    for (++i; i < size && t[i].ref;) ++i;
+    if (i == size) return false;
+  }
+  edge = &t[i];
+  return true;
 }
 
-// Gives the pages of v's capacity past its size back to the system, without
-// the copy that shrink_to_fit makes: a table compacted for the last run kept
-// its free slots, and shrink_to_fit's copy stood beside the full table for a
-// moment, on every thread at once: the build's peak, over its memory budget
-// (docs/SCALE.md). The slots past size() are dead: their pages come back as
-// zeros if they are ever touched again, and the allocation stays whole.
-template <class T, class A>
-void release_spare_capacity(std::vector<T, A>& v) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
-  const auto begin = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+// Sorts the used slots of table t to its front, in a run's order (which is
+// also the order of their homes, at any table size); returns how many.
+std::size_t sort_used(SlotArray& t) {
+  Slot* used = std::remove_if(t.begin(), t.end(), [](const Slot& s) { return s.ref == 0; });
+  insertion_sort(t.begin(), used, slot_less);
+  return std::size_t(used - t.begin());
+}
+
+// Grows table t in place to this many home slots, or more when clustering
+// overflows the slack; returns the number it got. The used slots are sorted
+// to the front, then each goes to its place in the grown table, the last
+// first: its home, or the slot past the one before it (where linear probing
+// puts keys inserted in order, which keeps a node before its edges). A place
+// is never below the slot's index, so no slot is overwritten before it has
+// moved. Beside the table this holds only the places, 8 bytes a used slot,
+// where a rebuild beside the old table held 24 a slot (make_room).
+std::size_t grow(SlotArray& t, std::size_t homes, KeyRange range) {
+  const std::size_t used = sort_used(t);
+  std::vector<std::size_t> places(used);
+  for (;; homes *= 2) {
+    std::size_t next = 0;  // the first place after the slot before
+    for (std::size_t i = 0; i < used; ++i) {
+      next = std::max(next, home(t[i].key, homes, range));
+      places[i] = next++;
+    }
+    if (next <= homes + kSlack) break;
+  }
+  const std::size_t old_size = t.size();
+  t.resize(homes + kSlack);  // the slots past the old ones are free
+  Slot* s = t.data();
+  std::size_t clear_to = old_size;  // what lies from the last place on up to here is free now
+  for (std::size_t i = used; i-- > 0;) {
+    const Slot slot = s[i];
+    const std::size_t place = places[i];
+    assert(place >= i);
+    if (place + 1 < clear_to) std::fill(s + place + 1, s + clear_to, Slot{});
+    s[place] = slot;
+    clear_to = std::min(place, old_size);
+  }
+  std::fill(s, s + clear_to, Slot{});
+  return homes;
 }
 
 bool over_refs(const SlotTables& t) {
@@ -151,6 +181,20 @@ std::uint32_t TallyArena::add(const Tally& t) {
   auto i = std::uint32_t(size_++);
   (*this)[i] = t;
   return i;
+}
+
+void SlotArray::resize(std::size_t n) {
+  if (n < size_) {
+    pages_.zero_from(n * sizeof(Slot));  // a free slot is all zero bytes
+  } else if (n > size_ && !pages_.use(n * sizeof(Slot))) {
+    // Past the reservation (a table grown past its budget, for a cluster
+    // that overflowed the slack): new pages, to which the slots move once.
+    ReservedPages more(std::max(n * sizeof(Slot), 2 * pages_.reserved()));
+    if (!more.use(n * sizeof(Slot))) throw std::bad_alloc();
+    std::memcpy(more.data(), pages_.data(), size_ * sizeof(Slot));
+    pages_ = std::move(more);
+  }
+  size_ = n;
 }
 
 void edge_ranks(const SlotTables& t, const Slot* first, const Slot* last, std::uint8_t* ranks) {
@@ -200,14 +244,14 @@ EdgeEntry SlotTables::edge(const Slot& s) const {
 }
 
 Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range)
-    : node_homes_(std::size_t(1) << kInitialBits),
-      edge_homes_(std::size_t(1) << kInitialBits),
+    : homes_(std::size_t(1) << kInitialBits),
       budget_(memory_budget),
       spill_dir_(std::move(spill_dir)),
       side_(side),
       range_(range) {
-  tables_.nodes.resize(node_homes_ + kSlack);
-  tables_.edges.resize(edge_homes_ + kSlack);
+  // Pages for the largest table the budget allows (make_room), reserved, not used.
+  tables_.slots = SlotArray(std::max(budget_ / sizeof(Slot), homes_) + kSlack);
+  tables_.slots.resize(homes_ + kSlack);
 }
 
 void Aggregator::set_budget(std::size_t memory_budget) { budget_ = memory_budget; }
@@ -245,8 +289,8 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
     return plies[i].move && i + 1 < n && !(side == Side::White && mover != Color::White) &&
            !(side == Side::Black && mover != Color::Black);
   };
-  // The lookups are cache misses in tables far larger than the cache, and so
-  // are the tallies of slots that a second game reached. So the game is
+  // The lookups are cache misses in a table far larger than the cache, and
+  // so are the tallies of slots that a second game reached. So the game is
   // counted in two passes: the first asks for every home slot, then finds
   // (or fills) the slots and asks for their tallies; the second counts into
   // the tallies (add_game is the hot path of a build: bench/build.sh times it).
@@ -260,21 +304,19 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
     m += whole || range.holds(plies[i].key);
   }
   for (std::size_t j = 0; j < m; ++j) {
-    const Key key = plies[in_range_[j]].key;
-    __builtin_prefetch(&t.nodes[home(key, node_homes_, range)], 1);
-    __builtin_prefetch(&t.edges[home(key, edge_homes_, range)], 1);
+    // A new position's node and edge take 48 bytes from its home on: the next line too.
+    const Slot* h = &t.slots[home(plies[in_range_[j]].key, homes_, range)];
+    __builtin_prefetch(h, 1);
+    __builtin_prefetch(reinterpret_cast<const char*>(h) + 64, 1);
   }
   found_.clear();
-  bool moved = false;  // a table was rebuilt: the slots found before have moved
-  // The slot of (key, move) in a table, or the free one where it goes; a
-  // table whose slack is full is rebuilt larger first.
-  auto slot_in = [&](SlotVector& table, std::size_t& homes, Key key, std::uint16_t move) {
-    Slot* s = find(table, homes, range, key, move);
-    for (; !s; s = find(table, homes, range, key, move)) {
-      homes = rebuild(table, homes * 2, range);
+  bool moved = false;  // the table was rebuilt: the slots found before have moved
+  // The slots of a ply (find_ply); a table whose slack is full is rebuilt larger first.
+  auto slots_of = [&](Key key, std::uint16_t edge_move, Slot*& node, Slot*& edge) {
+    while (!find_ply(t.slots, homes_, range, key, edge_move, node, edge)) {
+      homes_ = grow(t.slots, homes_ * 2, range);
       moved = true;
     }
-    return s;
   };
   // A slot that already has counters is counted into in the second pass.
   auto count_later = [&](Slot* s) {
@@ -286,11 +328,14 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
     const PlyRecord& p = plies[i];
     assert(whole || range.holds(p.key));  // each position is counted in its range only
     const std::uint16_t ply = ply_at(i);
-    Slot* node = slot_in(t.nodes, node_homes_, p.key, 0);
+    const std::uint16_t edge_move = counts_edge(i) ? p.move.raw() : 0;
+    assert(!counts_edge(i) || edge_move != 0);  // move 0 is the node's
+    Slot *node, *edge;
+    slots_of(p.key, edge_move, node, edge);
     Found f{std::uint32_t(i), nullptr, nullptr};
     if (node->ref == 0) {
       *node = Slot{p.key, p.position_hash, id, ply, 0};
-      ++node_count_;
+      ++used_;
     } else if (node->hash != p.position_hash) {
       ++collisions_;  // another position with this key: never merged
       continue;
@@ -299,11 +344,10 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
       if (node->ref != id)
         f.node = count_later(node);  // (a repetition this game reached first counts nothing)
     }
-    if (counts_edge(i)) {
-      Slot* edge = slot_in(t.edges, edge_homes_, p.key, p.move.raw());
+    if (edge) {
       if (edge->ref == 0) {
-        *edge = Slot{p.key, plies[i + 1].key, id, ply, p.move.raw()};
-        ++edge_count_;
+        *edge = Slot{p.key, plies[i + 1].key, id, ply, edge_move};
+        ++used_;
       } else {
         f.edge = count_later(edge);  // a second game, or this game again (its ply kept in the second pass)
       }
@@ -326,8 +370,10 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
     const PlyRecord& p = plies[f.ply];
     const Color mover = mover_at(f.ply);
     if (moved) {
-      if (f.node) f.node = find(t.nodes, node_homes_, range, p.key, 0);
-      if (f.edge) f.edge = find(t.edges, edge_homes_, range, p.key, p.move.raw());
+      Slot *node, *edge;
+      slots_of(p.key, f.edge ? p.move.raw() : 0, node, edge);  // (finds, as nothing is added now)
+      if (f.node) f.node = node;
+      if (f.edge) f.edge = edge;
     }
     if (f.node) tally(*f.node, mover);
     if (f.edge) {
@@ -341,95 +387,59 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
   return make_room();
 }
 
-// Grows a table past its load limit: doubles it, or when that would pass the
-// budget (with the old copy it is rebuilt from), gives it what the budget
+// Grows the table past its load limit: doubles it, or when that would pass
+// the budget (with what grow holds beside it), gives it what the budget
 // leaves; spills when that is too little.
 // The tallies and games count against the budget too: when they push a grown
-// table set over it, the tables spill before they are full. (Tables that
-// never grew, under a tiny budget, spill only when full: their tallies are
-// bounded by their slots.)
+// table over it, the table spills before it is full. (A table that never
+// grew, under a tiny budget, spills only when full: its tallies are bounded
+// by its slots.)
 BuildStatus Aggregator::make_room() {
   constexpr double kSlot = sizeof(Slot);
   const SlotTables& t = tables_;
   const std::size_t initial = std::size_t(1) << kInitialBits;
-  const bool used = node_count_ + edge_count_ > 0;
-  double fixed = double(t.tallies.bytes() + t.games.capacity() * sizeof(GameRecord)) + 2 * kSlack * kSlot;
+  double fixed = double(t.tallies.bytes() + t.games.capacity() * sizeof(GameRecord)) + kSlack * kSlot;
   double room = (double(budget_) - fixed) / kSlot;  // home slots the budget allows
-  bool grown = node_homes_ > initial || edge_homes_ > initial;
-  const bool over_budget = grown && double(node_homes_ + edge_homes_) > room && used;
+  const bool over_budget = homes_ > initial && double(homes_) > room && used_ > 0;
   if (over_budget || over_refs(t)) return spill(over_budget);
-  bool nodes_full = double(node_count_) > kMaxLoad * double(node_homes_);
-  bool edges_full = double(edge_count_) > kMaxLoad * double(edge_homes_);
-  if (!nodes_full && !edges_full) return std::nullopt;
-  const double node_homes = double(node_homes_), edge_homes = double(edge_homes_);
-  double nodes = node_homes * (nodes_full ? 2 : 1), edges = edge_homes * (edges_full ? 2 : 1);
-  bool nodes_first = true;
+  if (double(used_) <= kMaxLoad * double(homes_)) return std::nullopt;
+  const double homes = double(homes_);
+  double grown = 2 * homes;
   // The last growth leaves a sixteenth of the room free: the budget falls a
-  // little at every block while the fingerprints grow, and tables sized to
-  // the room exactly were over it at the next block.
+  // little at every block while the fingerprints grow, and a table sized to
+  // the room exactly was over it at the next block.
   const double growth_room = room * (1 - kGrowthHeadroom);
-  if (2 * (node_homes + edge_homes) + std::max(node_homes, edge_homes) > growth_room) {
-    // The last growth the budget allows. Both tables are rebuilt, sized in
-    // proportion to what they hold, so that they fill up together: doubling
-    // the table that filled first left the other no room to grow, and the
-    // tables spilled with one of them a third full (the lines spilled 14
-    // times, now 8).
-    // The table with the larger old copy is rebuilt first, beside both old
-    // tables; the other then beside the first's new one.
-    nodes_first = node_homes >= edge_homes;
-    const double first_old = std::max(node_homes, edge_homes), second_old = std::min(node_homes, edge_homes);
-    const double node_share = double(node_count_ + 1) / double(node_count_ + edge_count_ + 2);
-    const double first_share = nodes_first ? node_share : 1 - node_share;
-    const double total =
-        std::min(growth_room - second_old, (growth_room - first_old - second_old) / first_share);
-    if (total < kMinGrowth * (node_homes + edge_homes)) return used ? spill(false) : std::nullopt;
-    nodes = total * node_share;
-    edges = total - nodes;
-    nodes_full = edges_full = true;
+  const double places = double(used_) * sizeof(std::size_t) / kSlot;  // what grow holds beside the table
+  if (grown + places > growth_room) {
+    grown = growth_room - places;  // the last growth the budget allows
+    if (grown < kMinGrowth * homes) return spill(false);
   }
-  auto grow_nodes = [&] {
-    if (nodes_full) node_homes_ = rebuild(tables_.nodes, std::size_t(nodes), range_);
-  };
-  auto grow_edges = [&] {
-    if (edges_full) edge_homes_ = rebuild(tables_.edges, std::size_t(edges), range_);
-  };
-  if (nodes_first) {
-    grow_nodes();
-    grow_edges();
-  } else {
-    grow_edges();
-    grow_nodes();
-  }
+  homes_ = grow(tables_.slots, std::size_t(grown), range_);
   return std::nullopt;
 }
 
-// Compacts the used slots of each table to its front, in order.
-void Aggregator::sort_tables() {
-  auto sort = [](SlotVector& v, auto less) {
-    auto end = std::remove_if(v.begin(), v.end(), [](const Slot& s) { return s.ref == 0; });
-    insertion_sort(v.data(), v.data() + (end - v.begin()), less);
-    v.resize(std::size_t(end - v.begin()));
-  };
-  sort(tables_.nodes, node_less);
-  sort(tables_.edges, edge_less);
-}
+// Compacts the used slots of the table to its front, in a run's order.
+void Aggregator::sort_table() { tables_.slots.resize(sort_used(tables_.slots)); }
 
 BuildStatus Aggregator::spill(bool over_budget) {
-  std::size_t node_slots = tables_.nodes.size(), edge_slots = tables_.edges.size();
-  sort_tables();
+  // Sorted in place, the table keeps its pages: cleared, it takes the next games.
+  const std::size_t used = sort_used(tables_.slots);
   Run run;
   run.path = next_run_path();
   ++spill_count_;
   RunFileWriter writer;
   if (auto e = writer.open(run)) return e;
-  for (const Slot& s : tables_.nodes) writer.add_node(tables_, s);
+  const Slot* slots = tables_.slots.data();
+  for (std::size_t i = 0; i < used; ++i)
+    if (slots[i].move == 0) writer.add_node(tables_, slots[i]);
   std::vector<std::uint8_t> ranks;
-  const Slot* edges = tables_.edges.data();
-  for (std::size_t i = 0, end; i < tables_.edges.size(); i = end) {  // each key's edges
-    for (end = i + 1; end < tables_.edges.size() && edges[end].key == edges[i].key;) ++end;
+  for (std::size_t i = 0, end; i < used; i = end) {  // each key's edges, after its node
+    end = i + 1;
+    if (slots[i].move == 0) continue;
+    while (end < used && slots[end].key == slots[i].key) ++end;
     ranks.resize(end - i);
-    edge_ranks(tables_, edges + i, edges + end, ranks.data());
-    for (std::size_t j = i; j < end; ++j) writer.add_edge(tables_, edges[j], ranks[j - i]);
+    edge_ranks(tables_, slots + i, slots + end, ranks.data());
+    for (std::size_t j = i; j < end; ++j) writer.add_edge(tables_, slots[j], ranks[j - i]);
   }
   if (auto e = writer.close()) return e;
   runs_.push_back(std::move(run));
@@ -437,23 +447,19 @@ BuildStatus Aggregator::spill(bool over_budget) {
   tables_.games.clear();
   tables_.games.shrink_to_fit();
   tables_.next_stamp = 0;
-  node_count_ = edge_count_ = 0;
+  used_ = 0;
   const std::size_t initial = std::size_t(1) << kInitialBits;
-  const bool grown = node_homes_ > initial || edge_homes_ > initial;
-  if (!over_budget &&
-      (!grown || double(node_homes_ + edge_homes_ + 2 * kSlack) <= double(budget_) / sizeof(Slot))) {
-    // Full tables: reuse the memory, same number of slots, all free.
-    tables_.nodes.assign(node_slots, Slot{});
-    tables_.edges.assign(edge_slots, Slot{});
+  if (!over_budget && (homes_ == initial || double(homes_ + kSlack) <= double(budget_) / sizeof(Slot))) {
+    // A full table: the same number of slots, all free.
+    tables_.slots.clear(tables_.slots.size());
   } else {
-    // The budget shrank below the tables (set_budget: the build's memory
-    // outside them grew): start small again and grow within what is left.
-    // Tables kept at their size spilled again as soon as a few games'
+    // The budget shrank below the table (set_budget: the build's memory
+    // outside it grew): start small again and grow within what is left.
+    // A table kept at its size spilled again as soon as a few games'
     // tallies came back, a run of a few games per block while the budget
     // fell (13,250 runs at 10 M games, full depth, docs/SCALE.md).
-    node_homes_ = edge_homes_ = initial;
-    SlotVector(node_homes_ + kSlack).swap(tables_.nodes);
-    SlotVector(edge_homes_ + kSlack).swap(tables_.edges);
+    homes_ = initial;
+    tables_.slots.clear(homes_ + kSlack);
   }
   return compact_runs();
 }
@@ -501,12 +507,10 @@ BuildStatus Aggregator::compact_runs() {
 }
 
 BuildStatus Aggregator::finish() {
-  sort_tables();
+  // Sorting gives back the free slots before the commit needs memory for its
+  // pages (lowers a build's peak by a third at --max-ply 40).
+  sort_table();
   Run run;
-  // Give back the free slots before the commit needs memory for its pages
-  // (lowers a build's peak by a third at --max-ply 40).
-  release_spare_capacity(tables_.nodes);
-  release_spare_capacity(tables_.edges);
   run.memory = std::move(tables_);
   runs_.push_back(std::move(run));
   tables_ = SlotTables{};

@@ -3,8 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
+#include <cstring>
 
 namespace gb::builder {
 
@@ -19,27 +20,55 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 }  // namespace
 
-void* large_pages_alloc(std::size_t bytes) {
-  if (bytes < kLargePageBytes) return std::malloc(bytes == 0 ? 1 : bytes);
-  const std::size_t length = round_up(bytes, page_bytes());
-  // Mapped with a large page's worth to spare, then trimmed to an aligned start.
-  void* map =
-      ::mmap(nullptr, length + kLargePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (map == MAP_FAILED) return nullptr;
+ReservedPages::ReservedPages(std::size_t max_bytes) {
+  const std::size_t length = round_up(std::max<std::size_t>(max_bytes, 1), kLargePageBytes);
+  // No access and no reserve: address space only, which the system does not
+  // count against its memory until use() makes it writable.
+  void* map = ::mmap(nullptr, length + kLargePageBytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) return;  // reserved() is 0: every use() fails
   const auto at = reinterpret_cast<std::uintptr_t>(map);
   const std::uintptr_t start = round_up(at, kLargePageBytes);
   if (start > at) ::munmap(map, start - at);
   const std::uintptr_t end = at + length + kLargePageBytes;
   if (end > start + length) ::munmap(reinterpret_cast<void*>(start + length), end - (start + length));
-  // Advice only: where THP is off the table is in small pages, as any allocation.
-  ::madvise(reinterpret_cast<void*>(start), bytes / kLargePageBytes * kLargePageBytes, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(start);
+  base_ = reinterpret_cast<void*>(start);
+  reserved_ = length;
 }
 
-void large_pages_free(void* p, std::size_t bytes) {
-  if (!p) return;
-  if (bytes < kLargePageBytes) return std::free(p);
-  ::munmap(p, round_up(bytes, page_bytes()));
+ReservedPages::~ReservedPages() {
+  if (base_) ::munmap(base_, reserved_);
+}
+
+void ReservedPages::swap(ReservedPages& o) noexcept {
+  std::swap(base_, o.base_);
+  std::swap(reserved_, o.reserved_);
+  std::swap(usable_, o.usable_);
+  std::swap(advised_, o.advised_);
+}
+
+bool ReservedPages::use(std::size_t bytes) {
+  if (bytes > reserved_) return false;
+  if (bytes > usable_) {
+    const std::size_t upto = round_up(bytes, page_bytes());
+    if (::mprotect(static_cast<char*>(base_) + usable_, upto - usable_, PROT_READ | PROT_WRITE) != 0)
+      return false;
+    usable_ = upto;
+  }
+  // Advice only: where THP is off the table is in small pages, as any memory.
+  const std::size_t whole = bytes / kLargePageBytes * kLargePageBytes;
+  if (whole > advised_) {
+    ::madvise(static_cast<char*>(base_) + advised_, whole - advised_, MADV_HUGEPAGE);
+    advised_ = whole;
+  }
+  return true;
+}
+
+void ReservedPages::zero_from(std::size_t bytes) {
+  if (bytes >= usable_) return;
+  const std::size_t page = std::min(round_up(bytes, page_bytes()), usable_);
+  std::memset(static_cast<char*>(base_) + bytes, 0, page - bytes);
+  if (page < usable_) ::madvise(static_cast<char*>(base_) + page, usable_ - page, MADV_DONTNEED);
 }
 
 }  // namespace gb::builder

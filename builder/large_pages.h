@@ -2,48 +2,56 @@
 // system gives them (Linux, THP "always" or "madvise").
 //
 // A build's aggregation tables are hash tables far larger than the cache,
-// allocated afresh at each growth and touched all over: with 4 KiB pages
-// every growth is one page fault per 4 KiB, and on a virtual machine a fault
-// costs some 15 µs (bench/build.sh: more than half a build's page faults were
-// the tables' growth). A 2 MiB page takes one fault, and one TLB entry
-// instead of 512. Stockfish allocates its transposition table the same way.
+// grown as games come and touched all over: with 4 KiB pages every growth is
+// one page fault per 4 KiB, and on a virtual machine a fault costs some 15 µs
+// (bench/build.sh: more than half a build's page faults were the tables'
+// growth). A 2 MiB page takes one fault, and one TLB entry instead of 512.
+// Stockfish allocates its transposition table the same way.
 //
-// Only the whole 2 MiB pages inside an allocation are advised: its tail stays
-// in small pages, so a table takes no more resident memory than its bytes
-// (the --memory budget counts them), and a small allocation is malloc's.
+// Only the whole 2 MiB pages inside a table's bytes are advised: its tail
+// stays in small pages, so a table takes no more resident memory than its
+// bytes (the --memory budget counts them).
 #pragma once
 
 #include <cstddef>
-#include <new>
+#include <utility>
 
 namespace gb::builder {
 
-// Allocations of at least this many bytes are mapped on their own, 2 MiB aligned.
+// The size of a large page, which a reservation is aligned to and used in.
 inline constexpr std::size_t kLargePageBytes = std::size_t(2) << 20;
 
-// bytes of memory, 2 MiB aligned when bytes >= kLargePageBytes; nullptr when
-// there is none. Freed by large_pages_free with the same bytes.
-void* large_pages_alloc(std::size_t bytes);
-void large_pages_free(void* p, std::size_t bytes);
+// Address space reserved for a table that grows in place: a build's
+// aggregation table doubles as games come, and a table rebuilt from a copy of
+// itself held both at once, so the budget let the last growth reach only
+// what the old copy left. The pages are made usable as the table grows
+// (zero-filled, in large pages where the system gives them, 2 MiB aligned)
+// and never copied; reserved pages that are not yet used take no memory.
+class ReservedPages {
+ public:
+  ReservedPages() = default;
+  // Reserves address space for at least max_bytes.
+  explicit ReservedPages(std::size_t max_bytes);
+  ~ReservedPages();
+  ReservedPages(ReservedPages&& o) noexcept { swap(o); }
+  ReservedPages& operator=(ReservedPages&& o) noexcept {
+    ReservedPages(std::move(o)).swap(*this);
+    return *this;
+  }
+  void swap(ReservedPages& o) noexcept;
 
-// A std::allocator for the vectors of large tables.
-template <class T>
-struct LargePageAllocator {
-  using value_type = T;
-  LargePageAllocator() = default;
-  template <class U>
-  LargePageAllocator(const LargePageAllocator<U>&) {}
-  T* allocate(std::size_t n) {
-    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
-    void* p = large_pages_alloc(n * sizeof(T));
-    if (!p) throw std::bad_alloc();
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, std::size_t n) { large_pages_free(p, n * sizeof(T)); }
-  template <class U>
-  bool operator==(const LargePageAllocator<U>&) const {
-    return true;
-  }
+  void* data() const { return base_; }
+  std::size_t reserved() const { return reserved_; }
+  // Makes the first `bytes` usable (pages never used read as zeros); false
+  // when that is past the reservation or the system has no memory for it.
+  [[nodiscard]] bool use(std::size_t bytes);
+  // Makes the bytes from `bytes` on zero: their whole pages go back to the
+  // system (and read as zeros when used again).
+  void zero_from(std::size_t bytes);
+
+ private:
+  void* base_ = nullptr;
+  std::size_t reserved_ = 0, usable_ = 0, advised_ = 0;  // bytes from base_
 };
 
 }  // namespace gb::builder

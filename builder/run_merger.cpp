@@ -13,7 +13,7 @@ struct RunPart;
 template <>
 struct RunPart<NodeEntry> {
   static const std::vector<NodeEntry>& entries(const Run& r) { return r.nodes; }
-  static const SlotVector& slots(const Run& r) { return r.memory.nodes; }
+  static bool holds(const Slot& s) { return s.move == 0; }  // of an in-memory run's slots
   static NodeEntry expand(const Run& r, const Slot& s) { return r.memory.node(s); }
   static std::uint64_t file_offset(const Run&) { return 0; }
   static std::uint64_t count(const Run& r) { return r.node_count; }
@@ -25,7 +25,7 @@ struct RunPart<NodeEntry> {
 template <>
 struct RunPart<EdgeEntry> {
   static const std::vector<EdgeEntry>& entries(const Run& r) { return r.edges; }
-  static const SlotVector& slots(const Run& r) { return r.memory.edges; }
+  static bool holds(const Slot& s) { return s.move != 0; }
   static EdgeEntry expand(const Run& r, const Slot& s) { return r.memory.edge(s); }
   static std::uint64_t file_offset(const Run& r) { return r.edge_offset; }
   static std::uint64_t count(const Run& r) { return r.edge_count; }
@@ -54,12 +54,18 @@ void RunStream<T>::advance_in_run() {
     // A run is sorted and holds each key (and move) once: the merge relies on it.
     assert(!has_ || at_ < 2 || Part::before(entries[at_ - 2], head_));
   } else {
-    const auto& slots = Part::slots(run_);
+    // The slots hold nodes and edges, by key then move: the stream passes over the other kind.
+    const SlotArray& slots = run_.memory.slots;
+    while (at_ < slots.size() && !Part::holds(slots[at_])) ++at_;
     has_ = at_ < slots.size();
     if (!has_) return;
+    // A run is sorted and holds each key and move once: the merge relies on it.
+    assert(at_ == 0 ||
+           key_move_order(slots[at_ - 1].key, slots[at_ - 1].move, slots[at_].key, slots[at_].move));
     head_ = Part::expand(run_, slots[at_]);
     if constexpr (std::is_same_v<T, EdgeEntry>) {
-      // A spill file holds the ranks edge_ranks gave (Aggregator::spill); here they are made a key at a time.
+      // A spill file holds the ranks edge_ranks gave (Aggregator::spill); here
+      // they are made a key at a time, for the edges after its node.
       if (at_ >= group_end_) {
         group_begin_ = at_;
         for (group_end_ = at_ + 1; group_end_ < slots.size() && slots[group_end_].key == slots[at_].key;)
@@ -70,7 +76,6 @@ void RunStream<T>::advance_in_run() {
       head_.record.polyglot_rank = ranks_[at_ - group_begin_];
     }
     ++at_;
-    assert(at_ < 2 || Part::before(Part::expand(run_, slots[at_ - 2]), head_));
   }
 }
 
@@ -98,7 +103,7 @@ BuildStatus RunStream<T>::open() {
         std::partition_point(entries.begin(), entries.end(), [&](const T& e) { return e.key < first; }) -
         entries.begin());
   } else {
-    const auto& slots = Part::slots(run_);
+    const SlotArray& slots = run_.memory.slots;
     at_ = std::size_t(
         std::partition_point(slots.begin(), slots.end(), [&](const Slot& s) { return s.key < first; }) -
         slots.begin());

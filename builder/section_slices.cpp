@@ -11,7 +11,7 @@ namespace {
 
 std::uint64_t entries_of(const Run& r) {
   if (!r.path.empty()) return r.node_count + r.edge_count;
-  return r.nodes.size() + r.edges.size() + r.memory.nodes.size() + r.memory.edges.size();
+  return r.nodes.size() + r.edges.size() + r.memory.slots.size();
 }
 
 // count equal slices of the key space, in key order (Polyglot keys are

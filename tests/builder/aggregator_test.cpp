@@ -76,7 +76,9 @@ TEST_CASE("Spilled runs and the last in-memory run merge into exact totals", "[b
   Aggregator agg(1, "/tmp", Side::Both);
   GameFacts g;
   g.result = store::Result::Draw;
-  const int games = 250000;  // about 21 spills: 16 of them merged into one bigger run on the way
+  // About 21 spills of a table of 32,768 slots at a load of 0.7 (each game
+  // one new position): 16 of them merged into one bigger run on the way.
+  const int games = 500000;
   const Key first = 0x8000000000000000ull;
   for (int i = 0; i < games; ++i) {
     // Every game: the common first position, then its own position (keys spread over the range).
@@ -176,8 +178,8 @@ TEST_CASE("Aggregators of key ranges count every position in exactly one range, 
   for (std::uint32_t i = 0; i < 3; ++i) {
     REQUIRE_FALSE(ranges[i]->finish());
     for (const Run& r : ranges[i]->runs()) runs.push_back(&r);
-    REQUIRE_FALSE(ranges[i]->runs().back().memory.nodes.empty());
-    for (const Slot& s : ranges[i]->runs().back().memory.nodes) CHECK(KeyRange{i, 3}.holds(s.key));
+    REQUIRE_FALSE(ranges[i]->runs().back().memory.slots.empty());
+    for (const Slot& s : ranges[i]->runs().back().memory.slots) CHECK(KeyRange{i, 3}.holds(s.key));
   }
   RunMerger one(whole_runs), three(runs);
   REQUIRE_FALSE(one.open());
@@ -207,8 +209,8 @@ TEST_CASE("Merged edges rank by first play, game after game and ply after ply, o
   std::vector<std::vector<PlyRecord>> games;
   std::uint64_t x = 0x13198A2E03707344ull;
   auto next = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull; };
-  constexpr Key kPool = 30000;  // positions, half with White to move
-  for (int g = 0; g < 20000; ++g) {
+  constexpr Key kPool = 30000;       // positions, half with White to move
+  for (int g = 0; g < 30000; ++g) {  // more than 16 spills of the smallest table
     const int n = 2 + int((next() >> 33) % 20);
     std::vector<Key> index;
     for (int i = 0; i < n; ++i)
@@ -347,4 +349,54 @@ TEST_CASE("A spill writes a slot of one game as the expanded entry would be writ
   const std::string expanded = write(dir + "-expanded", false);
   CHECK(expanded.size() > slots.size() * 2 * 25);
   CHECK(write(dir + "-slots", true) == expanded);
+}
+
+TEST_CASE("A slot array keeps its slots as it grows and gives free slots past its size", "[builder]") {
+  // The in-place growth of an aggregator's table (aggregator.cpp, grow)
+  // relies on both: the slots it had stay where they were, and every slot
+  // past the size, cut off before or never used, reads free (all zeros).
+  auto slot = [](std::size_t i) {
+    return Slot{Key(i + 1) * 0x9E3779B97F4A7C15ull, i, std::uint32_t(i + 1), std::uint16_t(i % 99), 0};
+  };
+  auto same = [](const Slot& a, const Slot& b) {
+    return a.key == b.key && a.hash == b.hash && a.ref == b.ref && a.ply == b.ply && a.move == b.move;
+  };
+  auto free_from = [&](const SlotArray& t, std::size_t first) {
+    std::size_t used = 0;
+    for (std::size_t i = first; i < t.size(); ++i) used += t[i].ref != 0 || t[i].key != 0 || t[i].hash != 0;
+    return used;
+  };
+  // Room for 200,000 slots: growing to it keeps the array where it is.
+  SlotArray t(200000);
+  t.resize(100000);
+  REQUIRE(free_from(t, 0) == 0);
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = slot(i);
+  const Slot* at = t.data();
+  t.resize(200000);
+  CHECK(t.data() == at);
+  CHECK(free_from(t, 100000) == 0);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < 100000; ++i) kept += same(t[i], slot(i));
+  CHECK(kept == 100000);
+  // Cut to a size inside a page, then grown again: what was cut off is free.
+  t.resize(1001);
+  t.resize(200000);
+  CHECK(free_from(t, 1001) == 0);
+  CHECK(same(t[1000], slot(1000)));
+  // Cleared: all free, at any size.
+  t.clear(150000);
+  CHECK(t.size() == 150000);
+  CHECK(free_from(t, 0) == 0);
+  // Past its room: the slots move once, kept, and the rest is free.
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = slot(i);
+  t.resize(1000000);
+  kept = 0;
+  for (std::size_t i = 0; i < 150000; ++i) kept += same(t[i], slot(i));
+  CHECK(kept == 150000);
+  CHECK(free_from(t, 150000) == 0);
+  // Moved from: empty, and the array moved to holds the slots.
+  SlotArray moved(std::move(t));
+  CHECK(t.empty());  // NOLINT(bugprone-use-after-move): a moved-from array is empty
+  CHECK(moved.size() == 1000000);
+  CHECK(same(moved[149999], slot(149999)));
 }

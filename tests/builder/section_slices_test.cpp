@@ -80,7 +80,7 @@ TEST_CASE("A merge of a slice of the key space yields the whole merge's entries 
   std::size_t marked = 0;  // spill files with marks past their first record: a slice starts inside them
   for (const Run* r : runs) marked += r->node_marks.size() > 1 && r->edge_marks.size() > 1;
   REQUIRE(marked > 0);
-  REQUIRE_FALSE(runs.back()->memory.nodes.empty());  // and the last run, in memory
+  REQUIRE_FALSE(runs.back()->memory.slots.empty());  // and the last run, in memory
 
   RunMerger whole(runs);
   REQUIRE_FALSE(whole.open());
