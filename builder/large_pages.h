@@ -42,8 +42,8 @@ class ReservedPages {
 
   void* data() const { return base_; }
   std::size_t reserved() const { return reserved_; }
-  // Makes the first `bytes` usable (pages never used read as zeros); false
-  // when that is past the reservation or the system has no memory for it.
+  // Makes the first `bytes` usable and resident (pages never used are zeros);
+  // false when that is past the reservation or the system has no memory for it.
   [[nodiscard]] bool use(std::size_t bytes);
   // Makes the bytes from `bytes` on zero: their whole pages go back to the
   // system (and read as zeros when used again).
@@ -52,6 +52,7 @@ class ReservedPages {
  private:
   void* base_ = nullptr;
   std::size_t reserved_ = 0, usable_ = 0, advised_ = 0;  // bytes from base_
+  std::size_t written_ = 0;  // bytes from base_ in pages written (not the zero page)
 };
 
 }  // namespace gb::builder
