@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <string_view>
 
 namespace gb::pgn {
@@ -139,6 +140,21 @@ constexpr auto kSkipAction = [] {
   return t;
 }();
 
+// What a byte anywhere in a skipped game's movetext does. kPlain: nothing
+// (it is part of a move, a move number or whitespace, which the loop passes
+// over); kNewline: a line end; kOther: it may, so the token that holds it is
+// read as the loop reads it: the loop's own cases (kStop) and the bytes of
+// results ('-' and '/': "1-0", "0-1", "1/2-1/2"; a token of digits without
+// them is passed over by the loop too).
+enum SkipByte : std::uint8_t { kPlain, kLineEnd, kOther };
+
+constexpr auto kSkipByte = [] {
+  std::array<SkipByte, 256> t{};
+  t['\n'] = kLineEnd;
+  for (unsigned char c : std::string_view("{;%()$!?*[]}-/")) t[c] = kOther;
+  return t;
+}();
+
 }  // namespace
 
 void Tokenizer::skip_moves() {
@@ -146,16 +162,31 @@ void Tokenizer::skip_moves() {
   // to the loop, which refills (or cuts a token longer than the buffer).
   const char* b = buf_.get();
   const std::size_t end = end_;
-  std::size_t i = pos_;
-  while (i < end) {  // continue: on to the next token; break: leave this one to the loop
+  std::size_t i = pos_;  // at the start of a token, or at whitespace
+  for (;;) {
+    // Byte by byte up to the first kOther byte, with no tokens: most of the
+    // bytes past --max-ply are moves, numbers and spaces, and a token at a
+    // time cost a mispredicted branch at each.
+    std::size_t j = i;
+    for (; j < end; ++j) {
+      const SkipByte k = kSkipByte[std::uint8_t(b[j])];
+      if (k == kPlain) continue;
+      if (k == kOther) break;
+      newline_at(j);
+    }
+    // Back to the start of the token that holds it (no line end is passed:
+    // a line end ends a token).
+    while (j > i && !ends_token(b[j - 1])) --j;
+    i = j;
+    if (i == end) break;
+    // That token, as the loop reads it; break: leave it to the loop.
     switch (kSkipAction[std::uint8_t(b[i])]) {
-      case kSpace: ++i; continue;
+      case kSpace:
       case kNewline:
-        newline_at(i);
-        ++i;
-        continue;
+        assert(false);  // the scan passes over whitespace, and backs up only over a token's bytes
+        break;
       case kMove: {
-        std::size_t j = i + 1;
+        j = i + 1;
         while (j < end && !ends_token(b[j])) ++j;
         if (j == end) break;
         i = j;
@@ -167,7 +198,7 @@ void Tokenizer::skip_moves() {
         // token starting with 0 is left to the loop: the draw "0.5-0.5" starts
         // like a move number.
         if (b[i] == '0') break;
-        std::size_t j = i + 1;
+        j = i + 1;
         while (j < end && is_digit(b[j])) ++j;
         if (j == end || b[j] != '.') break;
         while (j < end && b[j] == '.') ++j;
