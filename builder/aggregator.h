@@ -146,7 +146,7 @@ struct GameRecord {
 // Slots in pages reserved for the most a table may grow to (ReservedPages,
 // large_pages.h): an Aggregator's table grows in place, never beside a copy
 // of itself. A free slot is all zero bytes, and every slot past size() is
-// free: a table grows into free slots without writing them.
+// free: a table grows into slots that are free already.
 class SlotArray {
  public:
   SlotArray() = default;

@@ -127,8 +127,11 @@ bool Tokenizer::seen_tag(std::string_view name) {
 
 namespace {
 
+// The bytes of read_game's movetext loop's own cases besides whitespace.
+constexpr std::string_view kLoopCases = "{;%()$!?*[]}";
+
 // What a byte at the start of a token does in a skipped game, as read_game's
-// movetext loop reads it. kStop: the loop's own cases besides whitespace.
+// movetext loop reads it. kStop: one of kLoopCases.
 enum SkipAction : std::uint8_t { kMove, kSpace, kNewline, kNumber, kStop };
 
 constexpr auto kSkipAction = [] {
@@ -136,22 +139,23 @@ constexpr auto kSkipAction = [] {
   for (unsigned char c : std::string_view(" \t\r\f\v")) t[c] = kSpace;
   t['\n'] = kNewline;
   for (unsigned char c = '0'; c <= '9'; ++c) t[c] = kNumber;
-  for (unsigned char c : std::string_view("{;%()$!?*[]}")) t[c] = kStop;
+  for (unsigned char c : kLoopCases) t[c] = kStop;
   return t;
 }();
 
 // What a byte anywhere in a skipped game's movetext does. kPlain: nothing
 // (it is part of a move, a move number or whitespace, which the loop passes
-// over); kNewline: a line end; kOther: it may, so the token that holds it is
-// read as the loop reads it: the loop's own cases (kStop) and the bytes of
-// results ('-' and '/': "1-0", "0-1", "1/2-1/2"; a token of digits without
-// them is passed over by the loop too).
+// over); kLineEnd: a line end; kOther: it may, so the token that holds it is
+// read as the loop reads it: kLoopCases and the bytes of results ('-' and
+// '/': "1-0", "0-1", "1/2-1/2"; a token of digits without them is passed
+// over by the loop too).
 enum SkipByte : std::uint8_t { kPlain, kLineEnd, kOther };
 
 constexpr auto kSkipByte = [] {
   std::array<SkipByte, 256> t{};
   t['\n'] = kLineEnd;
-  for (unsigned char c : std::string_view("{;%()$!?*[]}-/")) t[c] = kOther;
+  for (unsigned char c : kLoopCases) t[c] = kOther;
+  t['-'] = t['/'] = kOther;
   return t;
 }();
 

@@ -262,7 +262,7 @@ bool Tokenizer::read_game(R& r) {
     if (skipping) skip_moves();
     if (pos_ == end_ && fill() == 0) break;
     char c = buf_[pos_];
-    switch (c) {  // a new case here is a kStop byte for skip_moves() too
+    switch (c) {  // a new case here goes in kLoopCases (tokenizer.cpp), for skip_moves() too
       case '\n':
         newline_at(pos_);
         ++pos_;
