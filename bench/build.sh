@@ -5,7 +5,8 @@
 # max ply 40, and the 198,350 opening lines. Inputs are decompressed once
 # beforehand (make-book cannot read .zst); neither side's time includes it.
 # Our build keeps its defaults otherwise (dedup on); make-book writes a .bin.
-# Best wall time of 3 runs each (the machine may be shared); CPU time is shown too.
+# Best wall time of 3 runs each, the two builds taking turns (the machine may
+# be shared); CPU time is shown too.
 # Each case also prints the floor under any build of it on this machine
 # (bench/floor.cpp: the parse and the LMDB append, timed alone, on the book
 # our build wrote) beside the target, a tenth of make-book's time.
@@ -29,29 +30,34 @@ trap 'rm -rf "$work"' EXIT
 zstd -q -dc "$data/pgn/medium/tcec-standard-nocomments.pgn.zst" > "$work/tcec.pgn"
 zstd -q -dc "$data/pgn/medium/sfbooks-bjbraams_chessdb_198350_lines.pgn.zst" > "$work/lines.pgn"
 
-# measure NAME CMD...: best wall seconds, its CPU seconds and peak RSS (KB) of `runs` runs.
-measure() {
-  local best_wall= best_cpu= best_rss=
-  for _ in $(seq "$runs"); do
-    rm -f "$work"/out.book "$work"/out.book-lock "$work"/out.bin
-    /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-    local wall cpu rss
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/time")
-    cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {print u+s}' "$work/time")
-    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time")
-    if [ -z "$best_wall" ] || awk -v a="$wall" -v b="$best_wall" 'BEGIN{exit !(a<b)}'; then
-      best_wall=$wall best_cpu=$cpu best_rss=$rss
-    fi
-  done
-  echo "$best_wall $best_cpu $best_rss"
+# time_once CMD...: the wall seconds, CPU seconds and peak RSS (KB) of one run.
+time_once() {
+  rm -f "$work"/out.book "$work"/out.book-lock "$work"/out.bin
+  /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); w=0; for(i=1;i<=n;i++) w=w*60+a[i]}
+              /User time/ {u=$2} /System time/ {s=$2} /Maximum resident set size/ {m=$2}
+              END {print w, u+s, m}' "$work/time"
+}
+
+# keep_best BEST WALL CPU RSS: BEST (a "wall cpu rss" line, or empty) or this run, whichever is faster.
+keep_best() {
+  if [ -z "$1" ] || awk -v a="$2" -v b="${1%% *}" 'BEGIN{exit !(a<b)}'; then echo "$2 $3 $4"; else echo "$1"; fi
 }
 
 ratios=()
 bench_case() {  # name pgn our-max-ply polyglot-args...
   local name=$1 pgn=$2 ply=$3; shift 3
-  read -r ow oc om < <(measure "$gb" build "$work/out.book" "$pgn" --max-ply "$ply" --quiet)
+  # The two builds take turns, so that a load on the machine that comes
+  # and goes slows both alike; each keeps its best run.
+  local ours= theirs=
+  for _ in $(seq "$runs"); do
+    theirs=$(keep_best "$theirs" $(time_once "$pg" make-book -pgn "$pgn" -bin "$work/out.bin" "$@"))
+    ours=$(keep_best "$ours" $(time_once "$gb" build "$work/out.book" "$pgn" --max-ply "$ply" --quiet))
+  done
+  read -r ow oc om <<<"$ours"
+  read -r pw pc pm <<<"$theirs"
+  # The floor appends the book our last run wrote.
   read -r _ fp fa fs < <("$floor" "$pgn" "$work/out.book" "$ply" | tail -1)
-  read -r pw pc pm < <(measure "$pg" make-book -pgn "$pgn" -bin "$work/out.bin" "$@")
   printf '%-14s graphbook build: %6.2f s wall %6.2f s cpu %8d KB peak | make-book: %6.2f s wall %6.2f s cpu %8d KB peak\n' \
     "$name" "$ow" "$oc" "$om" "$pw" "$pc" "$pm"
   awk -v n="$name" -v p="$fp" -v a="$fa" -v s="$fs" -v t="$pw" 'BEGIN {
