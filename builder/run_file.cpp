@@ -1,5 +1,6 @@
 #include "builder/run_file.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -255,11 +256,21 @@ bool RunFileReader::skip_below(Key first) {
 bool RunFileReader::skip_nodes_below(Key first) { return skip_below<kNodeHead, kNodeFull>(first); }
 bool RunFileReader::skip_edges_below(Key first) { return skip_below<kEdgeHead, kEdgeFull>(first); }
 
+// Asks for the bytes some records ahead: a merge reads dozens of streams in
+// turn, and the first loads of each record waited on the cache (more than
+// half of next's samples at full depth on tcec; asked for ahead, next takes
+// half the samples it took).
+void RunFileReader::prefetch_ahead() const {
+  constexpr std::size_t kAhead = 512;
+  __builtin_prefetch(buffer_.data() + std::min(at_ + kAhead, buffer_.size() - 1));
+}
+
 // A record is at most kMaxRecord bytes: a file that ends inside one is damaged.
 bool RunFileReader::next(NodeEntry& out) {
   if (left_ == 0 || failed_) return false;
   constexpr std::size_t kHead = kNodeHead;
   if (!fill(kHead + sizeof(store::Counters)) && end_ - at_ < kHead + 5) return !(failed_ = true);
+  prefetch_ahead();
   const char* p = buffer_.data() + at_;
   store::NodeRecord& r = out.record;
   r = store::NodeRecord{};
@@ -287,6 +298,7 @@ bool RunFileReader::next(EdgeEntry& out) {
   if (left_ == 0 || failed_) return false;
   constexpr std::size_t kHead = kEdgeHead, kFull = kEdgeFull;
   if (!fill(kHead + kFull) && end_ - at_ < kHead + 5) return !(failed_ = true);
+  prefetch_ahead();
   const char* p = buffer_.data() + at_;
   store::EdgeRecord& r = out.record;
   r = store::EdgeRecord{};

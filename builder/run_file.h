@@ -82,6 +82,7 @@ class RunFileReader {
 
  private:
   bool fill(std::size_t need);
+  void prefetch_ahead() const;
   template <std::size_t kHead, std::size_t kFull>
   bool skip_below(Key first);
   std::FILE* file_ = nullptr;
