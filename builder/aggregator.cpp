@@ -257,6 +257,7 @@ Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side si
 void Aggregator::set_budget(std::size_t memory_budget) { budget_ = memory_budget; }
 
 Aggregator::~Aggregator() {
+  // (The commit of a new book may have removed them already: SectionSlices.)
   for (const Run& r : runs_)
     if (!r.path.empty()) ::unlink(r.path.c_str());
 }

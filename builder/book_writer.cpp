@@ -466,7 +466,7 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     // (section_slices.h), grouped and appended here in key order, and the
     // fingerprints (already in order) while the next slice is not yet made.
     SectionSlices slices(merger.runs(), input.threads, input.min_games, pruned_dbi.has_value(),
-                         slice_entries(merger.runs()));
+                         slice_entries(merger.runs()), input.remove_run_files);
     result.slices = slices.count();
     std::size_t run = 0, at = 0;  // the next fingerprint: input.fingerprints[run][at]
     auto fingerprints_left = [&] { return run < input.fingerprints.size(); };

@@ -50,6 +50,9 @@ struct CommitInput {
   std::string buckets_json;
   // The threads that merge and encode the sections of a new book (section_slices.h).
   unsigned threads = 2;
+  // The runs' files are the build's temporaries: the merge of a new book
+  // removes them once it has them all open (SectionSlices).
+  bool remove_run_files = false;
 };
 
 struct CommitResult {

@@ -586,6 +586,7 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
     if (auto e = set.take(fingerprints)) return e;
   CommitInput input = commit_input(w, std::move(fingerprints), std::move(sources), report, params);
   input.threads = unsigned(w.aggregators.size());
+  input.remove_run_files = true;  // the aggregators' spills: nothing reads them after the commit
   std::vector<const BucketAggregator*> bucket_threads;
   for (auto& b : w.buckets) bucket_threads.push_back(b.get());
   BucketMerger buckets(bucket_threads);

@@ -1,5 +1,7 @@
 #include "builder/section_slices.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cassert>
 
@@ -36,8 +38,8 @@ std::uint64_t slice_entries(const std::vector<const Run*>& runs) {
 }
 
 SectionSlices::SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
-                             bool keep_pruned, std::uint64_t entries)
-    : runs_(runs), min_games_(min_games), keep_pruned_(keep_pruned) {
+                             bool keep_pruned, std::uint64_t entries, bool remove_files)
+    : runs_(runs), min_games_(min_games), keep_pruned_(keep_pruned), remove_files_(remove_files) {
   std::uint64_t all = 0;
   for (const Run* r : runs_) all += entries_of(*r);
   spans_ = equal_spans(std::size_t(std::max<std::uint64_t>(1, all / std::max<std::uint64_t>(1, entries))));
@@ -92,17 +94,35 @@ void SectionSlices::work() {
   }
 }
 
+// Once the last slice has opened its runs, no merge opens a run file again:
+// the files go (remove_files). A file still open goes when the slice that
+// reads it closes it, on that slice's thread. Dropping the runs' pages from
+// the page cache, there beside the writer, was the last 20 ms of a build at
+// full depth on tcec, on the writer's thread after the commit (~Aggregator).
+void SectionSlices::opened() {
+  {
+    std::lock_guard lock(mutex_);
+    if (++opened_ < count() || !remove_files_) return;
+  }
+  // (Unlocked: the writer and the other threads go on. A file no slice has
+  // open drops its pages here.)
+  for (const Run* r : runs_)
+    if (!r->path.empty()) ::unlink(r->path.c_str());
+}
+
 // The sections of slice i's keys, in key order: the node (when it has one)
 // and the edges in move order, each edge sharing the node's fields where it
 // can; what has fewer than min_games games in the section of the pruned
 // database instead (or nowhere). Each as the entry a group holds.
-void SectionSlices::make(std::size_t i, SliceSections& out) const {
+void SectionSlices::make(std::size_t i, SliceSections& out) {
   out.entries.clear();  // keeping the capacity of the slice this place held before
   out.positions.clear();
   out.nodes = out.edges = out.collisions = 0;
   out.error.reset();
   RunMerger merger(runs_, spans_[i]);
-  if ((out.error = merger.open())) return;
+  out.error = merger.open();
+  opened();
+  if (out.error) return;
   std::string value, below, entry;
   auto add = [&](Key key, const std::string& section, bool pruned) {
     store::GroupEncoder::entry_of(section, entry);

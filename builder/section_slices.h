@@ -68,8 +68,10 @@ class SectionSlices {
   // threads; nodes and edges with fewer than min_games games go to the
   // pruned database when keep_pruned, else are left out. entries: the nodes
   // and edges of a slice, about (slice_entries(runs); a test makes them few).
+  // remove_files: the runs' files are the caller's temporaries, removed once
+  // the last slice has opened them (opened()).
   SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
-                bool keep_pruned, std::uint64_t entries);
+                bool keep_pruned, std::uint64_t entries, bool remove_files = false);
   ~SectionSlices();  // stops the threads (the writer may stop early: an LMDB error)
   SectionSlices(const SectionSlices&) = delete;
   SectionSlices& operator=(const SectionSlices&) = delete;
@@ -85,11 +87,14 @@ class SectionSlices {
   // The slices a thread may be ahead of the writer, beside the threads' own.
   static constexpr std::size_t kAhead = 2;
   void work();
-  void make(std::size_t i, SliceSections& out) const;
+  void make(std::size_t i, SliceSections& out);
+  void opened();
+
 
   const std::vector<const Run*> runs_;
   const std::uint32_t min_games_;
   const bool keep_pruned_;
+  const bool remove_files_;
   std::vector<KeySpan> spans_;
   std::size_t window_;  // slices made or being made beyond the writer's
 
@@ -99,6 +104,7 @@ class SectionSlices {
   std::vector<bool> ready_;           // of made_; guarded by mutex_
   std::size_t next_ = 0;              // the next slice to take; guarded by mutex_
   std::size_t released_ = 0;          // slices the writer is done with; guarded by mutex_
+  std::size_t opened_ = 0;            // slices whose runs are open; guarded by mutex_
   bool stop_ = false;                 // guarded by mutex_
   std::vector<std::thread> threads_;  // last: they start after the rest exists
 };

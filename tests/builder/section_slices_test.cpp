@@ -5,6 +5,8 @@
 // database its games send it to, in the same groups whatever the slices.
 #include "builder/section_slices.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
@@ -241,4 +243,49 @@ TEST_CASE(
     }
   }
   CHECK(other == 0);
+}
+
+TEST_CASE("Slices that remove their runs' files make the same sections and leave none of the files",
+          "[builder]") {
+  const Games games = random_games(20000);
+  auto agg = spilled(games);
+  const auto runs = runs_of(*agg);
+  std::vector<std::string> files;
+  for (const Run* r : runs)
+    if (!r->path.empty()) files.push_back(r->path);
+  REQUIRE(files.size() > 1);
+  auto exist = [&] {
+    std::size_t n = 0;
+    for (const std::string& f : files) n += ::access(f.c_str(), F_OK) == 0;
+    return n;
+  };
+  // Every slice's entries, back to back, and the positions they hold.
+  auto made = [](SectionSlices& slices) {
+    std::string entries;
+    std::vector<Key> keys;
+    for (std::size_t i = 0; i < slices.count(); ++i) {
+      const SliceSections* slice = slices.get(i, true);
+      REQUIRE(slice);
+      REQUIRE_FALSE(slice->error);
+      entries += slice->entries;
+      for (const auto& p : slice->positions) keys.push_back(p.key);
+      slices.release(i);
+    }
+    return std::pair(entries, keys);
+  };
+  std::pair<std::string, std::vector<Key>> kept, removed;
+  {
+    SectionSlices slices(runs, 2, 1, false, 1000);
+    REQUIRE(slices.count() > 50);
+    kept = made(slices);
+  }
+  CHECK(exist() == files.size());  // not asked to: the files stay
+  {
+    SectionSlices slices(runs, 2, 1, false, 1000, true);
+    removed = made(slices);
+  }
+  CHECK(exist() == 0);
+  CHECK(kept.second.size() > 20000);
+  CHECK(removed.second == kept.second);
+  CHECK(removed.first == kept.first);
 }
