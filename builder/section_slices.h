@@ -90,7 +90,6 @@ class SectionSlices {
   void make(std::size_t i, SliceSections& out);
   void opened();
 
-
   const std::vector<const Run*> runs_;
   const std::uint32_t min_games_;
   const bool keep_pruned_;
