@@ -30,10 +30,11 @@ trap 'rm -rf "$work"' EXIT
 zstd -q -dc "$data/pgn/medium/tcec-standard-nocomments.pgn.zst" > "$work/tcec.pgn"
 zstd -q -dc "$data/pgn/medium/sfbooks-bjbraams_chessdb_198350_lines.pgn.zst" > "$work/lines.pgn"
 
-# time_once CMD...: the wall seconds, CPU seconds and peak RSS (KB) of one run.
+# time_once CMD...: the wall seconds, CPU seconds and peak RSS (KB) of one run;
+# a failed run prints its errors and fails (the caller stops the bench).
 time_once() {
   rm -f "$work"/out.book "$work"/out.book-lock "$work"/out.bin
-  /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; return 1; }
   awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); w=0; for(i=1;i<=n;i++) w=w*60+a[i]}
               /User time/ {u=$2} /System time/ {s=$2} /Maximum resident set size/ {m=$2}
               END {print w, u+s, m}' "$work/time"
@@ -49,10 +50,12 @@ bench_case() {  # name pgn our-max-ply polyglot-args...
   local name=$1 pgn=$2 ply=$3; shift 3
   # The two builds take turns, so that a load on the machine that comes
   # and goes slows both alike; each keeps its best run.
-  local ours= theirs=
+  local ours= theirs= run
   for _ in $(seq "$runs"); do
-    theirs=$(keep_best "$theirs" $(time_once "$pg" make-book -pgn "$pgn" -bin "$work/out.bin" "$@"))
-    ours=$(keep_best "$ours" $(time_once "$gb" build "$work/out.book" "$pgn" --max-ply "$ply" --quiet))
+    run=$(time_once "$pg" make-book -pgn "$pgn" -bin "$work/out.bin" "$@") || exit 1
+    theirs=$(keep_best "$theirs" $run)
+    run=$(time_once "$gb" build "$work/out.book" "$pgn" --max-ply "$ply" --quiet) || exit 1
+    ours=$(keep_best "$ours" $run)
   done
   read -r ow oc om <<<"$ours"
   read -r pw pc pm <<<"$theirs"

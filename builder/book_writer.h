@@ -51,7 +51,7 @@ struct CommitInput {
   // The threads that merge and encode the sections of a new book (section_slices.h).
   unsigned threads = 2;
   // The runs' files are the build's temporaries: the merge of a new book
-  // removes them once it has them all open (SectionSlices).
+  // removes them once its last slice has opened them (SectionSlices).
   bool remove_run_files = false;
 };
 

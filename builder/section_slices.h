@@ -103,7 +103,7 @@ class SectionSlices {
   std::vector<bool> ready_;           // of made_; guarded by mutex_
   std::size_t next_ = 0;              // the next slice to take; guarded by mutex_
   std::size_t released_ = 0;          // slices the writer is done with; guarded by mutex_
-  std::size_t opened_ = 0;            // slices whose runs are open; guarded by mutex_
+  std::size_t opened_ = 0;            // slices that have opened their runs; guarded by mutex_
   bool stop_ = false;                 // guarded by mutex_
   std::vector<std::thread> threads_;  // last: they start after the rest exists
 };
