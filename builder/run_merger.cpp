@@ -119,10 +119,11 @@ template class RunStream<EdgeEntry>;
 namespace {
 
 // A k-way merge step over streams: pops the smallest head and every equal
-// head, handing each stream to take(stream, first) (first: the one popped
-// first) before it advances. The streams form a binary min-heap on their heads (exhausted
-// streams are dropped), so a step costs O(log k), not O(k): the final merge of
-// a build reads dozens of runs. The heap holds each head's key and move
+// head, in the order of their runs (HeapItem), handing each stream to
+// take(stream, first) (first: the one popped first) before it advances. The
+// streams form a binary min-heap on their heads (exhausted streams are
+// dropped), so a step costs O(log k), not O(k): the final merge of a build
+// reads dozens of runs. The heap holds each head's key and move (and run)
 // beside its stream, so that sifting compares what is in the heap's own
 // cache lines instead of following a pointer to each stream.
 template <class T, class Take>

@@ -1,7 +1,8 @@
 // Merges the sorted runs of every Aggregator into one stream of nodes in key
 // order and one stream of edges in (key, move) order, summing the counters of
 // equal keys. Two nodes with one key and different position hashes are a
-// collision: the first is kept, the other counted and dropped.
+// collision: the one of the earliest run is kept (the position the input
+// reached first, as one run keeps it), the other counted and dropped.
 //
 // Each merged edge gets, in record.polyglot_rank, its rank of first play
 // among the merged edges of its key: the runs are in the order of the input
@@ -53,21 +54,30 @@ class RunStream {
   std::vector<std::uint8_t> ranks_;
 };
 
-// A stream in a merge's heap, with the key (and move) of its head.
+// A stream in a merge's heap, with the key (and move) of its head and the
+// stream's place among the merged runs.
 template <class T>
 struct HeapItem {
   Key key = 0;
   std::uint16_t move = 0;
+  std::uint32_t index = 0;
   RunStream<T>* stream = nullptr;
   static HeapItem of(RunStream<T>* s) {
     const T& head = *s->peek();
+    const auto index = std::uint32_t(s->index());
     if constexpr (std::is_same_v<T, EdgeEntry>)
-      return {head.key, head.move, s};
+      return {head.key, head.move, index, s};
     else
-      return {head.key, 0, s};
+      return {head.key, 0, index, s};
   }
-  // node_order and edge_order of the heads (a node's move is 0).
-  bool operator<(const HeapItem& o) const { return key_move_order(key, move, o.key, o.move); }
+  // node_order and edge_order of the heads (a node's move is 0); equal
+  // heads by their runs' order, so that the earliest run's comes first: the
+  // node a collision keeps is the one the input reached first, however the
+  // games fell into runs.
+  bool operator<(const HeapItem& o) const {
+    if (key != o.key || move != o.move) return key_move_order(key, move, o.key, o.move);
+    return index < o.index;
+  }
   bool same_head(const HeapItem& o) const { return key == o.key && move == o.move; }
 };
 

@@ -71,6 +71,43 @@ TEST_CASE("Two runs with one key and different position hashes merge as a counte
   CHECK(merger.collisions() == 1);
 }
 
+TEST_CASE("A collision across runs keeps the node of the earliest run, as one run keeps the first",
+          "[builder]") {
+  // Game one reaches key 7 as position 1. Game two passes key 3, then
+  // reaches key 7 as another position (hash 2): one table keeps position 1.
+  PlyRecord one[] = {{7, 1, Move()}};
+  PlyRecord two[] = {{3, 5, Move(SQ_E2, SQ_E4)}, {7, 2, Move()}};
+  GameFacts g;
+  Aggregator together(1 << 20, "/tmp", Side::Both);
+  REQUIRE_FALSE(together.add_game(g, one, 1));
+  REQUIRE_FALSE(together.add_game(g, two, 2));
+  REQUIRE_FALSE(together.finish());
+  RunMerger single({&together.runs()[0]});
+  REQUIRE_FALSE(single.open());
+  const auto expected = all_nodes(single);
+  REQUIRE(expected.size() == 2);
+  REQUIRE(expected[1].key == 7);
+  REQUIRE(expected[1].record.position_hash == 1);
+  // The same games in two runs, in their order: the later run's stream
+  // comes to key 7 after the earlier one's already waits there.
+  Aggregator first(1 << 20, "/tmp", Side::Both), second(1 << 20, "/tmp", Side::Both);
+  REQUIRE_FALSE(first.add_game(g, one, 1));
+  REQUIRE_FALSE(second.add_game(g, two, 2));
+  REQUIRE_FALSE(first.finish());
+  REQUIRE_FALSE(second.finish());
+  RunMerger merger({&first.runs()[0], &second.runs()[0]});
+  REQUIRE_FALSE(merger.open());
+  const auto nodes = all_nodes(merger);
+  REQUIRE(nodes.size() == expected.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    CHECK(nodes[i].key == expected[i].key);
+    CHECK(nodes[i].record.position_hash == expected[i].record.position_hash);
+    CHECK(nodes[i].record.counters == expected[i].record.counters);
+  }
+  CHECK(merger.collisions() == 1);
+  CHECK(together.collisions() == 1);
+}
+
 TEST_CASE("Spilled runs and the last in-memory run merge into exact totals", "[builder]") {
   // A budget too small for any table growth: a spill instead of every growth.
   Aggregator agg(1, "/tmp", Side::Both);
