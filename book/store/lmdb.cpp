@@ -260,6 +260,24 @@ std::optional<WriteTxn> WriteTxn::begin(Env& env, Error* error) {
     rc = mdb_txn_begin(env.get(), nullptr, 0, &t);
   }
   if (rc) return set(error, rc, "begin write transaction"), std::nullopt;
+  // A transaction takes its id, and so its meta page, from the lock file.
+  // The lock file of another file at this path (a book renamed over while a
+  // process held the old one open, opened with the new file in between) gives
+  // an old id: a commit that every later reader passes over for the file's
+  // newer meta page, or a book that looks empty and is written anew, both
+  // reported as done. Under the writer lock the file's newest meta page is
+  // the last commit, which the lock file of this file names.
+  MDB_envinfo info;
+  if (mdb_env_info(env.get(), &info) == 0 && mdb_txn_id(t) != info.me_last_txnid + 1) {
+    mdb_txn_abort(t);
+    const char* path = nullptr;
+    if (mdb_env_get_path(env.get(), &path) != 0 || !path) path = "the book";
+    const std::string context =
+        std::string(path) +
+        ": its lock file belongs to the file this one replaced, which a program still has open; nothing "
+        "was written: close the programs using the book and run again";
+    return set(error, ESTALE, context.c_str()), std::nullopt;
+  }
   return WriteTxn(t);
 }
 

@@ -1,7 +1,8 @@
 // Several processes at one book: two builds at once (one waits for the
 // other's write transaction, or fails clearly, and the book counts exactly
-// what the builds that succeeded added), and a reader that holds a book open
-// while a build commits into it or renames a new file over it.
+// what the builds that succeeded added), a reader that holds a book open
+// while a build commits into it or renames a new file over it, and a build
+// into a book renamed over while a program held the old one open.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -124,6 +125,55 @@ TEST_CASE("Two builds into one book at once: one waits or fails clearly, and the
     CHECK(std::is_permutation(committed.begin(), committed.end(), succeeded.begin()));
     require_same(got, built_alone(committed, dir, std::string(fresh ? "f" : "m") + "-alone.book"));
   }
+}
+
+TEST_CASE(
+    "A book renamed over while a program holds the old one open: a build into it fails clearly and "
+    "writes nothing, then succeeds once the program closes it",
+    "[store]") {
+  // The lock file beside the book stays the old file's while the program
+  // holds it: a process that opens the book now has the new file with the
+  // old file's transaction id (what a build's rename leaves for an instant,
+  // and a `mv` of another book over this one for as long as the program runs).
+  TempDir dir;
+  auto [a, b] = twic_halves(dir);
+  const std::string book = dir.file("held.book"), other = dir.file("other.book");
+  // The held book takes a second build, so that the old lock file names a
+  // transaction the new file does not end with (checked below: with equal
+  // ids the old lock file's id is the new file's too, and a write is right).
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(dir.write("base.pgn", kBase)) + " --quiet").status ==
+          0);
+  const std::string more = dir.write("more.pgn", "[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n");
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(more) + " --quiet").status == 0);
+  REQUIRE(graphbook("build " + quote(other) + " " + quote(a) + " --quiet").status == 0);
+  auto last_commit = [](const std::string& path) {
+    gb::store::BookError be;
+    auto b = gb::store::Book::open(path, gb::store::OpenMode::ReadOnly, &be);
+    REQUIRE(b);
+    MDB_envinfo info;
+    REQUIRE(mdb_env_info(b->env().get(), &info) == 0);
+    return info.me_last_txnid;
+  };
+  REQUIRE(last_commit(book) != last_commit(other));
+  const Contents want = contents(other, dir);
+  const Contents want_both = built_alone({a, b}, dir, "both.book");
+  {
+    gb::store::BookError be;
+    auto held = gb::store::Book::open(book, gb::store::OpenMode::ReadOnly, &be);
+    REQUIRE(held);
+    std::filesystem::rename(other, book);  // the lock file stays the old book's
+    REQUIRE(std::filesystem::exists(book + "-lock"));
+    Run r = graphbook("build " + quote(book) + " " + quote(b) + " --quiet");
+    INFO("stderr: " << r.err);
+    CHECK(r.status != 0);
+    CHECK(r.status < 128);
+    CHECK(r.err.find(book) != std::string::npos);
+    CHECK(r.err.find("lock file") != std::string::npos);
+    // The program closes the book.
+  }
+  require_same(contents(book, dir), want);  // nothing was written, nothing lost
+  REQUIRE(graphbook("build " + quote(book) + " " + quote(b) + " --quiet").status == 0);
+  require_same(contents(book, dir), want_both);
 }
 
 TEST_CASE("A reader holding a book open across a commit sees the old or the new state, then the new",
