@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "book/store/page_check.h"
 #include "book/store/polyglot.h"
@@ -93,6 +95,10 @@ std::optional<BookError> refuse_by_cheap_checks(const std::string& path, OpenMod
   return std::nullopt;
 }
 
+// How long an open waits for a stale lock file to go, and how often it looks.
+constexpr auto kStaleLockWait = std::chrono::milliseconds(1000);
+constexpr auto kStaleLockPoll = std::chrono::milliseconds(10);
+
 }  // namespace
 
 std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError* error,
@@ -107,6 +113,15 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   const bool there =
       mode != OpenMode::Create || file_exists(path) || create_beside(path, &failure, initial_map_size);
   if (there) book = open_checked(path, mode, &failure, initial_map_size);
+  // A lock file left from the file a new book was just renamed over is
+  // removed by the process that renamed it an instant later
+  // (builder/new_book_file.h): the book opens again then. One that a program
+  // keeps open stays, and the open fails.
+  for (auto waited = std::chrono::milliseconds(0); !book && failure.stale_lock && waited < kStaleLockWait;
+       waited += kStaleLockPoll) {
+    std::this_thread::sleep_for(kStaleLockPoll);
+    book = open_checked(path, mode, &failure, initial_map_size);
+  }
   if (!book) {
     if (!had_lock && failure.code != BookError::Code::Storage && failure.code != BookError::Code::NotFound)
       ::unlink(lock.c_str());
@@ -185,7 +200,11 @@ std::optional<Book> Book::open_checked(const std::string& path, OpenMode mode, B
   }
 
   auto txn = WriteTxn::begin(*env, &e);
-  if (!txn) return fail<Book>(error, storage_error(e));
+  if (!txn) {
+    BookError failed = storage_error(e);
+    failed.stale_lock = e.code == ESTALE;
+    return fail<Book>(error, std::move(failed));
+  }
   // A write on a damaged page can spread the damage: before writing, every
   // page is checked (a few milliseconds per 10 MB), while this transaction
   // keeps other writers from changing the file under the check.

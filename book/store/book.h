@@ -31,6 +31,9 @@ struct BookError {
   enum class Code { NotFound, NotABook, WrongVersion, Damaged, Storage };
   Code code;
   std::string message;  // names the file
+  // Storage: the lock file beside the book is the one of a file renamed over
+  // it, which a program still has open (store/lmdb.h, WriteTxn::begin).
+  bool stale_lock = false;
 };
 
 // Totals kept in the meta database, updated by each build in its transaction.

@@ -5,8 +5,10 @@
 // into a book renamed over while a program held the old one open.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -127,25 +129,21 @@ TEST_CASE("Two builds into one book at once: one waits or fails clearly, and the
   }
 }
 
-TEST_CASE(
-    "A book renamed over while a program holds the old one open: a build into it fails clearly and "
-    "writes nothing, then succeeds once the program closes it",
-    "[store]") {
-  // The lock file beside the book stays the old file's while the program
-  // holds it: a process that opens the book now has the new file with the
-  // old file's transaction id (what a build's rename leaves for an instant,
-  // and a `mv` of another book over this one for as long as the program runs).
-  TempDir dir;
-  auto [a, b] = twic_halves(dir);
-  const std::string book = dir.file("held.book"), other = dir.file("other.book");
-  // The held book takes a second build, so that the old lock file names a
-  // transaction the new file does not end with (checked below: with equal
-  // ids the old lock file's id is the new file's too, and a write is right).
+// A book at `book` that a program (this process) holds open, and a book of
+// `games` renamed over it: the lock file beside it stays the held file's, and
+// a process that opens the book has the new file with the old file's
+// transaction id (what a build's rename leaves for an instant, and a `mv` of
+// another book over this one for as long as the program runs). The held book
+// takes a second build, so that the old lock file names a transaction the new
+// file does not end with (checked: with equal ids the old lock file's id is
+// the new file's too, and a write is right).
+gb::store::Book hold_then_rename_over(const std::string& book, const std::string& games, const TempDir& dir) {
+  const std::string other = dir.file("other.book");
   REQUIRE(graphbook("build " + quote(book) + " " + quote(dir.write("base.pgn", kBase)) + " --quiet").status ==
           0);
   const std::string more = dir.write("more.pgn", "[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n");
   REQUIRE(graphbook("build " + quote(book) + " " + quote(more) + " --quiet").status == 0);
-  REQUIRE(graphbook("build " + quote(other) + " " + quote(a) + " --quiet").status == 0);
+  REQUIRE(graphbook("build " + quote(other) + " " + quote(games) + " --quiet").status == 0);
   auto last_commit = [](const std::string& path) {
     gb::store::BookError be;
     auto b = gb::store::Book::open(path, gb::store::OpenMode::ReadOnly, &be);
@@ -155,14 +153,25 @@ TEST_CASE(
     return info.me_last_txnid;
   };
   REQUIRE(last_commit(book) != last_commit(other));
-  const Contents want = contents(other, dir);
+  gb::store::BookError be;
+  auto held = gb::store::Book::open(book, gb::store::OpenMode::ReadOnly, &be);
+  REQUIRE(held);
+  std::filesystem::rename(other, book);  // the lock file stays the held book's
+  REQUIRE(std::filesystem::exists(book + "-lock"));
+  return std::move(*held);
+}
+
+TEST_CASE(
+    "A book renamed over while a program holds the old one open: a build into it fails clearly and "
+    "writes nothing, then succeeds once the program closes it",
+    "[store]") {
+  TempDir dir;
+  auto [a, b] = twic_halves(dir);
+  const Contents want = built_alone({a}, dir, "a.book");
   const Contents want_both = built_alone({a, b}, dir, "both.book");
+  const std::string book = dir.file("held.book");
   {
-    gb::store::BookError be;
-    auto held = gb::store::Book::open(book, gb::store::OpenMode::ReadOnly, &be);
-    REQUIRE(held);
-    std::filesystem::rename(other, book);  // the lock file stays the old book's
-    REQUIRE(std::filesystem::exists(book + "-lock"));
+    gb::store::Book held = hold_then_rename_over(book, a, dir);
     Run r = graphbook("build " + quote(book) + " " + quote(b) + " --quiet");
     INFO("stderr: " << r.err);
     CHECK(r.status != 0);
@@ -173,6 +182,27 @@ TEST_CASE(
   }
   require_same(contents(book, dir), want);  // nothing was written, nothing lost
   REQUIRE(graphbook("build " + quote(book) + " " + quote(b) + " --quiet").status == 0);
+  require_same(contents(book, dir), want_both);
+}
+
+TEST_CASE(
+    "A build that opens a book while the lock file of the file renamed over it is still held waits "
+    "for it to go",
+    "[store]") {
+  // What a build's own rename leaves for an instant, until it removes the
+  // old lock file: here a program holds it for a moment, then closes it.
+  TempDir dir;
+  auto [a, b] = twic_halves(dir);
+  const Contents want_both = built_alone({a, b}, dir, "both.book");
+  const std::string book = dir.file("held.book");
+  std::optional<gb::store::Book> held = hold_then_rename_over(book, a, dir);
+  Run r;
+  std::thread build([&] { r = graphbook("build " + quote(book) + " " + quote(b) + " --quiet"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the build finds the old lock file
+  held.reset();                                                 // the program closes the book
+  build.join();
+  INFO("stderr: " << r.err);
+  REQUIRE(r.status == 0);
   require_same(contents(book, dir), want_both);
 }
 
