@@ -250,6 +250,14 @@ Status ReadTxn::renew() {
   return std::nullopt;
 }
 
+bool lock_file_agrees(MDB_env* env, MDB_txn* txn, bool writer) {
+  // mdb_env_info reads the newest meta page from the map, not the lock file.
+  MDB_envinfo info;
+  if (mdb_env_info(env, &info) != 0) return true;
+  const std::size_t id = mdb_txn_id(txn), last = info.me_last_txnid;
+  return writer ? id == last + 1 : id == last || id + 1 == last;
+}
+
 WriteTxn::~WriteTxn() { abort(); }
 
 std::optional<WriteTxn> WriteTxn::begin(Env& env, Error* error) {
@@ -260,15 +268,10 @@ std::optional<WriteTxn> WriteTxn::begin(Env& env, Error* error) {
     rc = mdb_txn_begin(env.get(), nullptr, 0, &t);
   }
   if (rc) return set(error, rc, "begin write transaction"), std::nullopt;
-  // A transaction takes its id, and so its meta page, from the lock file.
-  // The lock file of another file at this path (a book renamed over while a
-  // process held the old one open, opened with the new file in between) gives
-  // an old id: a commit that every later reader passes over for the file's
-  // newer meta page, or a book that looks empty and is written anew, both
-  // reported as done. Under the writer lock the file's newest meta page is
-  // the last commit, which the lock file of this file names.
-  MDB_envinfo info;
-  if (mdb_env_info(env.get(), &info) == 0 && mdb_txn_id(t) != info.me_last_txnid + 1) {
+  // Under the lock file of another file this transaction would write a
+  // commit that every later reader passes over, or find the book empty and
+  // write it anew, both reported as done.
+  if (!lock_file_agrees(env.get(), t, true)) {
     mdb_txn_abort(t);
     const char* path = nullptr;
     if (mdb_env_get_path(env.get(), &path) != 0 || !path) path = "the book";
