@@ -207,8 +207,10 @@ TEST_CASE(
   std::optional<gb::store::Book> held = hold_then_rename_over(book, a, dir);
   Run r;
   std::thread build([&] { r = graphbook("build " + quote(book) + " " + quote(b) + " --quiet"); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the build finds the old lock file
-  held.reset();                                                 // the program closes the book
+  // The build finds the old lock file (it starts in some 20 ms), and waits
+  // for up to a second of tries: the program closes the book well before.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  held.reset();
   build.join();
   INFO("stderr: " << r.err);
   REQUIRE(r.status == 0);
