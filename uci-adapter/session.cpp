@@ -82,8 +82,11 @@ store::Book* Session::book(Outbox& out) {
   if (!options_.own_book && !options_.learning) return nullptr;
   if (options_.file.empty()) return nullptr;
   bool need_write = options_.learning;
+  // A book rebuilt meanwhile is a new file renamed over the one open here:
+  // the new one is opened, or the games learned would go into the old file,
+  // which is gone once this session closes it.
   if (book_opened_ == options_.file && (book_ || book_failed_) &&
-      !(need_write && book_ && book_->read_only()))
+      !(need_write && book_ && book_->read_only()) && !(book_ && !book_->still_at_path()))
     return book_ ? &*book_ : nullptr;
   book_.reset();
   book_opened_ = options_.file;

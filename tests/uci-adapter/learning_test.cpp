@@ -4,6 +4,7 @@
 #include "uci-adapter/learning.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -123,6 +124,28 @@ TEST_CASE("A game that ends in mate teaches the book a win for the side the adap
             learned(*book, after_e4.key(), move_of(after_e4, "e7e5")).losses ==
         0);
   CHECK(learning::pending_games(*book).empty());
+}
+
+TEST_CASE("A book rebuilt while the adapter plays learns the game in the new file, not the replaced one",
+          "[uci-adapter]") {
+  std::string book_path = writable_book_copy("rebuilt");
+  const std::string rebuilt = writable_book_copy("rebuilt-new");
+  {
+    ScriptedGui gui(learning_adapter(book_path));
+    handshake(gui);
+    gui.send("ucinewgame");
+    play_go(gui, "position startpos");  // the adapter has the book open now
+    // A build of a new book renames it over the path (new_book_file.h).
+    std::filesystem::rename(rebuilt, book_path);
+    std::filesystem::remove(book_path + "-lock");
+    end_with_scholars_mate(gui);
+    gui.send("quit");
+    REQUIRE(gui.wait_exit());
+  }
+  auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+  REQUIRE(book);
+  Position start;
+  CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == 1);
 }
 
 TEST_CASE("A game without a result on the board waits as pending until the tournament's PGN resolves it",
