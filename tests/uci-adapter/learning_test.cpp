@@ -53,6 +53,14 @@ void end_with_scholars_mate(ScriptedGui& gui) {
   }));
 }
 
+// The book at book_path learned one win for 1. e4 (the scholar's mate).
+void check_learned_win_of_e4(const std::string& book_path) {
+  auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
+  REQUIRE(book);
+  Position start;
+  CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == 1);
+}
+
 // One game the adapter plays as White and then loses nothing.
 void play_scholars_mate(ScriptedGui& gui) {
   gui.send("ucinewgame");
@@ -142,10 +150,7 @@ TEST_CASE("A book rebuilt while the adapter plays learns the game in the new fil
     gui.send("quit");
     REQUIRE(gui.wait_exit());
   }
-  auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
-  REQUIRE(book);
-  Position start;
-  CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == 1);
+  check_learned_win_of_e4(book_path);
 }
 
 TEST_CASE("A game without a result on the board waits as pending until the tournament's PGN resolves it",
@@ -287,8 +292,5 @@ TEST_CASE("An adapter keeps learning after another process grew the book's map (
   end_with_scholars_mate(gui);
   gui.send("quit");
   REQUIRE(gui.wait_exit());
-  auto book = store::Book::open(book_path, store::OpenMode::ReadOnly, nullptr);
-  REQUIRE(book);
-  Position start;
-  CHECK(learned(*book, start.key(), move_of(start, "e2e4")).wins == 1);
+  check_learned_win_of_e4(book_path);
 }
