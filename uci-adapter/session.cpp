@@ -85,8 +85,9 @@ store::Book* Session::book(Outbox& out) {
   // A book rebuilt meanwhile is a new file renamed over the one open here:
   // the new one is opened, or the games learned would go into the old file,
   // which is gone once this session closes it.
+  const bool replaced = book_ && !book_->still_at_path();
   if (book_opened_ == options_.file && (book_ || book_failed_) &&
-      !(need_write && book_ && book_->read_only()) && !(book_ && !book_->still_at_path()))
+      !(need_write && book_ && book_->read_only()) && !replaced)
     return book_ ? &*book_ : nullptr;
   book_.reset();
   book_opened_ = options_.file;

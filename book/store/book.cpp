@@ -116,7 +116,7 @@ std::optional<Book> Book::open(const std::string& path, OpenMode mode, BookError
   // A lock file left from the file a new book was just renamed over is
   // removed by the process that renamed it an instant later
   // (builder/new_book_file.h): the book opens again then (so does a reader
-  // that commits passed by: lock_file_agrees). One that a program keeps open
+  // that commits passed by: check_lock_file). One that a program keeps open
   // stays, and the open fails.
   for (auto waited = std::chrono::milliseconds(0); !book && failure.stale_lock && waited < kStaleLockWait;
        waited += kStaleLockPoll) {
@@ -188,13 +188,10 @@ std::optional<Book> Book::open_checked(const std::string& path, OpenMode mode, B
   if (read_only) {
     auto txn = ReadTxn::begin(*env, &e);
     if (!txn) return fail<Book>(error, storage_error(e));
-    if (!lock_file_agrees(env->get(), txn->get(), false)) {
-      BookError stale{BookError::Code::Storage,
-                      path +
-                          ": its lock file belongs to the file this one replaced, which a program still has "
-                          "open: close the programs using the book and run again"};
-      stale.stale_lock = true;
-      return fail<Book>(error, std::move(stale));
+    if (auto stale = check_lock_file(env->get(), txn->get(), false)) {
+      BookError failed{BookError::Code::Storage, stale->context};
+      failed.stale_lock = true;
+      return fail<Book>(error, std::move(failed));
     }
     auto meta = txn->open_db("meta", 0, &e);
     if (!meta)

@@ -32,7 +32,7 @@ struct BookError {
   Code code;
   std::string message;  // names the file
   // Storage: the lock file beside the book is the one of a file renamed over
-  // it, which a program still has open (store/lmdb.h, WriteTxn::begin).
+  // it, which a program still has open (store/lmdb.h, check_lock_file).
   bool stale_lock = false;
 };
 

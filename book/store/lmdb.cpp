@@ -250,12 +250,20 @@ Status ReadTxn::renew() {
   return std::nullopt;
 }
 
-bool lock_file_agrees(MDB_env* env, MDB_txn* txn, bool writer) {
+Status check_lock_file(MDB_env* env, MDB_txn* txn, bool writer) {
   // mdb_env_info reads the newest meta page from the map, not the lock file.
   MDB_envinfo info;
-  if (mdb_env_info(env, &info) != 0) return true;
+  if (mdb_env_info(env, &info) != 0) return std::nullopt;
   const std::size_t id = mdb_txn_id(txn), last = info.me_last_txnid;
-  return writer ? id == last + 1 : id == last || id + 1 == last;
+  if (writer ? id == last + 1 : id == last || id + 1 == last) return std::nullopt;
+  const char* path = nullptr;
+  if (mdb_env_get_path(env, &path) != 0 || !path) path = "the book";
+  return make_error(ESTALE,
+                    std::string(path) +
+                        ": its lock file belongs to the file this one replaced, which a program still "
+                        "has open" +
+                        (writer ? "; nothing was written" : "") +
+                        ": close the programs using the book and run again");
 }
 
 WriteTxn::~WriteTxn() { abort(); }
@@ -271,15 +279,10 @@ std::optional<WriteTxn> WriteTxn::begin(Env& env, Error* error) {
   // Under the lock file of another file this transaction would write a
   // commit that every later reader passes over, or find the book empty and
   // write it anew, both reported as done.
-  if (!lock_file_agrees(env.get(), t, true)) {
+  if (auto stale = check_lock_file(env.get(), t, true)) {
     mdb_txn_abort(t);
-    const char* path = nullptr;
-    if (mdb_env_get_path(env.get(), &path) != 0 || !path) path = "the book";
-    const std::string context =
-        std::string(path) +
-        ": its lock file belongs to the file this one replaced, which a program still has open; nothing "
-        "was written: close the programs using the book and run again";
-    return set(error, ESTALE, context.c_str()), std::nullopt;
+    if (error) *error = std::move(*stale);
+    return std::nullopt;
   }
   return WriteTxn(t);
 }

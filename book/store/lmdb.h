@@ -122,14 +122,15 @@ class ReadTxn : public Txn {
 };
 
 // Whether txn's id, which LMDB takes from the lock file beside the
-// environment, agrees with the file's newest meta page. The lock file of
-// another file (a file renamed over this path while a program held the old
-// one open) does not: a transaction under its id writes a commit that later
-// readers pass over, or reads an older state of the file. A writer's id is
-// one past the last commit; a reader's the last commit, or the one before
-// while a commit is between its meta page and the lock file. (A reader that
-// began before two more commits is told no as well: Book::open asks again.)
-bool lock_file_agrees(MDB_env* env, MDB_txn* txn, bool writer);
+// environment, agrees with the file's newest meta page; an Error (ESTALE,
+// naming the file) when not. The lock file of another file (a file renamed
+// over this path while a program held the old one open) does not agree: a
+// transaction under its id writes a commit that later readers pass over, or
+// reads an older state of the file. A writer's id is one past the last
+// commit; a reader's the last commit, or the one before while a commit is
+// between its meta page and the lock file. (A reader that began before two
+// more commits is told no as well: Book::open asks again.)
+[[nodiscard]] Status check_lock_file(MDB_env* env, MDB_txn* txn, bool writer);
 
 class WriteTxn : public Txn {
  public:
