@@ -168,6 +168,14 @@ std::size_t grow(SlotArray& t, std::size_t homes, KeyRange range) {
   return homes;
 }
 
+// The home slots a table may have within budget beside t's tallies and games
+// (their memory, used or not) and the slack.
+double home_room(const SlotTables& t, std::size_t budget) {
+  constexpr double kSlot = sizeof(Slot);
+  const double fixed = double(t.tallies.bytes() + t.games.capacity() * sizeof(GameRecord)) + kSlack * kSlot;
+  return (double(budget) - fixed) / kSlot;
+}
+
 bool over_refs(const SlotTables& t) {
   return t.games.size() >= kMaxRefs || t.tallies.size() >= kMaxRefs || t.next_stamp > kMaxStamp;
 }
@@ -399,8 +407,7 @@ BuildStatus Aggregator::make_room() {
   constexpr double kSlot = sizeof(Slot);
   const SlotTables& t = tables_;
   const std::size_t initial = std::size_t(1) << kInitialBits;
-  double fixed = double(t.tallies.bytes() + t.games.capacity() * sizeof(GameRecord)) + kSlack * kSlot;
-  double room = (double(budget_) - fixed) / kSlot;  // home slots the budget allows
+  const double room = home_room(t, budget_);
   const bool over_budget = homes_ > initial && double(homes_) > room && used_ > 0;
   if (over_budget || over_refs(t)) return spill(over_budget);
   if (double(used_) <= kMaxLoad * double(homes_)) return std::nullopt;
@@ -444,24 +451,39 @@ BuildStatus Aggregator::spill(bool over_budget) {
   }
   if (auto e = writer.close()) return e;
   runs_.push_back(std::move(run));
-  tables_.tallies.clear();
-  tables_.games.clear();
-  tables_.games.shrink_to_fit();
-  tables_.next_stamp = 0;
   used_ = 0;
+  tables_.next_stamp = 0;
   const std::size_t initial = std::size_t(1) << kInitialBits;
+  // The home slots the budget leaves beside this run's tallies and games.
+  const double beside = home_room(tables_, budget_) * (1 - kGrowthHeadroom);
   if (!over_budget && (homes_ == initial || double(homes_ + kSlack) <= double(budget_) / sizeof(Slot))) {
     // A full table: the same number of slots, all free.
     tables_.slots.clear(tables_.slots.size());
+  } else if (beside >= std::max(double(homes_) / 2, double(initial))) {
+    // Over the budget by the tallies and games that came with the run's
+    // games (a collection whose games share their positions, like a book of
+    // lines): the next run's come too, so the table keeps the slots they
+    // leave. Started small again, it grew back three times per run, each a
+    // rehash and, on a virtual machine, a page fault per 4 KiB (bench/build.sh, lines).
+    homes_ = std::min(homes_, std::size_t(beside));
+    tables_.slots.clear(homes_ + kSlack);
   } else {
     // The budget shrank below the table (set_budget: the build's memory
-    // outside it grew): start small again and grow within what is left.
+    // outside it grew): start small again and grow within what is left,
+    // with tallies and games given back.
     // A table kept at its size spilled again as soon as a few games'
     // tallies came back, a run of a few games per block while the budget
     // fell (13,250 runs at 10 M games, full depth, docs/SCALE.md).
     homes_ = initial;
     tables_.slots.clear(homes_ + kSlack);
+    tables_.tallies.clear();
+    tables_.games.clear();
+    tables_.games.shrink_to_fit();
+    return compact_runs();
   }
+  // Their memory is the next run's: counted in its budget as it was in this one's.
+  tables_.tallies.reset();
+  tables_.games.clear();
   return compact_runs();
 }
 
@@ -511,6 +533,8 @@ BuildStatus Aggregator::finish() {
   // Sorting gives back the free slots before the commit needs memory for its
   // pages (lowers a build's peak by a third at --max-ply 40).
   sort_table();
+  tables_.tallies.shrink_to_fit();  // (a spill kept the blocks of its run's tallies for this one)
+  tables_.games.shrink_to_fit();
   Run run;
   run.memory = std::move(tables_);
   runs_.push_back(std::move(run));

@@ -123,6 +123,10 @@ class TallyArena {
     blocks_.clear();
     size_ = 0;
   }
+  // No tallies, the blocks kept for the next ones (bytes() is unchanged).
+  void reset() { size_ = 0; }
+  // Gives back the blocks that hold no tally.
+  void shrink_to_fit() { blocks_.resize((size_ + kBlockMask) >> kBlockBits); }
 
  private:
   static constexpr int kBlockBits = 12;
@@ -304,6 +308,7 @@ class Aggregator {
   const std::vector<Run>& runs() const { return runs_; }  // in the order of the input
   std::uint64_t collisions() const { return collisions_; }
   std::size_t spills() const { return spill_count_; }
+  std::size_t home_slots() const { return homes_; }  // of the table now
 
  private:
   BuildStatus make_room();  // grows a full table within the budget, or spills

@@ -133,3 +133,80 @@ TEST_CASE("An aggregator whose budget is lowered spills once and goes on within 
   CHECK(e.record.occurrences == games);
   CHECK_FALSE(merger.next_edge(e));
 }
+
+TEST_CASE(
+    "A table that its tallies push over the budget keeps its size and their memory for the next run, "
+    "with exact totals",
+    "[builder]") {
+  // Games in identical pairs, like a collection of lines that share their
+  // positions: every slot a pair reaches gets a tally (56 bytes beside its
+  // 24), so the tallies, not the slots, take the budget. Each run's games
+  // bring as many again, so the next table is sized beside them, not
+  // started at its first size to grow back three times per run.
+  const std::size_t budget = std::size_t(8) << 20;
+  Aggregator agg(budget, "/tmp", Side::Both);
+  Aggregator whole(std::size_t(1) << 30, "/tmp", Side::Both);  // no spill: the totals to match
+  GameFacts g;
+  const int pairs = 40000, plies = 10;
+  std::vector<PlyRecord> game(plies);
+  std::size_t spills_seen = 0, first_homes = 0;
+  std::vector<std::size_t> homes_after;  // the table's home slots after each spill
+  for (int p = 0; p < pairs; ++p) {
+    g.result = p % 3 == 0   ? store::Result::WhiteWins
+               : p % 3 == 1 ? store::Result::Draw
+                            : store::Result::BlackWins;
+    for (int i = 0; i < plies; ++i)
+      game[i] = {Key(p * plies + i + 1) * 0x9E3779B97F4A7C15ull, std::uint64_t(i + 1),
+                 i + 1 < plies ? Move(SQ_E2, SQ_E4) : Move()};
+    for (int twice = 0; twice < 2; ++twice) {
+      REQUIRE_FALSE(agg.add_game(g, game.data(), game.size()));
+      REQUIRE_FALSE(whole.add_game(g, game.data(), game.size()));
+      if (agg.spills() != spills_seen) {
+        spills_seen = agg.spills();
+        homes_after.push_back(agg.home_slots());
+      }
+      if (spills_seen == 0) first_homes = std::max(first_homes, agg.home_slots());
+    }
+  }
+  INFO("first table " << first_homes << " home slots");
+  REQUIRE(homes_after.size() >= 4);
+  REQUIRE(whole.spills() == 0);
+  // The first run's table grew from its first size (2^15 home slots) to
+  // where its tallies filled the budget; the later ones keep about that size.
+  CHECK(first_homes >= 4 * (std::size_t(1) << 15));
+  for (std::size_t h : homes_after) {
+    CHECK(h >= first_homes / 2);
+    CHECK(h <= first_homes);
+  }
+  REQUIRE_FALSE(agg.finish());
+  REQUIRE_FALSE(whole.finish());
+  auto merged = [](const Aggregator& a) {
+    std::vector<const Run*> runs;
+    for (const Run& r : a.runs()) runs.push_back(&r);
+    return runs;
+  };
+  RunMerger spilled(merged(agg)), one(merged(whole));
+  REQUIRE_FALSE(spilled.open());
+  REQUIRE_FALSE(one.open());
+  std::size_t nodes = 0, edges = 0;
+  NodeEntry a, b;
+  while (one.next_node(b)) {
+    REQUIRE(spilled.next_node(a));
+    REQUIRE(a.key == b.key);
+    CHECK(a.record.counters.games == 2);  // the pair
+    CHECK(a.record == b.record);
+    ++nodes;
+  }
+  CHECK_FALSE(spilled.next_node(a));
+  EdgeEntry x, y;
+  while (one.next_edge(y)) {
+    REQUIRE(spilled.next_edge(x));
+    REQUIRE((x.key == y.key && x.move == y.move));
+    CHECK(x.record.occurrences == 2);
+    CHECK(x.record == y.record);
+    ++edges;
+  }
+  CHECK_FALSE(spilled.next_edge(x));
+  CHECK(nodes == std::size_t(pairs) * plies);
+  CHECK(edges == std::size_t(pairs) * (plies - 1));
+}
