@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <iterator>
 
 #include "builder/orphan_files.h"
 
@@ -50,10 +51,12 @@ Status ChunkedAppender::flush(Pending& batch) {
   pending_bytes_ += batch.records.bytes.size();
   pending_.push_back(std::move(batch));
   batch = Pending{pending_.back().dbi, {}, pending_.back().flags};
-  if (!spare_.empty()) {
-    batch.records = std::move(spare_.back());
-    spare_.pop_back();
-  }
+  for (auto spare = spare_.rbegin(); spare != spare_.rend(); ++spare)
+    if (spare->dbi == batch.dbi) {
+      batch.records = std::move(spare->records);
+      spare_.erase(std::next(spare).base());
+      break;
+    }
   Status s = put(pending_.back());
   if (s && s->map_full()) s = redo();
   if (s) return s;
@@ -105,7 +108,7 @@ Status ChunkedAppender::commit() {
   committed_bytes_ += pending_bytes_;
   for (Pending& p : pending_) {
     p.records.clear();
-    spare_.push_back(std::move(p.records));
+    spare_.push_back(std::move(p));
   }
   pending_.clear();
   pending_bytes_ = 0;

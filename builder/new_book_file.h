@@ -107,11 +107,14 @@ class ChunkedAppender {
   std::vector<std::pair<MDB_dbi, store::Cursor>> cursors_;  // of txn_
   std::vector<Pending> batches_;                            // added, not yet put: one per database
   std::vector<Pending> pending_;                            // put since the last commit
-  // The records of batches committed, emptied, for the next batches: each
-  // batch was a new allocation grown by doubling (copies and page faults on
-  // the writer, the commit's critical path), freed at the next commit. There
-  // are never more than one transaction's batches, as before.
-  std::vector<EncodedRecords> spare_;
+  // The records of batches committed, emptied, for the next batches of their
+  // database: each batch was a new allocation grown by doubling (copies and
+  // page faults on the writer, the commit's critical path), freed at the
+  // next commit. There are never more than one transaction's batches, as
+  // before. By database: a build's batches of sections take some 1 MB, its
+  // batches of fingerprints some 20 KB, and a pool of both handed the small
+  // ones to sections, which grew them again by doubling at every batch.
+  std::vector<Pending> spare_;
   std::size_t pending_bytes_ = 0;
   std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
 };
