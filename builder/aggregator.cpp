@@ -32,6 +32,10 @@ constexpr double kMaxLoad = 0.7;
 constexpr double kMinGrowth = 1.25;
 // The share of the room the last growth leaves free (make_room).
 constexpr double kGrowthHeadroom = 1.0 / 16;
+// The share of the budget's room the first table takes when the input may
+// fill it (expected_slots): the rest is for the tallies and games (the lines
+// of bench/build.sh leave the table 0.58 of it, tcec more).
+constexpr double kFirstShare = 0.55;
 // Spill files of one level merged into one of the next level: bounds the open
 // files of the final merge and keeps the rewriting at O(n log n) bytes.
 constexpr std::size_t kRunsPerMerge = 16;
@@ -251,12 +255,15 @@ EdgeEntry SlotTables::edge(const Slot& s) const {
   return e;
 }
 
-Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range)
+Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range,
+                       std::uint64_t expected_slots)
     : homes_(std::size_t(1) << kInitialBits),
       budget_(memory_budget),
       spill_dir_(std::move(spill_dir)),
       side_(side),
       range_(range) {
+  const double first = std::min(double(expected_slots) / kMaxLoad, home_room(tables_, budget_) * kFirstShare);
+  homes_ = std::max(homes_, std::size_t(std::max(first, 0.0)));
   // Pages for the largest table the budget allows (make_room), reserved, not used.
   tables_.slots = SlotArray(std::max(budget_ / sizeof(Slot), homes_) + kSlack);
   tables_.slots.resize(homes_ + kSlack);

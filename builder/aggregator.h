@@ -285,8 +285,15 @@ class Aggregator {
  public:
   // memory_budget: bytes the tables may use before a spill; spill_dir:
   // where run files go (removed by the destructor); range: the positions it
-  // counts (the others of every game are left to the other ranges).
-  Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range = {});
+  // counts (the others of every game are left to the other ranges);
+  // expected_slots: about how many nodes and edges the input may bring
+  // (0: unknown), which sizes the first table, up to a share of the budget:
+  // an input that fills the budget starts near the size its table would
+  // grow to, not at the smallest (each growth rehashes the table, and pages
+  // grown into come one 4 KiB fault at a time, where a table made whole at
+  // once gets 2 MiB pages).
+  Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range = {},
+             std::uint64_t expected_slots = 0);
   ~Aggregator();
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;

@@ -375,12 +375,17 @@ bool book_has_games(store::Book& book) {
 
 // One aggregation table per thread, each for one key range, sharing the
 // memory budget: half of it with the buckets when the build counts them.
+// input_bytes: the PGN to read (0: unknown), which sizes the first tables.
 std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& options, unsigned threads,
-                                                       const std::string& spill_dir) {
+                                                       const std::string& spill_dir,
+                                                       std::uint64_t input_bytes) {
+  // A ply takes 3 bytes of PGN at least ("e4 ") and fills a node and an edge:
+  // the most slots of each range the input can fill.
+  const std::uint64_t most_slots = input_bytes / 3 * 2 / threads;
   std::vector<std::unique_ptr<Aggregator>> tables;
   for (unsigned i = 0; i < threads; ++i)
     tables.push_back(std::make_unique<Aggregator>(table_budget(options, threads, 0), spill_dir, options.side,
-                                                  KeyRange{.index = i, .count = threads}));
+                                                  KeyRange{.index = i, .count = threads}, most_slots));
   return tables;
 }
 
@@ -668,7 +673,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   std::optional<GameCollector> games;
   Workers w{.options = options,
             .book = *book,
-            .aggregators = thread_tables(options, threads, spill_dir),
+            .aggregators = thread_tables(options, threads, spill_dir, total_input_bytes(inputs)),
             .buckets = thread_buckets(options, threads, spill_dir),
             .games_counted = std::max(book->stats().games, options.bucket_ordinals),
             .dedup = thread_dedup_sets(options, threads, spill_dir),

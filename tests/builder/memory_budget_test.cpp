@@ -210,3 +210,54 @@ TEST_CASE(
   CHECK(nodes == std::size_t(pairs) * plies);
   CHECK(edges == std::size_t(pairs) * (plies - 1));
 }
+
+TEST_CASE("A table's first size follows the input it expects, up to a share of its budget", "[builder]") {
+  const std::size_t budget = std::size_t(8) << 20;
+  const std::size_t smallest = std::size_t(1) << 15;  // home slots of a table that expects nothing
+  const double room = double(budget) / sizeof(Slot);  // the slots the budget holds
+  auto first = [&](std::size_t memory, std::uint64_t expected) {
+    return Aggregator(memory, "/tmp", Side::Both, {}, expected).home_slots();
+  };
+  CHECK(first(budget, 0) == smallest);      // unknown input (stdin, .zst)
+  CHECK(first(budget, 10000) == smallest);  // a small one: 14,286 home slots at a load of 0.7
+  CHECK(first(budget, 100000) == 142857);   // 100,000 / 0.7
+  const std::size_t large = first(budget, std::uint64_t(1) << 32);  // more than the budget holds
+  CHECK(double(large) >= 0.5 * room);
+  CHECK(double(large) <= 0.6 * room);
+  CHECK(first(std::size_t(1) << 10, std::uint64_t(1) << 32) ==
+        smallest);  // a budget below the smallest table
+
+  // Sized up front, the table counts as one grown to that size.
+  Aggregator agg(budget, "/tmp", Side::Both, {}, 100000);
+  Aggregator grown(budget, "/tmp", Side::Both);
+  GameFacts g;
+  g.result = store::Result::Draw;
+  for (int i = 0; i < 30000; ++i) {
+    PlyRecord plies[] = {{Key(i + 1) * 0x9E3779B97F4A7C15ull, 1, Move(SQ_G1, SQ_F3)},
+                         {Key(i + 1) * 0xC2B2AE3D27D4EB4Full, 2, Move()}};
+    REQUIRE_FALSE(agg.add_game(g, plies, 2));
+    REQUIRE_FALSE(grown.add_game(g, plies, 2));
+  }
+  CHECK(agg.home_slots() == 142857);  // 90,000 slots: within its load, no growth
+  CHECK(grown.home_slots() > smallest);
+  REQUIRE_FALSE(agg.finish());
+  REQUIRE_FALSE(grown.finish());
+  auto runs_of = [](const Aggregator& a) {
+    std::vector<const Run*> runs;
+    for (const Run& r : a.runs()) runs.push_back(&r);
+    return runs;
+  };
+  RunMerger sized(runs_of(agg)), other(runs_of(grown));
+  REQUIRE_FALSE(sized.open());
+  REQUIRE_FALSE(other.open());
+  std::size_t nodes = 0;
+  NodeEntry a, b;
+  while (other.next_node(b)) {
+    REQUIRE(sized.next_node(a));
+    CHECK(a.key == b.key);
+    CHECK(a.record == b.record);
+    ++nodes;
+  }
+  CHECK_FALSE(sized.next_node(a));
+  CHECK(nodes == 60000);
+}
