@@ -95,7 +95,8 @@ class SectionSlices {
   const bool keep_pruned_;
   const bool remove_files_;
   std::vector<KeySpan> spans_;
-  std::size_t window_;  // slices made or being made beyond the writer's
+  std::size_t window_;           // slices made or being made beyond the writer's
+  std::uint64_t per_slice_ = 0;  // nodes and edges in a slice, on average
 
   std::mutex mutex_;
   std::condition_variable changed_;
