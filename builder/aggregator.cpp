@@ -463,34 +463,30 @@ BuildStatus Aggregator::spill(bool over_budget) {
   const std::size_t initial = std::size_t(1) << kInitialBits;
   // The home slots the budget leaves beside this run's tallies and games.
   const double beside = home_room(tables_, budget_) * (1 - kGrowthHeadroom);
-  if (!over_budget && (homes_ == initial || double(homes_ + kSlack) <= double(budget_) / sizeof(Slot))) {
-    // A full table: the same number of slots, all free.
-    tables_.slots.clear(tables_.slots.size());
-  } else if (beside >= std::max(double(homes_) / 2, double(initial))) {
-    // Over the budget by the tallies and games that came with the run's
-    // games (a collection whose games share their positions, like a book of
-    // lines): the next run's come too, so the table keeps the slots they
-    // leave. Started small again, it grew back three times per run, each a
-    // rehash and, on a virtual machine, a page fault per 4 KiB (bench/build.sh, lines).
-    homes_ = std::min(homes_, std::size_t(beside));
-    tables_.slots.clear(homes_ + kSlack);
-  } else {
-    // The budget shrank below the table (set_budget: the build's memory
-    // outside it grew): start small again and grow within what is left,
-    // with tallies and games given back.
-    // A table kept at its size spilled again as soon as a few games'
-    // tallies came back, a run of a few games per block while the budget
-    // fell (13,250 runs at 10 M games, full depth, docs/SCALE.md).
-    homes_ = initial;
-    tables_.slots.clear(homes_ + kSlack);
-    tables_.tallies.clear();
-    tables_.games.clear();
-    tables_.games.shrink_to_fit();
-    return compact_runs();
-  }
-  // Their memory is the next run's: counted in its budget as it was in this one's.
-  tables_.tallies.reset();
+  // A full table keeps its slots, all free.
+  const bool full =
+      !over_budget && (homes_ == initial || double(homes_ + kSlack) <= double(budget_) / sizeof(Slot));
+  // Over the budget by the tallies and games that came with the run's games
+  // (a collection whose games share their positions, like a book of lines):
+  // the next run's come too, so the table keeps the slots they leave. Started
+  // small again, it grew back three times per run, each a rehash and, on a
+  // virtual machine, a page fault per 4 KiB (bench/build.sh, lines).
+  // Else the budget shrank below the table (set_budget: the build's memory
+  // outside it grew): it starts small again and grows within what is left,
+  // with tallies and games given back. A table kept at its size spilled
+  // again as soon as a few games' tallies came back, a run of a few games
+  // per block while the budget fell (13,250 runs at 10 M games, full depth,
+  // docs/SCALE.md).
+  const bool keep = full || beside >= std::max(double(homes_) / 2, double(initial));
+  if (!full) homes_ = keep ? std::min(homes_, std::size_t(beside)) : initial;
+  tables_.slots.clear(full ? tables_.slots.size() : homes_ + kSlack);
   tables_.games.clear();
+  if (keep) {
+    tables_.tallies.reset();  // their memory is the next run's: counted in its budget as in this one's
+  } else {
+    tables_.tallies.clear();
+    tables_.games.shrink_to_fit();
+  }
   return compact_runs();
 }
 

@@ -35,6 +35,13 @@ nlohmann::json counts_of(const std::string& book) {
   return j;
 }
 
+// The runs of an aggregator that has finished, for a RunMerger.
+std::vector<const Run*> runs_of(const Aggregator& a) {
+  std::vector<const Run*> runs;
+  for (const Run& r : a.runs()) runs.push_back(&r);
+  return runs;
+}
+
 }  // namespace
 
 TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the book of one that spills none",
@@ -112,9 +119,7 @@ TEST_CASE("An aggregator whose budget is lowered spills once and goes on within 
   CHECK(agg.spills() >= 5);
   CHECK(agg.spills() <= 20);
   REQUIRE_FALSE(agg.finish());
-  std::vector<const Run*> runs;
-  for (const Run& r : agg.runs()) runs.push_back(&r);
-  RunMerger merger(runs);
+  RunMerger merger(runs_of(agg));
   REQUIRE_FALSE(merger.open());
   std::uint64_t own = 0, nodes = 0;
   NodeEntry n;
@@ -180,12 +185,7 @@ TEST_CASE(
   }
   REQUIRE_FALSE(agg.finish());
   REQUIRE_FALSE(whole.finish());
-  auto merged = [](const Aggregator& a) {
-    std::vector<const Run*> runs;
-    for (const Run& r : a.runs()) runs.push_back(&r);
-    return runs;
-  };
-  RunMerger spilled(merged(agg)), one(merged(whole));
+  RunMerger spilled(runs_of(agg)), one(runs_of(whole));
   REQUIRE_FALSE(spilled.open());
   REQUIRE_FALSE(one.open());
   std::size_t nodes = 0, edges = 0;
@@ -242,11 +242,6 @@ TEST_CASE("A table's first size follows the input it expects, up to a share of i
   CHECK(grown.home_slots() > smallest);
   REQUIRE_FALSE(agg.finish());
   REQUIRE_FALSE(grown.finish());
-  auto runs_of = [](const Aggregator& a) {
-    std::vector<const Run*> runs;
-    for (const Run& r : a.runs()) runs.push_back(&r);
-    return runs;
-  };
   RunMerger sized(runs_of(agg)), other(runs_of(grown));
   REQUIRE_FALSE(sized.open());
   REQUIRE_FALSE(other.open());
