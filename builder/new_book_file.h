@@ -39,7 +39,7 @@ struct EncodedRecords {
 
 // Appends records in key order to the databases of a book written from
 // scratch (each database in its own key order, the databases in any order),
-// put kBatchRecords at a time (of one database), in write transactions of
+// put kBatchRecords (or kBatchBytes) at a time (of one database), in write transactions of
 // about kChunkBytes of keys and values, so that LMDB
 // never holds more dirty pages than that (it keeps a transaction's pages in
 // memory until the commit). The chunks of the open transaction are kept until
@@ -53,6 +53,12 @@ class ChunkedAppender {
   // resident (half its peak).
   static constexpr std::size_t kReleaseBytes = 8 * kChunkBytes;
   static constexpr std::size_t kBatchRecords = 1024;
+  // A batch is put at this many bytes of keys and values too. The groups of
+  // sections a build appends take some 1 KB each, and 1,024 of them (a batch
+  // above malloc's mapping threshold) were a new mapping grown by doubling,
+  // its pages faulted on the writer, the critical path of the commit:
+  // batches of 128 KB come from malloc's heap and are reused there.
+  static constexpr std::size_t kBatchBytes = std::size_t(128) << 10;
 
   explicit ChunkedAppender(store::Book& book) : book_(book) {}
   ~ChunkedAppender() { cursors_.clear(); }  // before the transaction aborts
@@ -67,7 +73,8 @@ class ChunkedAppender {
                                   unsigned put_flags = MDB_APPEND) {
     Pending& batch = batch_for(dbi, put_flags);
     batch.records.add(key, value);
-    return batch.records.size() == kBatchRecords ? flush(batch) : std::nullopt;
+    const bool full = batch.records.size() == kBatchRecords || batch.records.bytes.size() >= kBatchBytes;
+    return full ? flush(batch) : std::nullopt;
   }
   // Sections appended to a database of sections (dbi: positions, pruned)
   // a group at a time (store/section_groups.h); the groups' finish() comes
