@@ -12,11 +12,13 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "book/chess/bitboard.h"
 #include "book/pgn/byte_source.h"
 #include "book/pgn/reader.h"
 #include "book/pgn/split.h"
@@ -376,16 +378,34 @@ bool book_has_games(store::Book& book) {
 // One aggregation table per thread, each for one key range, sharing the
 // memory budget: half of it with the buckets when the build counts them.
 // input_bytes: the PGN to read (0: unknown), which sizes the first tables.
-std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& options, unsigned threads,
+// Each table's first pages are written on a thread of the pool, all at once,
+// while the calling thread makes the move generator's tables
+// (init_bitboards): one after the other, before the first game, they were a
+// fixed cost of every build (tables of some MB each, in page faults).
+std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& options, WorkerPool& pool,
                                                        const std::string& spill_dir,
                                                        std::uint64_t input_bytes) {
+  const auto threads = unsigned(pool.threads());
   // A ply takes 3 bytes of PGN at least ("e4 ") and fills a node and an edge:
   // the most slots of each range the input can fill.
   const std::uint64_t most_slots = input_bytes / 3 * 2 / threads;
-  std::vector<std::unique_ptr<Aggregator>> tables;
-  for (unsigned i = 0; i < threads; ++i)
-    tables.push_back(std::make_unique<Aggregator>(table_budget(options, threads, 0), spill_dir, options.side,
-                                                  KeyRange{.index = i, .count = threads}, most_slots));
+  std::vector<std::unique_ptr<Aggregator>> tables(threads);
+  std::vector<std::exception_ptr> failed(threads);  // (no memory for a table: std::bad_alloc)
+  (void)pool.run(
+      threads,
+      [&](std::size_t, std::size_t i) {
+        try {
+          tables[i] =
+              std::make_unique<Aggregator>(table_budget(options, threads, 0), spill_dir, options.side,
+                                           KeyRange{.index = unsigned(i), .count = threads}, most_slots);
+        } catch (...) {
+          failed[i] = std::current_exception();
+        }
+        return true;
+      },
+      [] { init_bitboards(); });
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
   return tables;
 }
 
@@ -678,7 +698,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   std::optional<GameCollector> games;
   Workers w{.options = options,
             .book = *book,
-            .aggregators = thread_tables(options, threads, spill_dir, total_input_bytes(inputs)),
+            .aggregators = thread_tables(options, pool, spill_dir, total_input_bytes(inputs)),
             .buckets = thread_buckets(options, threads, spill_dir),
             .games_counted = std::max(book->stats().games, options.bucket_ordinals),
             .dedup = thread_dedup_sets(options, threads, spill_dir),
