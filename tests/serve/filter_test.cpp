@@ -173,7 +173,7 @@ TEST_CASE("serve refuses at start a default filter the book cannot answer, with 
   CHECK(bad.out.find("--speeds") != std::string::npos);
 }
 
-TEST_CASE("serve --weight SOURCE=0 answers from the other sources' games; an unknown source stops it",
+TEST_CASE("serve --weight SOURCE=0 answers from the other sources' games, and an unknown source stops it",
           "[serve]") {
   const Books& b = books();
   TempDir dir("graphbook-serve-weights");

@@ -119,7 +119,7 @@ std::vector<std::string> set(ScriptedGui& gui, const std::string& name, const st
 
 }  // namespace
 
-TEST_CASE("With --ratings the adapter plays only moves of the selected games; without, the most popular",
+TEST_CASE("With --ratings the adapter plays only moves of the selected games, without it the most popular",
           "[uci-adapter]") {
   const Books& b = books();
   const std::string unfiltered = heaviest(false), filtered = heaviest(true);
@@ -217,7 +217,7 @@ TEST_CASE(
   CHECK(gui.wait_exit());
 }
 
-TEST_CASE("BookWeights and --weight weigh a source's games; a source the book lacks is refused",
+TEST_CASE("BookWeights and --weight weigh a source's games, and a source the book lacks is refused",
           "[uci-adapter]") {
   // The 1.e4 games in a source of their own ("club"), the others in another.
   std::string dir = temp_dir("bucket-weights");
