@@ -5,6 +5,7 @@
 #include "analysis/commands.h"
 #include "builder/commands.h"
 #include "cli/commands.h"
+#include "cli/helper.h"
 #include "learning/commands.h"
 #include "match/commands.h"
 #include "probe/commands.h"
@@ -39,6 +40,7 @@ std::string subcommand_list(const CLI::App& app) {
 int main(int argc, char** argv) {
   // A GUI that cannot pass arguments starts a renamed graphbook, or sets GRAPHBOOK_UCI_CONFIG.
   if (auto status = gb::uci_adapter::run_from_configuration(argc, argv)) return *status;
+  if (auto helper = gb::cli::helper_for(argc, argv)) return gb::cli::run_helper(*helper, argv);
   CLI::App app{"graphbook: a transposition-aware opening book for chess, built from PGN into LMDB",
                "graphbook"};
   app.set_version_flag("--version", std::string("graphbook ") + GRAPHBOOK_VERSION);
@@ -55,7 +57,7 @@ int main(int argc, char** argv) {
   gb::match::add_commands(app, exit_status);
   gb::learning::add_pending_command(app, exit_status);
   gb::uci_adapter::add_commands(app, exit_status);
-  gb::serve::add_commands(app, exit_status);
+  app.add_subcommand("serve", gb::serve::kDescription);  // run by graphbook-serve (cli/helper.h)
   gb::analysis::add_commands(app, exit_status);
   gb::cli::add_cql_command(app, exit_status);
   gb::query::add_commands(app, exit_status);

@@ -24,8 +24,7 @@ void add_commands(CLI::App& app, int& exit_status) {
     std::string listen = "127.0.0.1:8642";
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "serve", "An opening explorer over a book: lichess-compatible JSON API and a web page");
+  CLI::App* cmd = app.add_subcommand("serve", kDescription);
   cmd->add_option("book", opt->serve.book, "The book file")->required();
   cmd->add_option("--listen", opt->listen,
                   "HOST:PORT to listen on (default 127.0.0.1:8642, this machine only; port 0: any free one)");

@@ -3,6 +3,7 @@
 // example fails here without anyone adding it to a list.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,4 +62,27 @@ TEST_CASE("Every subcommand's --help runs, exits 0 and shows an example of that 
     // The example runs this subcommand: "graphbook NAME " on one of its lines.
     CHECK(example.find("graphbook " + name + " ") != std::string::npos);
   }
+}
+
+// serve runs in graphbook-serve beside graphbook (cli/helper.h), so that no
+// other subcommand loads cpp-httplib and the libraries it brings.
+TEST_CASE("graphbook loads no HTTP library, and serve runs graphbook-serve beside it", "[cli]") {
+  gb::test::Run libs = gb::test::run_shell("ldd " + gb::test::quote(gb::test::graphbook_binary()));
+  REQUIRE(libs.status == 0);
+  REQUIRE(libs.out.find("libc.so") != std::string::npos);  // ldd listed the libraries
+  CHECK(libs.out.find("httplib") == std::string::npos);
+  CHECK(libs.out.find("libssl") == std::string::npos);
+
+  // graphbook alone, without graphbook-serve: serve names what is missing.
+  gb::test::TempDir dir("graphbook-lone");
+  const std::string lone = dir.file("graphbook");
+  std::filesystem::copy_file(gb::test::graphbook_binary(), lone);
+  std::filesystem::permissions(lone, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
+  gb::test::Run r = gb::test::run_shell(gb::test::quote(lone) + " serve nothing.book 2>&1");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("cannot run " + dir.file("graphbook-serve")) != std::string::npos);
+  // Beside it (the build's), serve is the same subcommand as before: its own errors.
+  gb::test::Run beside = gb::test::graphbook("serve " + gb::test::quote(dir.file("nothing.book")), true);
+  CHECK(beside.status == 2);
+  CHECK(beside.out.find("no such book") != std::string::npos);
 }
