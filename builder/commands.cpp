@@ -90,7 +90,17 @@ std::optional<cql::LoadedQuery> load_filter(const std::string& filter, bool inde
   return query;
 }
 
-void add_build(CLI::App& app, int& exit_status) {
+// build --mpi where the executable does not link Open MPI.
+std::optional<BuildReport> mpi_refused(BuildError* error, int* rank) {
+  *rank = 0;
+  *error = BuildError::input(
+      "--mpi: this graphbook was built without MPI (install Open MPI, libopenmpi-dev, and configure with "
+      "-DGRAPHBOOK_MPI=ON; scripts/setup.sh does both)");
+  std::cerr << "graphbook build: " << error->message << std::endl;
+  return std::nullopt;
+}
+
+void add_build(CLI::App& app, int& exit_status, MpiBuild mpi_build) {
   struct Options {
     std::string book;
     std::vector<std::string> inputs;
@@ -182,7 +192,7 @@ void add_build(CLI::App& app, int& exit_status) {
       "mygame.pgn)\n"
       "Adding games to a book: --max-ply, --min-games and --color are the book's (a build that gives another "
       "value is refused), so that a book built in steps is the book one build of all the inputs makes.");
-  cmd->callback([opt, cmd, &exit_status] {
+  cmd->callback([opt, cmd, mpi_build, &exit_status] {
     BuildOptions o;
     o.max_ply = opt->max_ply;
     o.min_games = std::uint32_t(opt->min_games);
@@ -228,8 +238,9 @@ void add_build(CLI::App& app, int& exit_status) {
     }
     BuildError error;
     int rank = 0;  // --mpi: only rank 0 reports
-    auto report = opt->mpi ? run_mpi_build(opt->book, opt->inputs, o, std::cerr, &error, &rank)
-                           : run_build(opt->book, opt->inputs, o, std::cerr, &error);
+    auto report = !opt->mpi   ? run_build(opt->book, opt->inputs, o, std::cerr, &error)
+                  : mpi_build ? mpi_build(opt->book, opt->inputs, o, std::cerr, &error, &rank)
+                              : mpi_refused(&error, &rank);
     if (!report) {  // --mpi said why on rank 0
       if (!opt->mpi) std::fprintf(stderr, "graphbook build: %s\n", error.message.c_str());
       exit_status = rank == 0 ? exit_status_for(error) : store::kExitSuccess;
@@ -496,8 +507,8 @@ void add_upgrade(CLI::App& app, int& exit_status) {
 
 }  // namespace
 
-void add_commands(CLI::App& app, int& exit_status) {
-  add_build(app, exit_status);
+void add_commands(CLI::App& app, int& exit_status, MpiBuild mpi_build) {
+  add_build(app, exit_status, mpi_build);
   add_info(app, exit_status);
   add_export(app, exit_status);
   add_import(app, exit_status);

@@ -1,26 +1,5 @@
 #include "builder/mpi_build.h"
 
-#ifndef GRAPHBOOK_WITH_MPI
-
-namespace gb::builder {
-
-bool mpi_built() { return false; }
-
-std::optional<BuildReport> run_mpi_build(const std::string&, const std::vector<std::string>&,
-                                         const BuildOptions&, std::ostream& errors, BuildError* error,
-                                         int* rank) {
-  *rank = 0;
-  *error = BuildError::input(
-      "--mpi: this graphbook was built without MPI (install Open MPI, libopenmpi-dev, and configure with "
-      "-DGRAPHBOOK_MPI=ON; scripts/setup.sh does both)");
-  errors << "graphbook build: " << error->message << std::endl;
-  return std::nullopt;
-}
-
-}  // namespace gb::builder
-
-#else
-
 #include <mpi.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,8 +32,6 @@ std::optional<BuildReport> run_mpi_build(const std::string&, const std::vector<s
 #include "builder/run_merger.h"
 
 namespace gb::builder {
-
-bool mpi_built() { return true; }
 
 namespace {
 
@@ -925,5 +902,3 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
 }
 
 }  // namespace gb::builder
-
-#endif

@@ -29,9 +29,8 @@
 
 namespace gb::builder {
 
-// Whether this graphbook was built with MPI (CMake option GRAPHBOOK_MPI and Open MPI found).
-bool mpi_built();
-
+// (Linked by graphbook-mpi alone, the executable beside graphbook that runs
+// build --mpi: cli/helper.h. It exists when CMake found Open MPI.)
 // Runs the build on every rank of MPI_COMM_WORLD (initialising MPI when it is
 // not, and finalising it when it did). *rank is set to this process's rank:
 // only rank 0's report holds the build's totals. Refusals (options --mpi does
@@ -45,5 +44,7 @@ bool mpi_built();
                                                        const std::vector<std::string>& inputs,
                                                        const BuildOptions& options, std::ostream& errors,
                                                        BuildError* error, int* rank);
+// run_mpi_build, for the builder's commands to call where it is linked.
+using MpiBuild = decltype(&run_mpi_build);
 
 }  // namespace gb::builder

@@ -13,7 +13,17 @@
 namespace gb::cli {
 
 std::optional<const char*> helper_for(int argc, char** argv) {
-  if (argc >= 2 && std::string_view(argv[1]) == "serve") return "graphbook-serve";
+  if (argc < 2) return std::nullopt;
+  const std::string_view command = argv[1];
+  if (command == "serve") return "graphbook-serve";
+#ifdef GRAPHBOOK_WITH_MPI
+  // build's flag --mpi (CLI11 also takes --mpi=VALUE), up to a "--" after
+  // which every word is an input.
+  if (command == "build")
+    for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i)
+      if (std::string_view(argv[i]) == "--mpi" || std::string_view(argv[i]).starts_with("--mpi="))
+        return "graphbook-mpi";
+#endif
   return std::nullopt;
 }
 

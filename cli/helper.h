@@ -3,6 +3,8 @@
 // loader's work on them (and OpenSSL's start-up) was half of the start of
 // every subcommand. graphbook-serve (cli/serve_main.cpp) links them and
 // registers `serve` the same way; graphbook hands it its arguments unchanged.
+// Likewise `build --mpi` runs in graphbook-mpi (cli/mpi_main.cpp), the one
+// executable that links Open MPI, whose libraries took as long again.
 #pragma once
 
 #include <optional>

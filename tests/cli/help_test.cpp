@@ -64,14 +64,16 @@ TEST_CASE("Every subcommand's --help runs, exits 0 and shows an example of that 
   }
 }
 
-// serve runs in graphbook-serve beside graphbook (cli/helper.h), so that no
-// other subcommand loads cpp-httplib and the libraries it brings.
+// serve runs in graphbook-serve beside graphbook, build --mpi in graphbook-mpi
+// (cli/helper.h), so that no other subcommand loads cpp-httplib and the
+// libraries it brings, or Open MPI. (tests/mpi runs build --mpi.)
 TEST_CASE("graphbook loads no HTTP library, and serve runs graphbook-serve beside it", "[cli]") {
   gb::test::Run libs = gb::test::run_shell("ldd " + gb::test::quote(gb::test::graphbook_binary()));
   REQUIRE(libs.status == 0);
   REQUIRE(libs.out.find("libc.so") != std::string::npos);  // ldd listed the libraries
   CHECK(libs.out.find("httplib") == std::string::npos);
   CHECK(libs.out.find("libssl") == std::string::npos);
+  CHECK(libs.out.find("libmpi") == std::string::npos);  // build --mpi runs in graphbook-mpi
 
   // graphbook alone, without graphbook-serve: serve names what is missing.
   gb::test::TempDir dir("graphbook-lone");
