@@ -4,6 +4,7 @@
 
 #include "analysis/commands.h"
 #include "builder/commands.h"
+#include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/helper.h"
 #include "learning/commands.h"
@@ -41,8 +42,7 @@ int main(int argc, char** argv) {
   // A GUI that cannot pass arguments starts a renamed graphbook, or sets GRAPHBOOK_UCI_CONFIG.
   if (auto status = gb::uci_adapter::run_from_configuration(argc, argv)) return *status;
   if (auto helper = gb::cli::helper_for(argc, argv)) return gb::cli::run_helper(*helper, argv);
-  CLI::App app{"graphbook: a transposition-aware opening book for chess, built from PGN into LMDB",
-               "graphbook"};
+  CLI::App app{gb::cli::kAppDescription, gb::cli::kAppName};
   app.set_version_flag("--version", std::string("graphbook ") + GRAPHBOOK_VERSION);
   app.require_subcommand(1);
   app.footer("Run 'graphbook SUBCOMMAND --help' for the options and an example of each subcommand.");
@@ -71,11 +71,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s", subcommand_list(app).c_str());
     return kExitUsage;
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : kExitUsage;
-  }
-  return exit_status;
+  return gb::cli::parse_and_run(app, argc, argv, exit_status);
 }

@@ -1,22 +1,14 @@
 // graphbook-serve: `graphbook serve`, which graphbook runs with its own
 // arguments (cli/helper.h). Only this executable loads cpp-httplib.
 #include <CLI/CLI.hpp>
-#include <cstdio>
 
+#include "cli/app.h"
 #include "serve/commands.h"
 
 int main(int argc, char** argv) {
-  constexpr int kExitUsage = 2;  // README, "Exit status"
-  CLI::App app{"graphbook: a transposition-aware opening book for chess, built from PGN into LMDB",
-               "graphbook"};
+  CLI::App app{gb::cli::kAppDescription, gb::cli::kAppName};
   app.require_subcommand(1);
   int exit_status = 0;
   gb::serve::add_commands(app, exit_status);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : kExitUsage;
-  }
-  return exit_status;
+  return gb::cli::parse_and_run(app, argc, argv, exit_status);
 }
