@@ -532,8 +532,8 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
   result = CommitResult{};
   result.appended = result.renamed = true;
   // The slices are merged from now on, while the new file is made (a file
-  // made, its first transaction synced, reopened: some 4 ms, most of it
-  // waiting for the disk, where the slices' threads were waiting for it).
+  // made, its first transaction synced and reopened, mostly a wait for the
+  // disk, which the slices' threads waited for too).
   SectionSlices slices(merger.runs(), input.threads, input.min_games, input.min_games > 1,
                        slice_entries(merger.runs()), input.remove_run_files);
   return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {

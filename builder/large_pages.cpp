@@ -67,8 +67,9 @@ bool ReservedPages::use(std::size_t bytes) {
   // flush interrupts every thread of the build (perf:
   // smp_call_function_many_cond, 2 % of a build's time). In one call where
   // the kernel has MADV_POPULATE_WRITE (Linux 5.14): written, each 4 KiB page
-  // was a fault of its own, some 7 us on a virtual machine. (The pages past
-  // written_ hold zeros either way: never used, or given back by zero_from.)
+  // was a fault of its own, a trap into the kernel, costly on a virtual
+  // machine. (The pages past written_ hold zeros either way: never used, or
+  // given back by zero_from.)
   if (upto > written_) {
     char* from = static_cast<char*>(base_) + written_;
 #ifdef MADV_POPULATE_WRITE

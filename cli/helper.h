@@ -4,7 +4,7 @@
 // every subcommand. graphbook-serve (cli/serve_main.cpp) links them and
 // registers `serve` the same way; graphbook hands it its arguments unchanged.
 // Likewise `build --mpi` runs in graphbook-mpi (cli/mpi_main.cpp), the one
-// executable that links Open MPI, whose libraries took as long again.
+// executable that links Open MPI, whose libraries are many.
 #pragma once
 
 #include <optional>

@@ -98,8 +98,8 @@ void init_magics(PieceType t, Bitboard* table, Magic* magics) {
 }
 
 // Makes the pages of a table that is about to be filled writable in one
-// call, where the first write to each would fault: 200 faults for the rook
-// table, on a virtual machine some 7 us each. A kernel without
+// call, where the first write to each would fault: 200 traps into the kernel
+// for the rook table, each costly on a virtual machine. A kernel without
 // MADV_POPULATE_WRITE (before Linux 5.14) refuses it, and the writes fault.
 void populate(void* table, std::size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
