@@ -1,7 +1,6 @@
 #include "builder/book_writer.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
@@ -453,15 +452,14 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
   // The counts below min_games go to the pruned database (merge_sections),
   // the buckets to theirs: both made in one transaction before the appends.
   std::optional<MDB_dbi> pruned_dbi, buckets_dbi;
-  if (input.min_games > 1 || input.buckets)
+  if (slices.keeps_pruned() || input.buckets)
     if (auto s = to.write([&](store::WriteTxn& txn) -> Status {
           store::Error e;
-          if (input.min_games > 1 && !(pruned_dbi = txn.open_db(kPrunedDb, MDB_CREATE, &e))) return e;
+          if (slices.keeps_pruned() && !(pruned_dbi = txn.open_db(kPrunedDb, MDB_CREATE, &e))) return e;
           if (input.buckets && !(buckets_dbi = txn.open_db(store::kBucketsDb, MDB_CREATE, &e))) return e;
           return std::nullopt;
         }))
       return s;
-  assert(pruned_dbi.has_value() == (input.min_games > 1));  // where the slices put the pruned counts
   ChunkedAppender appender(to);
   {
     // The sections, merged and encoded in slices on the commit's threads
@@ -534,6 +532,7 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
   // The slices are merged from now on, while the new file is made (a file
   // made, its first transaction synced and reopened, mostly a wait for the
   // disk, which the slices' threads waited for too).
+  // The counts below min_games go to the pruned database (write_fresh makes it).
   SectionSlices slices(merger.runs(), input.threads, input.min_games, input.min_games > 1,
                        slice_entries(merger.runs()), input.remove_run_files);
   return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {

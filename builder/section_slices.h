@@ -77,6 +77,8 @@ class SectionSlices {
   SectionSlices& operator=(const SectionSlices&) = delete;
 
   std::size_t count() const { return spans_.size(); }
+  // Whether the slices hold sections for the pruned database (keep_pruned).
+  bool keeps_pruned() const { return keep_pruned_; }
   // Slice i (taken in order, from 0) once it is made; nullptr when it is not
   // yet and wait is false. Valid until release(i).
   const SliceSections* get(std::size_t i, bool wait);
