@@ -378,13 +378,14 @@ bool book_has_games(store::Book& book) {
 // One aggregation table per thread, each for one key range, sharing the
 // memory budget: half of it with the buckets when the build counts them.
 // input_bytes: the PGN to read (0: unknown), which sizes the first tables.
-// Each table's first pages are written on a thread of the pool, all at once,
-// while the calling thread makes the move generator's tables
-// (init_bitboards): one after the other, before the first game, they were a
-// fixed cost of every build (tables of some MB each, in page faults).
+// Each table's first pages are made on a thread of the pool, all at once,
+// while the calling thread does `meanwhile` first: one after the other,
+// before the first game, they were a fixed cost of every build (tables of
+// some MB each, in page faults).
 std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& options, WorkerPool& pool,
                                                        const std::string& spill_dir,
-                                                       std::uint64_t input_bytes) {
+                                                       std::uint64_t input_bytes,
+                                                       const std::function<void()>& meanwhile) {
   const auto threads = unsigned(pool.threads());
   // A ply takes 3 bytes of PGN at least ("e4 ") and fills a node and an edge:
   // the most slots of each range the input can fill.
@@ -403,7 +404,7 @@ std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& optio
         }
         return true;
       },
-      [] { init_bitboards(); });
+      meanwhile);
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
   return tables;
@@ -698,7 +699,8 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   std::optional<GameCollector> games;
   Workers w{.options = options,
             .book = *book,
-            .aggregators = thread_tables(options, pool, spill_dir, total_input_bytes(inputs)),
+            // The move generator's tables, which the first game needs, are made meanwhile.
+            .aggregators = thread_tables(options, pool, spill_dir, total_input_bytes(inputs), init_bitboards),
             .buckets = thread_buckets(options, threads, spill_dir),
             .games_counted = std::max(book->stats().games, options.bucket_ordinals),
             .dedup = thread_dedup_sets(options, threads, spill_dir),

@@ -39,8 +39,8 @@ struct EncodedRecords {
 
 // Appends records in key order to the databases of a book written from
 // scratch (each database in its own key order, the databases in any order),
-// put kBatchRecords (or kBatchBytes) at a time (of one database), in write transactions of
-// about kChunkBytes of keys and values, so that LMDB
+// put kBatchRecords (or kBatchBytes) at a time (of one database), in write
+// transactions of about kChunkBytes of keys and values, so that LMDB
 // never holds more dirty pages than that (it keeps a transaction's pages in
 // memory until the commit). The chunks of the open transaction are kept until
 // it commits: on MDB_MAP_FULL the map is doubled and they are written again.
