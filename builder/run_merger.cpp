@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 
 namespace gb::builder {
 
@@ -188,7 +189,20 @@ BuildStatus RunMerger::open() {
   }
   make_heap_of(nodes_, node_heap_);
   make_heap_of(edges_, edge_heap_);
+  section_heap_.clear();
+  for (std::uint32_t i = 0; i < runs_.size(); ++i)
+    if (SectionHead h; section_head(i, h)) section_heap_.push_back(h);
+  std::make_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
   return std::nullopt;
+}
+
+// The next key of a run: that of its node or its edge, whichever comes first.
+bool RunMerger::section_head(std::uint32_t run, SectionHead& out) const {
+  const NodeEntry* n = nodes_[run]->peek();
+  const EdgeEntry* e = edges_[run]->peek();
+  if (!n && !e) return false;
+  out = {!e ? n->key : !n ? e->key : std::min(n->key, e->key), run};
+  return true;
 }
 
 // At the end of a stream: a run file that ended early is an error, not an end.
@@ -260,6 +274,83 @@ bool RunMerger::next_edge(EdgeEntry& out) {
     }
   }
   out = group_[group_at_++];
+  return true;
+}
+
+bool RunMerger::next_section(Key& key, bool& has_node, NodeEntry& node, std::vector<EdgeEntry>& edges) {
+  has_node = false;
+  edges.clear();
+  section_first_.clear();
+  if (section_heap_.empty()) {
+    check(false, nodes_, node_error_);
+    check(false, edges_, edge_error_);
+    return false;
+  }
+  key = section_heap_.front().key;
+  // The runs that hold the key, in their order: the node of the earliest
+  // one is kept (a collision in a later one is counted and dropped), as
+  // next_node keeps it; an edge is the earliest run's merged with the later
+  // ones', first played where it was first played in the earliest (next_edge).
+  while (!section_heap_.empty() && section_heap_.front().key == key) {
+    std::pop_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
+    const std::uint32_t run = section_heap_.back().run;
+    section_heap_.pop_back();
+    RunStream<NodeEntry>& nodes = *nodes_[run];
+    if (const NodeEntry* n = nodes.peek(); n && n->key == key) {
+      if (!has_node) {
+        node = *n;
+        has_node = true;
+      } else if (n->record.position_hash == node.record.position_hash) {
+        node.record.merge(n->record);
+      } else {
+        ++collisions_;
+      }
+      nodes.advance();
+    }
+    RunStream<EdgeEntry>& run_edges = *edges_[run];
+    const std::size_t before = edges.size();
+    for (const EdgeEntry* e; (e = run_edges.peek()) && e->key == key; run_edges.advance()) {
+      edges.push_back(*e);
+      section_first_.push_back(std::uint64_t(run) << 8 | e->record.polyglot_rank);
+    }
+    if (before > 0 && edges.size() > before) {
+      // The earlier runs' edges [0, before) and this run's, both in move
+      // order, into one list in move order, equal moves merged.
+      merged_.clear();
+      merged_first_.clear();
+      std::size_t a = 0, b = before;
+      while (a < before || b < edges.size()) {
+        if (b == edges.size() || (a < before && edges[a].move < edges[b].move)) {
+          merged_.push_back(edges[a]);
+          merged_first_.push_back(section_first_[a++]);
+        } else if (a == before || edges[b].move < edges[a].move) {
+          merged_.push_back(edges[b]);
+          merged_first_.push_back(section_first_[b++]);
+        } else {
+          merged_.push_back(edges[a]);
+          merged_.back().record.merge(edges[b].record);
+          merged_first_.push_back(std::min(section_first_[a++], section_first_[b++]));
+        }
+      }
+      edges.swap(merged_);
+      section_first_.swap(merged_first_);
+    }
+    if (SectionHead h; section_head(run, h)) {
+      section_heap_.push_back(h);
+      std::push_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
+    }
+  }
+  // Ranks by first play (ties, which only ranks capped at 255 make, by move).
+  if (edges.size() == 1) {
+    edges[0].record.polyglot_rank = 0;
+  } else if (edges.size() > 1) {
+    group_order_.resize(edges.size());
+    for (std::size_t i = 0; i < edges.size(); ++i) group_order_[i] = std::uint32_t(i);
+    std::stable_sort(group_order_.begin(), group_order_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return section_first_[a] < section_first_[b]; });
+    for (std::size_t r = 0; r < group_order_.size(); ++r)
+      edges[group_order_[r]].record.polyglot_rank = std::uint8_t(std::min<std::size_t>(r, 255));
+  }
   return true;
 }
 

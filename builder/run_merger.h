@@ -92,6 +92,16 @@ class RunMerger {
   // damaged: then error() says which).
   bool next_node(NodeEntry& out);
   bool next_edge(EdgeEntry& out);
+  // Or the two at once, a key at a time: the next key, its node (has_node:
+  // a run holds one) and its edges in move order, merged and ranked as
+  // next_node and next_edge give them; false at the end (or when a run file
+  // is damaged: then error() says which). A merge takes its keys this way
+  // or by the two streams, not both. One heap of runs by their next key,
+  // where the two streams keep two heaps of heads and copy each edge through
+  // a group: most keys of a slice are in one run, and their node and edges
+  // come straight from it (the merge was most of a slice's work:
+  // section_slices.h).
+  bool next_section(Key& key, bool& has_node, NodeEntry& node, std::vector<EdgeEntry>& edges);
   std::uint64_t collisions() const { return collisions_; }  // of the nodes taken
   // Once both streams ended: a BuildError::book naming the run file that
   // could not be read to its end, if one could not.
@@ -117,6 +127,18 @@ class RunMerger {
   std::vector<std::uint64_t> group_first_;
   std::vector<std::uint32_t> group_order_;
   std::size_t group_at_ = 0;
+  // next_section's: the runs with a head, by their next key (then their
+  // place), as a min-heap; the first plays of the edges of the key being
+  // merged, and the scratch of a merge of two runs' edges.
+  struct SectionHead {
+    Key key = 0;
+    std::uint32_t run = 0;
+    bool operator>(const SectionHead& o) const { return key != o.key ? key > o.key : run > o.run; }
+  };
+  std::vector<SectionHead> section_heap_;
+  std::vector<std::uint64_t> section_first_, merged_first_;
+  std::vector<EdgeEntry> merged_;
+  bool section_head(std::uint32_t run, SectionHead& out) const;
   EdgeEntry ahead_;
   std::uint64_t ahead_first_ = 0;
   bool has_ahead_ = false;

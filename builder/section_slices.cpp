@@ -140,13 +140,13 @@ void SectionSlices::make(std::size_t i, SliceSections& out) {
     out.entries.append(entry);
     out.positions.push_back({key, out.entries.size(), pruned});
   };
+  Key key;
+  bool has_node;
   NodeEntry node;
-  EdgeEntry edge;
-  bool has_node = merger.next_node(node), has_edge = merger.next_edge(edge);
-  while (has_node || has_edge) {
-    const Key key = !has_edge ? node.key : !has_node ? edge.key : std::min(node.key, edge.key);
+  std::vector<EdgeEntry> edges;
+  while (merger.next_section(key, has_node, node, edges)) {
     const store::NodeRecord *kept = nullptr, *below_node = nullptr;
-    if (has_node && node.key == key) {
+    if (has_node) {
       if (node.record.counters.games >= min_games_)
         kept = &node.record;
       else if (keep_pruned_)
@@ -156,21 +156,20 @@ void SectionSlices::make(std::size_t i, SliceSections& out) {
     below.clear();
     store::append_section_node(value, kept);
     store::append_section_node(below, below_node);
-    std::size_t edges = 0, below_edges = 0;
-    for (; has_edge && edge.key == key; has_edge = merger.next_edge(edge)) {
+    std::size_t kept_edges = 0, below_edges = 0;
+    for (const EdgeEntry& edge : edges) {
       if (edge.record.counters.games >= min_games_) {
         store::append_section_edge(value, edge.move, edge.record, kept);
-        ++edges;
+        ++kept_edges;
       } else if (keep_pruned_) {
         store::append_section_edge(below, edge.move, edge.record, below_node);
         ++below_edges;
       }
     }
-    if (kept || edges) add(key, value, false);
+    if (kept || kept_edges) add(key, value, false);
     if (below_node || below_edges) add(key, below, true);
     out.nodes += kept != nullptr;
-    out.edges += edges;
-    if (has_node && node.key == key) has_node = merger.next_node(node);
+    out.edges += kept_edges;
   }
   out.collisions = merger.collisions();
   out.error = merger.error();

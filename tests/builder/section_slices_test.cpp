@@ -133,6 +133,71 @@ TEST_CASE("A merge of a slice of the key space yields the whole merge's entries 
   CHECK(differ == 0);
 }
 
+TEST_CASE("A merge a key at a time yields the two streams' nodes and edges, with their ranks and collisions",
+          "[builder]") {
+  // Two builds' runs: the second reaches some positions of the first with
+  // another position hash (collisions: the first run's node is kept) and
+  // plays their moves in other orders (ranks of first play across runs).
+  const Games games = random_games(20000);
+  Games others = random_games(3000);
+  for (auto& plies : others.plies)
+    for (std::size_t i = 0; i < plies.size(); i += 7) plies[i].position_hash ^= 2;
+  auto first = spilled(games);
+  auto second = std::make_unique<Aggregator>(1, "/tmp", Side::Both);
+  for (std::size_t g = others.plies.size(); g-- > 0;)  // backwards: other first plays
+    REQUIRE_FALSE(second->add_game(others.facts[g], others.plies[g].data(), others.plies[g].size()));
+  REQUIRE_FALSE(second->finish());
+  std::vector<const Run*> runs = runs_of(*first);
+  for (const Run* r : runs_of(*second)) runs.push_back(r);
+
+  RunMerger streams(runs);
+  REQUIRE_FALSE(streams.open());
+  std::vector<NodeEntry> nodes;
+  std::vector<EdgeEntry> edges;
+  for (NodeEntry n; streams.next_node(n);) nodes.push_back(n);
+  for (EdgeEntry e; streams.next_edge(e);) edges.push_back(e);
+  REQUIRE_FALSE(streams.error());
+  REQUIRE(nodes.size() > 20000);
+  REQUIRE(streams.collisions() > 100);
+
+  RunMerger by_key(runs);
+  REQUIRE_FALSE(by_key.open());
+  std::vector<NodeEntry> key_nodes;
+  std::vector<EdgeEntry> key_edges;
+  std::size_t wrong_key = 0, ranked = 0;
+  Key key, last = 0;
+  bool has_node, started = false;
+  NodeEntry node;
+  std::vector<EdgeEntry> section;
+  while (by_key.next_section(key, has_node, node, section)) {
+    wrong_key += (started && key <= last) || (!has_node && section.empty());
+    started = true;
+    last = key;
+    if (has_node) {
+      wrong_key += node.key != key;
+      key_nodes.push_back(node);
+    }
+    for (std::size_t i = 0; i < section.size(); ++i) {
+      wrong_key += section[i].key != key || (i > 0 && section[i - 1].move >= section[i].move);
+      ranked += section[i].record.polyglot_rank > 0;
+      key_edges.push_back(section[i]);
+    }
+  }
+  REQUIRE_FALSE(by_key.error());
+  CHECK(wrong_key == 0);
+  CHECK(ranked > 1000);
+  CHECK(by_key.collisions() == streams.collisions());
+  REQUIRE(key_nodes.size() == nodes.size());
+  REQUIRE(key_edges.size() == edges.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    differ += key_nodes[i].key != nodes[i].key || !(key_nodes[i].record == nodes[i].record);
+  for (std::size_t i = 0; i < edges.size(); ++i)
+    differ += key_edges[i].key != edges[i].key || key_edges[i].move != edges[i].move ||
+              !(key_edges[i].record == edges[i].record);
+  CHECK(differ == 0);
+}
+
 TEST_CASE(
     "The slices' sections hold every merged node and edge, in positions or, below --min-games, in pruned",
     "[builder]") {
