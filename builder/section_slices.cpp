@@ -145,6 +145,15 @@ void SectionSlices::make(std::size_t i, SliceSections& out) {
   NodeEntry node;
   std::vector<EdgeEntry> edges;
   while (merger.next_section(key, has_node, node, edges)) {
+    // Most positions: one game's node and its one edge, written as the group holds them.
+    if (has_node && edges.size() == 1 && node.record.counters.games >= min_games_ &&
+        edges[0].record.counters.games >= min_games_ &&
+        store::append_one_game_inline(out.entries, node.record, edges[0].move, edges[0].record)) {
+      out.positions.push_back({key, out.entries.size(), false});
+      ++out.nodes;
+      ++out.edges;
+      continue;
+    }
     const store::NodeRecord *kept = nullptr, *below_node = nullptr;
     if (has_node) {
       if (node.record.counters.games >= min_games_)

@@ -387,6 +387,23 @@ bool append_self_delimited(std::string& out, std::string_view section) {
   return true;
 }
 
+bool append_one_game_inline(std::string& out, const NodeRecord& node, std::uint16_t move,
+                            const EdgeRecord& edge) {
+  EdgeRecord key_only;
+  key_only.child_key = edge.child_key;
+  if (!one_game(node) || !edge.child_key || !(node_share(node) == edge_share(edge)) ||
+      !(without_share(edge) == key_only))
+    return false;
+  const std::size_t head = out.size();
+  append_packed_node(out, node);
+  out[head] = char(std::uint8_t(out[head]) | kInlineEdge);
+  char bytes[10];
+  put_be16(bytes, move);
+  std::memcpy(bytes + 2, &edge.child_key, 8);
+  out.append(bytes, 10);
+  return true;
+}
+
 std::size_t self_delimited_length(std::string_view bytes) {
   const std::size_t node = packed_node_length(bytes, nullptr);
   if (!node || !(std::uint8_t(bytes[0]) & kInlineEdge)) return node;

@@ -310,6 +310,15 @@ class SectionReader {
 std::size_t self_delimited_size(std::string_view section);
 // Appends it, false (and out unchanged) when it has none.
 bool append_self_delimited(std::string& out, std::string_view section);
+// The self-delimited form of the section of node and its one edge, in one
+// step: what append_section_node, append_section_edge (sharing the node) and
+// append_self_delimited make of them, without the section between. Most
+// positions of a collection are reached by one game, so a build writes this
+// form by the million. False (out unchanged) when the two have no such form
+// (the node is not one game's, or the edge does not share it and hold its
+// child key alone).
+bool append_one_game_inline(std::string& out, const NodeRecord& node, std::uint16_t move,
+                            const EdgeRecord& edge);
 // The length of the self-delimited section at the start of bytes (the first
 // byte at kPackedHead or above), 0 when it does not decode.
 std::size_t self_delimited_length(std::string_view bytes);

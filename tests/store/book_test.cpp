@@ -448,6 +448,49 @@ TEST_CASE("An edge that every game at its position played once shares its node's
   CHECK_FALSE(from_bytes(own_fields, back));
 }
 
+TEST_CASE("A one-game node and its edge go straight to the self-delimited form, or not at all", "[store]") {
+  // docs/FORMAT.md's one-game section in the form a group holds it: the
+  // packed node with the inline bit (0xde | 0x20), its move, its child key.
+  const std::string inline_form(
+      "\xfe\xef\xcd\xab\x89\x07\x96\x15\x26"
+      "\x01\x05\x10\x32\x54\x76\x98\xba\xdc\xfe",
+      19);
+  const NodeRecord node = one_game_node();
+  const EdgeRecord edge = gb::test::one_game_edge();
+  std::string out = "before";
+  REQUIRE(append_one_game_inline(out, node, gb::test::kOneGameMove, edge));
+  CHECK(out == "before" + inline_form);
+
+  // The pairs that have no such form leave out as it was; the section of
+  // each, made the long way, has none either.
+  auto no_form = [&](const NodeRecord& n, const EdgeRecord& e) {
+    std::string bytes = "x";
+    const bool made = append_one_game_inline(bytes, n, gb::test::kOneGameMove, e);
+    Section section{n, {{gb::test::kOneGameMove, e}}};
+    std::string value;
+    to_bytes(section, value);
+    CHECK(self_delimited_size(value) == 0);
+    return !made && bytes == "x";
+  };
+  EdgeRecord repeated = edge;  // played twice by its game
+  repeated.occurrences = 2;
+  repeated.score = 4;
+  CHECK(no_form(node, repeated));
+  EdgeRecord deeper = edge;  // first played later than the node was first reached
+  deeper.min_ply = 9;
+  CHECK(no_form(node, deeper));
+  NodeRecord two_games = node;
+  two_games.counters.add_game(Result::Draw, 2700, 2020);
+  EdgeRecord two_games_edge = edge;
+  two_games_edge.counters = two_games.counters;
+  two_games_edge.occurrences = 2;
+  two_games_edge.score = 3;
+  CHECK(no_form(two_games, two_games_edge));
+  EdgeRecord ranked = edge;  // a rank of its own is a field of the edge's record
+  ranked.polyglot_rank = 1;
+  CHECK(no_form(node, ranked));
+}
+
 TEST_CASE("A damaged section is reported as damaged, never read past its end", "[store]") {
   Section section;
   section.node = NodeRecord{};
