@@ -161,6 +161,24 @@ bool merge_step(std::vector<HeapItem<T>>& heap, Take take) {
   return true;
 }
 
+// Gives each of the edges of one key (in move order) its rank of first play
+// among them: first[i] is edges[i]'s first play, its run's place then its
+// rank there; ties, which only ranks capped at 255 make, go by move. order:
+// scratch.
+void rank_by_first_play(std::vector<EdgeEntry>& edges, const std::vector<std::uint64_t>& first,
+                        std::vector<std::uint32_t>& order) {
+  if (edges.size() == 1) {  // most keys
+    edges[0].record.polyglot_rank = 0;
+    return;
+  }
+  order.resize(edges.size());
+  for (std::size_t i = 0; i < edges.size(); ++i) order[i] = std::uint32_t(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return first[a] < first[b]; });
+  for (std::size_t r = 0; r < order.size(); ++r)
+    edges[order[r]].record.polyglot_rank = std::uint8_t(std::min<std::size_t>(r, 255));
+}
+
 template <class T>
 void make_heap_of(std::vector<std::unique_ptr<RunStream<T>>>& streams, std::vector<HeapItem<T>>& heap) {
   heap.clear();
@@ -262,16 +280,7 @@ bool RunMerger::next_edge(EdgeEntry& out) {
       group_first_.push_back(ahead_first_);
       has_ahead_ = merge_edge(ahead_, ahead_first_);
     }
-    if (group_.size() == 1) {
-      group_[0].record.polyglot_rank = 0;
-    } else {
-      group_order_.resize(group_.size());
-      for (std::size_t i = 0; i < group_.size(); ++i) group_order_[i] = std::uint32_t(i);
-      std::stable_sort(group_order_.begin(), group_order_.end(),
-                       [&](std::uint32_t a, std::uint32_t b) { return group_first_[a] < group_first_[b]; });
-      for (std::size_t r = 0; r < group_order_.size(); ++r)
-        group_[group_order_[r]].record.polyglot_rank = std::uint8_t(std::min<std::size_t>(r, 255));
-    }
+    rank_by_first_play(group_, group_first_, group_order_);
   }
   out = group_[group_at_++];
   return true;
@@ -340,17 +349,7 @@ bool RunMerger::next_section(Key& key, bool& has_node, NodeEntry& node, std::vec
       std::push_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
     }
   }
-  // Ranks by first play (ties, which only ranks capped at 255 make, by move).
-  if (edges.size() == 1) {
-    edges[0].record.polyglot_rank = 0;
-  } else if (edges.size() > 1) {
-    group_order_.resize(edges.size());
-    for (std::size_t i = 0; i < edges.size(); ++i) group_order_[i] = std::uint32_t(i);
-    std::stable_sort(group_order_.begin(), group_order_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return section_first_[a] < section_first_[b]; });
-    for (std::size_t r = 0; r < group_order_.size(); ++r)
-      edges[group_order_[r]].record.polyglot_rank = std::uint8_t(std::min<std::size_t>(r, 255));
-  }
+  rank_by_first_play(edges, section_first_, group_order_);
   return true;
 }
 
