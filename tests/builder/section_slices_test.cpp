@@ -73,6 +73,34 @@ std::vector<const Run*> runs_of(const Aggregator& agg) {
   return runs;
 }
 
+// A merge's nodes and edges, each in its order.
+struct Merged {
+  std::vector<NodeEntry> nodes;
+  std::vector<EdgeEntry> edges;
+};
+
+// Every node, then every edge, of a merge taken by its two streams.
+Merged streams_of(RunMerger& merger) {
+  Merged merged;
+  REQUIRE_FALSE(merger.open());
+  for (NodeEntry n; merger.next_node(n);) merged.nodes.push_back(n);
+  for (EdgeEntry e; merger.next_edge(e);) merged.edges.push_back(e);
+  REQUIRE_FALSE(merger.error());
+  return merged;
+}
+
+// The nodes and edges of got that are not want's at the same place: another
+// key, move or record (with its rank of first play). As many of each in both.
+std::size_t differences(const Merged& got, const Merged& want) {
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < want.nodes.size(); ++i)
+    differ += got.nodes[i].key != want.nodes[i].key || !(got.nodes[i].record == want.nodes[i].record);
+  for (std::size_t i = 0; i < want.edges.size(); ++i)
+    differ += got.edges[i].key != want.edges[i].key || got.edges[i].move != want.edges[i].move ||
+              !(got.edges[i].record == want.edges[i].record);
+  return differ;
+}
+
 }  // namespace
 
 TEST_CASE("A merge of a slice of the key space yields the whole merge's entries of that slice", "[builder]") {
@@ -85,12 +113,8 @@ TEST_CASE("A merge of a slice of the key space yields the whole merge's entries 
   REQUIRE_FALSE(runs.back()->memory.slots.empty());  // and the last run, in memory
 
   RunMerger whole(runs);
-  REQUIRE_FALSE(whole.open());
-  std::vector<NodeEntry> nodes;
-  std::vector<EdgeEntry> edges;
-  for (NodeEntry n; whole.next_node(n);) nodes.push_back(n);
-  for (EdgeEntry e; whole.next_edge(e);) edges.push_back(e);
-  REQUIRE_FALSE(whole.error());
+  const Merged merged = streams_of(whole);
+  const std::vector<NodeEntry>& nodes = merged.nodes;
   REQUIRE(nodes.size() > 20000);
 
   // Cuts at keys of the book, next to them, and at the marks of the files.
@@ -103,8 +127,7 @@ TEST_CASE("A merge of a slice of the key space yields the whole merge's entries 
     for (const RunMark& m : r->edge_marks) cuts.push_back(m.key);
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  std::vector<NodeEntry> sliced_nodes;
-  std::vector<EdgeEntry> sliced_edges;
+  Merged sliced;
   std::uint64_t collisions = 0;
   for (std::size_t i = 0; i < cuts.size(); ++i) {
     const KeySpan span{cuts[i], i + 1 < cuts.size() ? cuts[i + 1] - 1 : ~Key(0)};
@@ -112,25 +135,19 @@ TEST_CASE("A merge of a slice of the key space yields the whole merge's entries 
     REQUIRE_FALSE(slice.open());
     for (NodeEntry n; slice.next_node(n);) {
       CHECK(span.holds(n.key));
-      sliced_nodes.push_back(n);
+      sliced.nodes.push_back(n);
     }
     for (EdgeEntry e; slice.next_edge(e);) {
       CHECK(span.holds(e.key));
-      sliced_edges.push_back(e);
+      sliced.edges.push_back(e);
     }
     REQUIRE_FALSE(slice.error());
     collisions += slice.collisions();
   }
   CHECK(collisions == whole.collisions());
-  REQUIRE(sliced_nodes.size() == nodes.size());
-  REQUIRE(sliced_edges.size() == edges.size());
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    differ += sliced_nodes[i].key != nodes[i].key || !(sliced_nodes[i].record == nodes[i].record);
-  for (std::size_t i = 0; i < edges.size(); ++i)
-    differ += sliced_edges[i].key != edges[i].key || sliced_edges[i].move != edges[i].move ||
-              !(sliced_edges[i].record == edges[i].record);  // with the rank of first play
-  CHECK(differ == 0);
+  REQUIRE(sliced.nodes.size() == nodes.size());
+  REQUIRE(sliced.edges.size() == merged.edges.size());
+  CHECK(differences(sliced, merged) == 0);
 }
 
 TEST_CASE("A merge a key at a time yields the two streams' nodes and edges, with their ranks and collisions",
@@ -151,19 +168,13 @@ TEST_CASE("A merge a key at a time yields the two streams' nodes and edges, with
   for (const Run* r : runs_of(*second)) runs.push_back(r);
 
   RunMerger streams(runs);
-  REQUIRE_FALSE(streams.open());
-  std::vector<NodeEntry> nodes;
-  std::vector<EdgeEntry> edges;
-  for (NodeEntry n; streams.next_node(n);) nodes.push_back(n);
-  for (EdgeEntry e; streams.next_edge(e);) edges.push_back(e);
-  REQUIRE_FALSE(streams.error());
-  REQUIRE(nodes.size() > 20000);
+  const Merged merged = streams_of(streams);
+  REQUIRE(merged.nodes.size() > 20000);
   REQUIRE(streams.collisions() > 100);
 
   RunMerger by_key(runs);
   REQUIRE_FALSE(by_key.open());
-  std::vector<NodeEntry> key_nodes;
-  std::vector<EdgeEntry> key_edges;
+  Merged by_keys;
   std::size_t wrong_key = 0, ranked = 0;
   Key key, last = 0;
   bool has_node, started = false;
@@ -175,27 +186,21 @@ TEST_CASE("A merge a key at a time yields the two streams' nodes and edges, with
     last = key;
     if (has_node) {
       wrong_key += node.key != key;
-      key_nodes.push_back(node);
+      by_keys.nodes.push_back(node);
     }
     for (std::size_t i = 0; i < section.size(); ++i) {
       wrong_key += section[i].key != key || (i > 0 && section[i - 1].move >= section[i].move);
       ranked += section[i].record.polyglot_rank > 0;
-      key_edges.push_back(section[i]);
+      by_keys.edges.push_back(section[i]);
     }
   }
   REQUIRE_FALSE(by_key.error());
   CHECK(wrong_key == 0);
   CHECK(ranked > 1000);
   CHECK(by_key.collisions() == streams.collisions());
-  REQUIRE(key_nodes.size() == nodes.size());
-  REQUIRE(key_edges.size() == edges.size());
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    differ += key_nodes[i].key != nodes[i].key || !(key_nodes[i].record == nodes[i].record);
-  for (std::size_t i = 0; i < edges.size(); ++i)
-    differ += key_edges[i].key != edges[i].key || key_edges[i].move != edges[i].move ||
-              !(key_edges[i].record == edges[i].record);
-  CHECK(differ == 0);
+  REQUIRE(by_keys.nodes.size() == merged.nodes.size());
+  REQUIRE(by_keys.edges.size() == merged.edges.size());
+  CHECK(differences(by_keys, merged) == 0);
 }
 
 TEST_CASE(
