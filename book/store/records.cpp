@@ -300,10 +300,16 @@ bool unpack_format5_node(std::string_view v, NodeRecord& n) {
   return true;
 }
 
-void append_edge_record(std::string& out, std::uint16_t move, const EdgeRecord& record, std::uint8_t shares) {
+// Whether a record holds its child key and nothing else (what a sharing
+// edge writes as the key alone: kSharesChildKeyOnly, or inline).
+bool child_key_only(const EdgeRecord& record) {
   EdgeRecord key_only;
   key_only.child_key = record.child_key;
-  if (shares && record == key_only && record.child_key) {
+  return record.child_key && record == key_only;
+}
+
+void append_edge_record(std::string& out, std::uint16_t move, const EdgeRecord& record, std::uint8_t shares) {
+  if (shares && child_key_only(record)) {
     char head[3];
     put_be16(head, move);
     head[2] = char(kSharesChildKeyOnly);
@@ -389,10 +395,7 @@ bool append_self_delimited(std::string& out, std::string_view section) {
 
 bool append_one_game_inline(std::string& out, const NodeRecord& node, std::uint16_t move,
                             const EdgeRecord& edge) {
-  EdgeRecord key_only;
-  key_only.child_key = edge.child_key;
-  if (!one_game(node) || !edge.child_key || !(node_share(node) == edge_share(edge)) ||
-      !(without_share(edge) == key_only))
+  if (!one_game(node) || !(node_share(node) == edge_share(edge)) || !child_key_only(without_share(edge)))
     return false;
   const std::size_t head = out.size();
   append_packed_node(out, node);
