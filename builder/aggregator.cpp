@@ -6,7 +6,9 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 
+#include "book/store/section_groups.h"
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
 
@@ -255,6 +257,45 @@ EdgeEntry SlotTables::edge(const Slot& s) const {
   return e;
 }
 
+void append_entry(const SlotTables& t, const Slot* first, const Slot* last, EntryScratch& scratch,
+                  std::string& out) {
+  assert(first < last);
+  const Slot* node = first->move == 0 ? first : nullptr;
+  const Slot* edges = node ? first + 1 : first;
+  const auto n = std::size_t(last - edges);
+  // Most positions: one game reached it once and played one move there. Its
+  // node and edge name that game, at one ply.
+  if (node && n == 1 && node->ref == edges->ref && !(node->ref & Slot::kTallied) && node->ply == edges->ply) {
+    const GameRecord& g = *t.one_game(*node);
+    const Color mover = node->mover();
+    const store::OneGameNode one{.position_hash = std::uint32_t(node->hash),
+                                 .min_ply = node->min_ply(),
+                                 .black = mover == Color::Black,
+                                 .result = g.result,
+                                 .mover_elo = g.elo[int(mover)],
+                                 .year = g.year};
+    if (store::append_one_game_inline(out, one, edges->move, edges->hash)) return;
+  }
+  scratch.ranks.resize(n);
+  if (n) edge_ranks(t, edges, last, scratch.ranks.data());
+  scratch.edges.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    scratch.edges.push_back(t.edge(edges[i]));
+    scratch.edges.back().record.polyglot_rank = scratch.ranks[i];
+  }
+  std::optional<NodeEntry> expanded;
+  if (node) expanded = t.node(*node);
+  append_entry(expanded ? &expanded->record : nullptr, scratch.edges, scratch.section, out);
+}
+
+void append_entry(const store::NodeRecord* node, const std::vector<EdgeEntry>& edges, std::string& section,
+                  std::string& out) {
+  section.clear();
+  store::append_section_node(section, node);
+  for (const EdgeEntry& e : edges) store::append_section_edge(section, e.move, e.record, node);
+  store::append_entry(out, section);
+}
+
 Aggregator::Aggregator(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range,
                        std::uint64_t expected_slots)
     : homes_(std::size_t(1) << kInitialBits),
@@ -350,6 +391,7 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
     slots_of(p.key, edge_move, node, edge);
     Found f{std::uint32_t(i), nullptr, nullptr};
     if (node->ref == 0) {
+      assert(p.position_hash <= 0xffffffff);  // the book keeps 32 bits (PlyRecord)
       *node = Slot{p.key, p.position_hash, id, ply, 0};
       ++used_;
     } else if (node->hash != p.position_hash) {
@@ -441,20 +483,19 @@ BuildStatus Aggregator::spill(bool over_budget) {
   const std::size_t used = sort_used(tables_.slots);
   Run run;
   run.path = next_run_path();
+  run.sections = true;
   ++spill_count_;
   RunFileWriter writer;
   if (auto e = writer.open(run)) return e;
   const Slot* slots = tables_.slots.data();
-  for (std::size_t i = 0; i < used; ++i)
-    if (slots[i].move == 0) writer.add_node(tables_, slots[i]);
-  std::vector<std::uint8_t> ranks;
-  for (std::size_t i = 0, end; i < used; i = end) {  // each key's edges, after its node
-    end = i + 1;
-    if (slots[i].move == 0) continue;
-    while (end < used && slots[end].key == slots[i].key) ++end;
-    ranks.resize(end - i);
-    edge_ranks(tables_, slots + i, slots + end, ranks.data());
-    for (std::size_t j = i; j < end; ++j) writer.add_edge(tables_, slots[j], ranks[j - i]);
+  EntryScratch scratch;
+  std::string entry;
+  for (std::size_t i = 0, end; i < used; i = end) {  // each key's slots: its node, then its edges
+    for (end = i + 1; end < used && slots[end].key == slots[i].key;) ++end;
+    entry.clear();
+    append_entry(tables_, slots + i, slots + end, scratch, entry);
+    const bool has_node = slots[i].move == 0;
+    writer.add_section(slots[i].key, entry, has_node, end - i - has_node);
   }
   if (auto e = writer.close()) return e;
   runs_.push_back(std::move(run));
@@ -504,15 +545,22 @@ BuildStatus Aggregator::compact_runs() {
     Run merged;
     merged.level = level + 1;
     merged.path = next_run_path();
+    merged.sections = true;
     {
-      RunMerger merger(same);
+      // A position that one of the runs alone holds is copied as it is.
+      RunMerger merger(same, {}, RunMerger::kEntries);
       RunFileWriter writer;
       if (auto e = merger.open()) return e;
       if (auto e = writer.open(merged)) return e;
-      NodeEntry n;
-      while (merger.next_node(n)) writer.add(n);
-      EdgeEntry e;
-      while (merger.next_edge(e)) writer.add(e);
+      MergedSection m;
+      std::string section, entry;
+      while (merger.next_section(m)) {
+        if (m.entry.empty()) {
+          entry.clear();
+          append_entry(m.has_node ? &m.node.record : nullptr, m.edges, section, entry);
+        }
+        writer.add_section(m.key, m.entry.empty() ? entry : m.entry, m.has_node, m.edge_count());
+      }
       if (auto e = writer.close()) return e;
       if (auto e = merger.error()) return e;
       collisions_ += merger.collisions();

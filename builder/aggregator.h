@@ -59,7 +59,7 @@ inline bool edge_order(const EdgeEntry& a, const EdgeEntry& b) {
 // played from it (Move() for the final position).
 struct PlyRecord {
   Key key;
-  std::uint64_t position_hash;
+  std::uint64_t position_hash;  // store::position_hash: 32 bits, as the book keeps it
   Move move;
 };
 
@@ -226,6 +226,25 @@ struct SlotTables {
 // in their record.polyglot_rank.
 void edge_ranks(const SlotTables& t, const Slot* first, const Slot* last, std::uint8_t* ranks);
 
+// Appends to out the entry of the section of node (nullptr: none) and edges
+// (in move order, ranked) as a group of the book holds it
+// (section_groups.h, GroupEncoder::entry_of). section: scratch.
+void append_entry(const store::NodeRecord* node, const std::vector<EdgeEntry>& edges, std::string& section,
+                  std::string& out);
+
+// What append_entry of slots keeps between positions (for its memory).
+struct EntryScratch {
+  std::vector<std::uint8_t> ranks;
+  std::vector<EdgeEntry> edges;
+  std::string section;
+};
+// Appends to out the entry of the position whose slots in a run's tables t
+// are [first, last) (its node, if it has one, then its edges by move) as a
+// group of the book holds it (section_groups.h, GroupEncoder::entry_of): its
+// section, its edges ranked by first play in the run (edge_ranks).
+void append_entry(const SlotTables& t, const Slot* first, const Slot* last, EntryScratch& scratch,
+                  std::string& out);
+
 // A place in a spill file: its record number `ordinal` (among the nodes, or
 // among the edges) starts at byte `offset` and has key `key`.
 struct RunMark {
@@ -262,6 +281,12 @@ struct Run {
   std::uint64_t edge_offset = 0;
   std::vector<RunMark> node_marks, edge_marks;  // spill file: every kRunMarkEvery-th node and edge
   Key last_node_key = 0, last_edge_key = 0;     // spill file: the keys of its last node and last edge
+  // A spill file of sections (run_file.h): its positions (with its node_count
+  // nodes and edge_count edges), every kRunMarkEvery-th of them, the last key.
+  bool sections = false;
+  std::uint64_t section_count = 0;
+  std::vector<RunMark> section_marks;
+  Key last_section_key = 0;
   int level = 0;  // spill files: how many merges made it (see Aggregator::compact_runs)
 };
 

@@ -15,6 +15,9 @@ constexpr std::size_t kBufferBytes = std::size_t(1) << 16;  // per stream: a fin
 // rank, tag, counters, occurrences, score, learn.
 constexpr std::size_t kMaxRecord = 8 + 2 + 8 + 2 + 1 + 1 + 1 + sizeof(store::Counters) + 4 + 4 + 4;
 
+// A position of a run of sections: key, entry size, edges, node; its entry after.
+constexpr std::size_t kSectionHead = 8 + 2 + 1 + 1;
+
 BuildError io_error(const char* what, const std::string& path) {
   return BuildError::book(std::string(what) + " the aggregation run " + path + ": " + std::strerror(errno));
 }
@@ -86,6 +89,9 @@ BuildStatus RunFileWriter::open(Run& run) {
   run.node_marks.clear();
   run.edge_marks.clear();
   run.last_node_key = run.last_edge_key = 0;
+  run.section_count = 0;
+  run.section_marks.clear();
+  run.last_section_key = 0;
   path_ = run.path;
   file_ = std::fopen(run.path.c_str(), "wb");
   if (!file_) return io_error("cannot write", run.path);
@@ -169,35 +175,28 @@ void RunFileWriter::add(const EdgeEntry& e) {
   ++run_->edge_count;
 }
 
-// A slot that names one game counted it once: its counters are that game's
-// (one play of the move for an edge), which tag 0 holds.
-void RunFileWriter::add_node(const SlotTables& tables, const Slot& slot) {
-  const GameRecord* g = tables.one_game(slot);
-  if (!g) return add(tables.node(slot));
-  const Color mover = slot.mover();
-  char* p = node_head(slot.key, slot.hash, slot.min_ply(), mover == Color::Black ? store::kBlackToMove : 0);
-  p = put(p, std::uint8_t(0));
-  end(put_one_game(p, OneGame{g->elo[int(mover)], g->year, g->result}));
-  ++run_->node_count;
-}
-
-void RunFileWriter::add_edge(const SlotTables& tables, const Slot& slot, std::uint8_t rank) {
-  const GameRecord* g = tables.one_game(slot);
-  if (!g) {
-    EdgeEntry e = tables.edge(slot);
-    e.record.polyglot_rank = rank;
-    return add(e);
-  }
-  const Color mover = slot.mover();
-  char* p = edge_head(slot.key, slot.move, slot.hash, slot.min_ply(),
-                      mover == Color::Black ? store::kEdgeBlackMoves : 0, rank);
-  p = put(p, std::uint8_t(0));
-  end(put_one_game(p, OneGame{g->elo[int(mover)], g->year, g->result}));
-  ++run_->edge_count;
+void RunFileWriter::add_section(Key key, std::string_view entry, bool has_node, std::size_t edges) {
+  assert(run_ && run_->sections && entry.size() <= 0xffff && edges <= 0xff);
+  const std::size_t size = kSectionHead + entry.size();
+  reserve(size);
+  if (size > buffer_.size()) buffer_.resize(size);  // (a position of 2,000 edges or so)
+  if (run_->section_count % kRunMarkEvery == 0)
+    run_->section_marks.push_back({key, written_ + used_, run_->section_count});
+  run_->last_section_key = key;
+  char* p = buffer_.data() + used_;
+  p = put(p, key);
+  p = put(p, std::uint16_t(entry.size()));
+  p = put(p, std::uint8_t(edges));
+  p = put(p, std::uint8_t(has_node));
+  std::memcpy(p, entry.data(), entry.size());
+  end(p + entry.size());
+  ++run_->section_count;
+  run_->node_count += has_node;
+  run_->edge_count += edges;
 }
 
 BuildStatus RunFileWriter::close() {
-  if (run_->edge_count == 0) run_->edge_offset = written_ + used_;
+  if (run_->edge_count == 0 || run_->sections) run_->edge_offset = written_ + used_;
   flush();
   if (std::fclose(file_) != 0) ok_ = false;
   file_ = nullptr;
@@ -224,6 +223,7 @@ BuildStatus RunFileReader::open(const std::string& path, std::uint64_t offset, s
 // Makes at least need bytes available, or all that is left of the file.
 bool RunFileReader::fill(std::size_t need) {
   if (end_ - at_ >= need) return true;
+  if (need > buffer_.size()) buffer_.resize(need);
   std::memmove(buffer_.data(), buffer_.data() + at_, end_ - at_);
   end_ -= at_;
   at_ = 0;
@@ -253,6 +253,17 @@ bool RunFileReader::skip_below(Key first) {
   }
   return !failed_;
 }
+bool RunFileReader::skip_sections_below(Key first) {
+  SectionRecord r;
+  while (left_ > 0 && !failed_) {
+    if (!fill(kSectionHead)) return !(failed_ = true);
+    get(buffer_.data() + at_, r.key);
+    if (r.key >= first) return true;
+    next(r);
+  }
+  return !failed_;
+}
+
 bool RunFileReader::skip_nodes_below(Key first) { return skip_below<kNodeHead, kNodeFull>(first); }
 bool RunFileReader::skip_edges_below(Key first) { return skip_below<kEdgeHead, kEdgeFull>(first); }
 
@@ -325,6 +336,28 @@ bool RunFileReader::next(EdgeEntry& out) {
     return !(failed_ = true);
   }
   at_ = std::size_t(p - buffer_.data());
+  --left_;
+  return true;
+}
+
+// A file that ends inside a position is damaged. (The entry is not decoded
+// here: most go into the book as they are.)
+bool RunFileReader::next(SectionRecord& out) {
+  if (left_ == 0 || failed_) return false;
+  if (!fill(kSectionHead)) return !(failed_ = true);
+  prefetch_ahead();
+  const char* p = buffer_.data() + at_;
+  std::uint16_t size;
+  std::uint8_t has_node;
+  p = get(p, out.key);
+  p = get(p, size);
+  p = get(p, out.edges);
+  p = get(p, has_node);
+  if (has_node > 1 || !fill(kSectionHead + size)) return !(failed_ = true);
+  p = buffer_.data() + at_ + kSectionHead;  // (fill may have moved the bytes)
+  out.entry = std::string_view(p, size);
+  out.has_node = has_node;
+  at_ += kSectionHead + size;
   --left_;
   return true;
 }

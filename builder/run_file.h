@@ -1,12 +1,23 @@
-// The spill file of a sorted run: its nodes in key order, then its edges in
-// (key, move) order, as fixed little-endian fields (no varints: a run file is
-// written once and read once, and coding varints was a large part of a
-// full-depth build's time; bench/build.sh times it). A record is its key
-// (with the move for an edge), hash or child key, min ply and flags (for an
-// edge then its rank of first play in the run, record.polyglot_rank), then a
-// tag: 0 for the counters of one game (the mover's Elo, the year and the
+// A file of a sorted run, in one of two layouts.
+//
+// Records (what an MPI build's exchange receives from each rank: nodes and
+// edges come apart): its nodes in key order, then its edges in (key, move)
+// order, as fixed little-endian fields (no varints: coding them was a large
+// part of a full-depth build's time; bench/build.sh times it). A record is its
+// key (with the move for an edge), hash or child key, min ply and flags (for
+// an edge then its rank of first play in the run, record.polyglot_rank), then
+// a tag: 0 for the counters of one game (the mover's Elo, the year and the
 // result, 5 bytes; most positions of a collection are reached by one game),
 // 1 for the counters in full. A one-game node takes 25 bytes, an edge 28.
+//
+// Sections (Run::sections: an Aggregator's spills and their merges): each
+// position in key order as its key, the size of its entry (2 bytes), its
+// edges (1 byte), whether it has a node (1 byte), and its entry: its section
+// as a group of the book holds it (section_groups.h, read_entry), its edges
+// ranked by first play in the run. Most positions of a collection are in one
+// run only, and a new book's commit copies their entries as the spill wrote
+// them (RunMerger::kEntries), where it decoded the two records above and
+// encoded the section; a one-game position takes 12 + 19 bytes, not 53.
 #pragma once
 
 #include <cstdio>
@@ -34,12 +45,9 @@ class RunFileWriter {
   [[nodiscard]] BuildStatus open(Run& run);
   void add(const NodeEntry& e);
   void add(const EdgeEntry& e);
-  // The node or edge of a slot of tables, as add(tables.node(slot)) writes
-  // it (an edge with its rank of first play, edge_ranks); a slot that names
-  // one game is written from it directly (expanding every slot into a full
-  // entry first was most of a spill's work).
-  void add_node(const SlotTables& tables, const Slot& slot);
-  void add_edge(const SlotTables& tables, const Slot& slot, std::uint8_t rank);
+  // Or, in a run of sections, every position in key order: its entry, its
+  // node (has_node) and the number of its edges.
+  void add_section(Key key, std::string_view entry, bool has_node, std::size_t edges);
   // Fills the run's counts and edge offset; an error if any write failed.
   // A writer destroyed before a close() that succeeded removes its file.
   [[nodiscard]] BuildStatus close();
@@ -74,10 +82,20 @@ class RunFileReader {
   // The next record; false at the end or on a damaged file (then failed()).
   bool next(NodeEntry& out);
   bool next(EdgeEntry& out);
+  // Or the next position of a run of sections; out.entry stays valid until
+  // the next call.
+  struct SectionRecord {
+    Key key = 0;
+    std::string_view entry;
+    bool has_node = false;
+    std::uint8_t edges = 0;
+  };
+  bool next(SectionRecord& out);
   // Passes over the records with keys below first without decoding them;
   // false on a damaged file (then failed()).
   bool skip_nodes_below(Key first);
   bool skip_edges_below(Key first);
+  bool skip_sections_below(Key first);
   bool failed() const { return failed_; }
 
  private:

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <functional>
 
+#include "book/store/section_groups.h"
+
 namespace gb::builder {
 
 namespace {
@@ -47,7 +49,37 @@ void RunStream<T>::advance() {
 template <class T>
 void RunStream<T>::advance_in_run() {
   using Part = RunPart<T>;
-  if (!run_.path.empty()) {
+  if (run_.sections) {
+    // A run of sections, read as records: each position decoded, for its
+    // node or for its edges.
+    RunFileReader::SectionRecord r;
+    std::string_view section;
+    if constexpr (std::is_same_v<T, NodeEntry>) {
+      for (has_ = false; !has_;) {
+        if (!file_.next(r)) return;
+        if (!store::read_entry(r.entry, section) || !store::from_bytes(section, section_)) {
+          damaged_ = true;
+          return;
+        }
+        has_ = section_.node.has_value();
+        if (has_) head_ = {r.key, *section_.node};
+      }
+    } else {
+      while (section_at_ == section_.edges.size()) {
+        has_ = false;
+        if (!file_.next(r)) return;
+        if (!store::read_entry(r.entry, section) || !store::from_bytes(section, section_)) {
+          damaged_ = true;
+          return;
+        }
+        section_key_ = r.key;
+        section_at_ = 0;
+      }
+      const auto& [move, record] = section_.edges[section_at_++];
+      head_ = {section_key_, move, record};
+      has_ = true;
+    }
+  } else if (!run_.path.empty()) {
     has_ = file_.next(head_);
   } else if (const auto& entries = Part::entries(run_); !entries.empty()) {
     has_ = at_ < entries.size();
@@ -88,8 +120,19 @@ BuildStatus RunStream<T>::open() {
   at_ = 0;
   group_begin_ = group_end_ = 0;
   has_ = false;
+  section_ = {};
+  section_at_ = 0;
+  damaged_ = false;
   const Key first = span_.first;
-  if (!run_.path.empty()) {
+  if (run_.sections) {
+    const auto& marks = run_.section_marks;
+    if (marks.empty() || marks.front().key > span_.last || run_.last_section_key < first) return std::nullopt;
+    auto after =
+        std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < first; });
+    const RunMark start = after == marks.begin() ? marks.front() : *(after - 1);
+    if (auto e = file_.open(run_.path, start.offset, run_.section_count - start.ordinal)) return e;
+    if (first > 0 && !file_.skip_sections_below(first)) return std::nullopt;  // damaged: the merge reports it
+  } else if (!run_.path.empty()) {
     const auto& marks = Part::marks(run_);
     // A file with no key in the span is not read: the spill files of another
     // key range (a build thread's) hold none of its slices' keys.
@@ -198,29 +241,83 @@ BuildStatus RunMerger::open() {
   group_.clear();
   group_at_ = 0;
   has_ahead_ = false;
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
+  pending_.reset();
+  const std::size_t n = runs_.size();
+  sources_.assign(n, Source::Streams);
+  files_.clear();
+  files_.resize(n);
+  file_heads_.assign(n, {});
+  file_has_.assign(n, false);
+  slot_at_.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
     const Run* r = runs_[i];
     nodes_.push_back(std::make_unique<RunStream<NodeEntry>>(*r, i, span_));
     edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r, i, span_));
-    if (auto e = nodes_.back()->open()) return e;
-    if (auto e = edges_.back()->open()) return e;
+    if (mode_ != kStreams && r->sections) {
+      sources_[i] = Source::File;
+      // As RunStream::open: from the last mark below the span's first key.
+      const auto& marks = r->section_marks;
+      if (marks.empty() || marks.front().key > span_.last || r->last_section_key < span_.first) continue;
+      auto after = std::partition_point(marks.begin(), marks.end(),
+                                        [&](const RunMark& m) { return m.key < span_.first; });
+      const RunMark start = after == marks.begin() ? marks.front() : *(after - 1);
+      files_[i] = std::make_unique<RunFileReader>();
+      if (auto e = files_[i]->open(r->path, start.offset, r->section_count - start.ordinal)) return e;
+      if (span_.first > 0 && !files_[i]->skip_sections_below(span_.first))
+        continue;  // damaged: reported at the end
+      advance_file(std::uint32_t(i));
+    } else if (mode_ != kStreams && r->path.empty() && r->nodes.empty() && r->edges.empty()) {
+      sources_[i] = Source::Slots;
+      const SlotArray& slots = r->memory.slots;
+      slot_at_[i] = std::size_t(std::partition_point(slots.begin(), slots.end(),
+                                                     [&](const Slot& s) { return s.key < span_.first; }) -
+                                slots.begin());
+    } else {
+      if (auto e = nodes_.back()->open()) return e;
+      if (auto e = edges_.back()->open()) return e;
+    }
   }
   make_heap_of(nodes_, node_heap_);
   make_heap_of(edges_, edge_heap_);
   section_heap_.clear();
-  for (std::uint32_t i = 0; i < runs_.size(); ++i)
+  for (std::uint32_t i = 0; i < n; ++i)
     if (SectionHead h; section_head(i, h)) section_heap_.push_back(h);
   std::make_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
   return std::nullopt;
 }
 
+void RunMerger::advance_file(std::uint32_t run) {
+  file_has_[run] = files_[run]->next(file_heads_[run]) && file_heads_[run].key <= span_.last;
+}
+
 // The next key of a run: that of its node or its edge, whichever comes first.
 bool RunMerger::section_head(std::uint32_t run, SectionHead& out) const {
+  switch (sources_[run]) {
+    case Source::File:
+      if (!file_has_[run]) return false;
+      out = {file_heads_[run].key, run};
+      return true;
+    case Source::Slots: {
+      const SlotArray& slots = runs_[run]->memory.slots;
+      const std::size_t at = slot_at_[run];
+      if (at == slots.size() || slots[at].key > span_.last) return false;
+      out = {slots[at].key, run};
+      return true;
+    }
+    case Source::Streams: break;
+  }
   const NodeEntry* n = nodes_[run]->peek();
   const EdgeEntry* e = edges_[run]->peek();
   if (!n && !e) return false;
   out = {!e ? n->key : !n ? e->key : std::min(n->key, e->key), run};
   return true;
+}
+
+void RunMerger::push_head(std::uint32_t run) {
+  if (SectionHead h; section_head(run, h)) {
+    section_heap_.push_back(h);
+    std::push_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
+  }
 }
 
 // At the end of a stream: a run file that ended early is an error, not an end.
@@ -286,71 +383,154 @@ bool RunMerger::next_edge(EdgeEntry& out) {
   return true;
 }
 
-bool RunMerger::next_section(Key& key, bool& has_node, NodeEntry& node, std::vector<EdgeEntry>& edges) {
-  has_node = false;
-  edges.clear();
+bool RunMerger::next_section(MergedSection& out) {
+  if (pending_) {  // the entry handed out last time is done with
+    advance_file(*pending_);
+    push_head(*pending_);
+    pending_.reset();
+  }
+  out.has_node = false;
+  out.edges.clear();
+  out.entry = {};
+  out.entry_edges = 0;
   section_first_.clear();
   if (section_heap_.empty()) {
     check(false, nodes_, node_error_);
     check(false, edges_, edge_error_);
+    for (std::size_t i = 0; i < runs_.size() && !node_error_; ++i)
+      if (files_[i] && files_[i]->failed())
+        node_error_ = BuildError::book("the aggregation run " + runs_[i]->path + " is damaged");
     return false;
   }
-  key = section_heap_.front().key;
+  const Key key = out.key = section_heap_.front().key;
+  std::pop_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
+  const std::uint32_t first = section_heap_.back().run;
+  section_heap_.pop_back();
+  // A key of one run (most): its entry there, as it is.
+  const bool alone = section_heap_.empty() || section_heap_.front().key != key;
+  if (alone && mode_ == kEntries && sources_[first] == Source::File) {
+    const RunFileReader::SectionRecord& head = file_heads_[first];
+    out.entry = head.entry;
+    out.has_node = head.has_node;
+    out.entry_edges = head.edges;
+    pending_ = first;  // (the entry lies in the reader's buffer until it reads on)
+    return true;
+  }
+  if (alone && mode_ == kEntries && sources_[first] == Source::Slots) {
+    const Run& run = *runs_[first];
+    const SlotArray& slots = run.memory.slots;
+    const std::size_t at = slot_at_[first];
+    std::size_t end = at + 1;
+    while (end < slots.size() && slots[end].key == key) ++end;
+    entry_.clear();
+    append_entry(run.memory, slots.data() + at, slots.data() + end, scratch_, entry_);
+    out.entry = entry_;
+    out.has_node = slots[at].move == 0;
+    out.entry_edges = end - at - out.has_node;
+    slot_at_[first] = end;
+    push_head(first);
+    return true;
+  }
   // The runs that hold the key, in their order: the node of the earliest
   // one is kept (a collision in a later one is counted and dropped), as
   // next_node keeps it; an edge is the earliest run's merged with the later
   // ones', first played where it was first played in the earliest (next_edge).
+  take_decoded(first, key, out);
+  push_head(first);
   while (!section_heap_.empty() && section_heap_.front().key == key) {
     std::pop_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
     const std::uint32_t run = section_heap_.back().run;
     section_heap_.pop_back();
-    RunStream<NodeEntry>& nodes = *nodes_[run];
-    if (const NodeEntry* n = nodes.peek(); n && n->key == key) {
-      if (!has_node) {
-        node = *n;
-        has_node = true;
-      } else if (n->record.position_hash == node.record.position_hash) {
-        node.record.merge(n->record);
-      } else {
-        ++collisions_;
+    take_decoded(run, key, out);
+    push_head(run);
+  }
+  rank_by_first_play(out.edges, section_first_, group_order_);
+  return true;
+}
+
+void RunMerger::take_decoded(std::uint32_t run, Key key, MergedSection& out) {
+  auto take_node = [&](const store::NodeRecord& n) {
+    if (!out.has_node) {
+      out.node = {key, n};
+      out.has_node = true;
+    } else if (n.position_hash == out.node.record.position_hash) {
+      out.node.record.merge(n);
+    } else {
+      ++collisions_;
+    }
+  };
+  std::vector<EdgeEntry>& edges = out.edges;
+  const std::size_t before = edges.size();
+  const std::uint64_t place = std::uint64_t(run) << 8;
+  switch (sources_[run]) {
+    case Source::File: {
+      std::string_view section;
+      if (!store::read_entry(file_heads_[run].entry, section) || !store::from_bytes(section, decoded_)) {
+        if (!node_error_)
+          node_error_ = BuildError::book("the aggregation run " + runs_[run]->path + " is damaged");
+        file_has_[run] = false;  // (the merge ends short: the error says why)
+        return;
       }
-      nodes.advance();
-    }
-    RunStream<EdgeEntry>& run_edges = *edges_[run];
-    const std::size_t before = edges.size();
-    for (const EdgeEntry* e; (e = run_edges.peek()) && e->key == key; run_edges.advance()) {
-      edges.push_back(*e);
-      section_first_.push_back(std::uint64_t(run) << 8 | e->record.polyglot_rank);
-    }
-    if (before > 0 && edges.size() > before) {
-      // The earlier runs' edges [0, before) and this run's, both in move
-      // order, into one list in move order, equal moves merged.
-      merged_.clear();
-      merged_first_.clear();
-      std::size_t a = 0, b = before;
-      while (a < before || b < edges.size()) {
-        if (b == edges.size() || (a < before && edges[a].move < edges[b].move)) {
-          merged_.push_back(edges[a]);
-          merged_first_.push_back(section_first_[a++]);
-        } else if (a == before || edges[b].move < edges[a].move) {
-          merged_.push_back(edges[b]);
-          merged_first_.push_back(section_first_[b++]);
-        } else {
-          merged_.push_back(edges[a]);
-          merged_.back().record.merge(edges[b].record);
-          merged_first_.push_back(std::min(section_first_[a++], section_first_[b++]));
-        }
+      if (decoded_.node) take_node(*decoded_.node);
+      for (const auto& [move, record] : decoded_.edges) {
+        edges.push_back({key, move, record});
+        section_first_.push_back(place | record.polyglot_rank);
       }
-      edges.swap(merged_);
-      section_first_.swap(merged_first_);
+      advance_file(run);
+      break;
     }
-    if (SectionHead h; section_head(run, h)) {
-      section_heap_.push_back(h);
-      std::push_heap(section_heap_.begin(), section_heap_.end(), std::greater<>());
+    case Source::Slots: {
+      const SlotTables& t = runs_[run]->memory;
+      const SlotArray& slots = t.slots;
+      std::size_t at = slot_at_[run], end = at;
+      while (end < slots.size() && slots[end].key == key) ++end;
+      if (slots[at].move == 0) take_node(t.node(slots[at++]).record);
+      scratch_.ranks.resize(end - at);
+      if (end > at) edge_ranks(t, slots.data() + at, slots.data() + end, scratch_.ranks.data());
+      for (std::size_t i = at; i < end; ++i) {
+        edges.push_back(t.edge(slots[i]));
+        edges.back().record.polyglot_rank = scratch_.ranks[i - at];
+        section_first_.push_back(place | scratch_.ranks[i - at]);
+      }
+      slot_at_[run] = end;
+      break;
+    }
+    case Source::Streams: {
+      RunStream<NodeEntry>& nodes = *nodes_[run];
+      if (const NodeEntry* n = nodes.peek(); n && n->key == key) {
+        take_node(n->record);
+        nodes.advance();
+      }
+      RunStream<EdgeEntry>& run_edges = *edges_[run];
+      for (const EdgeEntry* e; (e = run_edges.peek()) && e->key == key; run_edges.advance()) {
+        edges.push_back(*e);
+        section_first_.push_back(place | e->record.polyglot_rank);
+      }
+      break;
     }
   }
-  rank_by_first_play(edges, section_first_, group_order_);
-  return true;
+  if (before > 0 && edges.size() > before) {
+    // The earlier runs' edges [0, before) and this run's, both in move
+    // order, into one list in move order, equal moves merged.
+    merged_.clear();
+    merged_first_.clear();
+    std::size_t a = 0, b = before;
+    while (a < before || b < edges.size()) {
+      if (b == edges.size() || (a < before && edges[a].move < edges[b].move)) {
+        merged_.push_back(edges[a]);
+        merged_first_.push_back(section_first_[a++]);
+      } else if (a == before || edges[b].move < edges[a].move) {
+        merged_.push_back(edges[b]);
+        merged_first_.push_back(section_first_[b++]);
+      } else {
+        merged_.push_back(edges[a]);
+        merged_.back().record.merge(edges[b].record);
+        merged_first_.push_back(std::min(section_first_[a++], section_first_[b++]));
+      }
+    }
+    edges.swap(merged_);
+    section_first_.swap(merged_first_);
+  }
 }
 
 }  // namespace gb::builder

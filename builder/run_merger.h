@@ -18,7 +18,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -37,7 +39,7 @@ class RunStream {
   [[nodiscard]] BuildStatus open();
   const T* peek() const { return has_ ? &head_ : nullptr; }
   void advance();  // the stream ends past the span
-  bool failed() const { return file_.failed(); }
+  bool failed() const { return damaged_ || file_.failed(); }
   std::size_t index() const { return index_; }
 
  private:
@@ -52,6 +54,25 @@ class RunStream {
   // In-memory runs of edges: the ranks of the slots [group_begin_, group_end_) of one key.
   std::size_t group_begin_ = 0, group_end_ = 0;
   std::vector<std::uint8_t> ranks_;
+  // Runs of sections: the position read (its edges, the next to hand out).
+  store::Section section_;
+  Key section_key_ = 0;
+  std::size_t section_at_ = 0;
+  bool damaged_ = false;  // a position that does not decode
+};
+
+// A position of a merge by key (RunMerger::next_section): its node and its
+// edges in move order, merged and ranked; or, where one run alone holds it
+// and the merge hands entries (RunMerger::kEntries), its entry as that run
+// holds it (GroupEncoder::entry_of; the node and edges are then not filled).
+struct MergedSection {
+  Key key = 0;
+  bool has_node = false;
+  NodeEntry node;
+  std::vector<EdgeEntry> edges;
+  std::string_view entry;       // valid until the next call
+  std::size_t entry_edges = 0;  // the edges of the entry
+  std::size_t edge_count() const { return entry.empty() ? edges.size() : entry_edges; }
 };
 
 // A stream in a merge's heap, with the key (and move) of its head and the
@@ -83,8 +104,14 @@ struct HeapItem {
 
 class RunMerger {
  public:
+  // How a merge takes its keys: by the two streams (next_node, next_edge) or
+  // a key at a time (next_section; either way, but kSections reads a run of
+  // sections as its positions, not as two streams of records, and kEntries
+  // hands out a position that one run alone holds as its entry there).
+  enum Mode { kStreams, kSections, kEntries };
   // span: the keys merged (a slice of the key space; all by default).
-  explicit RunMerger(std::vector<const Run*> runs, KeySpan span = {}) : runs_(std::move(runs)), span_(span) {}
+  explicit RunMerger(std::vector<const Run*> runs, KeySpan span = {}, Mode mode = kStreams)
+      : runs_(std::move(runs)), span_(span), mode_(mode) {}
   const std::vector<const Run*>& runs() const { return runs_; }
   // Opens every run (again); an error names the run file that cannot be read.
   [[nodiscard]] BuildStatus open();
@@ -101,7 +128,7 @@ class RunMerger {
   // a group: most keys of a slice are in one run, and their node and edges
   // come straight from it (the merge was most of a slice's work:
   // section_slices.h).
-  bool next_section(Key& key, bool& has_node, NodeEntry& node, std::vector<EdgeEntry>& edges);
+  bool next_section(MergedSection& out);
   std::uint64_t collisions() const { return collisions_; }  // of the nodes taken
   // Once both streams ended: a BuildError::book naming the run file that
   // could not be read to its end, if one could not.
@@ -113,8 +140,25 @@ class RunMerger {
   // The next merged edge, and the order of its first play: the earliest run
   // that holds it and its rank there.
   bool merge_edge(EdgeEntry& out, std::uint64_t& first);
+  // How next_section reads run i: as two streams, as the positions of its
+  // file of sections, or from its slots (an in-memory run, kSections and kEntries).
+  enum class Source : std::uint8_t { Streams, File, Slots };
+  // Adds run's node and edges of key (its head) to out, merged with those of the runs before.
+  void take_decoded(std::uint32_t run, Key key, MergedSection& out);
+  void advance_file(std::uint32_t run);
+  void push_head(std::uint32_t run);
   std::vector<const Run*> runs_;
   KeySpan span_;
+  Mode mode_;
+  std::vector<Source> sources_;
+  std::vector<std::unique_ptr<RunFileReader>> files_;  // Source::File: the reader and its position
+  std::vector<RunFileReader::SectionRecord> file_heads_;
+  std::vector<char> file_has_;            // whether file_heads_[i] holds a position
+  std::vector<std::size_t> slot_at_;      // Source::Slots: the next slot
+  std::optional<std::uint32_t> pending_;  // the file whose entry was handed out, advanced at the next call
+  EntryScratch scratch_;
+  std::string entry_;  // a slots' entry handed out
+  store::Section decoded_;
   std::vector<std::unique_ptr<RunStream<NodeEntry>>> nodes_;
   std::vector<std::unique_ptr<RunStream<EdgeEntry>>> edges_;
   std::vector<HeapItem<NodeEntry>> node_heap_;  // streams with a head, as a min-heap

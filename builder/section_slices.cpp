@@ -130,36 +130,43 @@ void SectionSlices::make(std::size_t i, SliceSections& out) {
   out.positions.reserve(per_slice_);
   out.nodes = out.edges = out.collisions = 0;
   out.error.reset();
-  RunMerger merger(runs_, spans_[i]);
+  // Most positions are one run's: with every count kept (min_games 1), such
+  // a position's entry goes into the book as its run holds it.
+  RunMerger merger(runs_, spans_[i], min_games_ <= 1 ? RunMerger::kEntries : RunMerger::kSections);
   out.error = merger.open();
   opened();
   if (out.error) return;
-  std::string value, below, entry;
+  std::string value, below;
   auto add = [&](Key key, const std::string& section, bool pruned) {
-    store::GroupEncoder::entry_of(section, entry);
-    out.entries.append(entry);
+    store::append_entry(out.entries, section);
     out.positions.push_back({key, out.entries.size(), pruned});
   };
-  Key key;
-  bool has_node;
-  NodeEntry node;
-  std::vector<EdgeEntry> edges;
-  while (merger.next_section(key, has_node, node, edges)) {
-    // Most positions: one game's node and its one edge, written as the group holds them.
-    if (has_node && edges.size() == 1 && node.record.counters.games >= min_games_ &&
+  MergedSection m;
+  while (merger.next_section(m)) {
+    const Key key = m.key;
+    if (!m.entry.empty()) {
+      out.entries.append(m.entry);
+      out.positions.push_back({key, out.entries.size(), false});
+      out.nodes += m.has_node;
+      out.edges += m.entry_edges;
+      continue;
+    }
+    const std::vector<EdgeEntry>& edges = m.edges;
+    // Most positions of several runs: one game's node and its one edge, written as the group holds them.
+    if (m.has_node && edges.size() == 1 && m.node.record.counters.games >= min_games_ &&
         edges[0].record.counters.games >= min_games_ &&
-        store::append_one_game_inline(out.entries, node.record, edges[0].move, edges[0].record)) {
+        store::append_one_game_inline(out.entries, m.node.record, edges[0].move, edges[0].record)) {
       out.positions.push_back({key, out.entries.size(), false});
       ++out.nodes;
       ++out.edges;
       continue;
     }
     const store::NodeRecord *kept = nullptr, *below_node = nullptr;
-    if (has_node) {
-      if (node.record.counters.games >= min_games_)
-        kept = &node.record;
+    if (m.has_node) {
+      if (m.node.record.counters.games >= min_games_)
+        kept = &m.node.record;
       else if (keep_pruned_)
-        below_node = &node.record;
+        below_node = &m.node.record;
     }
     value.clear();
     below.clear();

@@ -219,17 +219,24 @@ bool one_game(const NodeRecord& n) {
 // from 1937 to 2063.
 constexpr std::int64_t kYearBase = 2000;
 
-// The packed form of a one-game node (format 6), its head first.
+// The packed form of a one-game node (format 6), its head first, from its
+// fields: result 0 to 3 (white wins, draw, black wins, unknown), the Elo sum
+// (0: not rated) and the year (0: unknown).
+void append_packed(std::string& out, int result, bool black, std::uint32_t hash, std::uint16_t min_ply,
+                   std::uint64_t elo_sum, std::uint16_t year) {
+  out.push_back(char(kPackedHead | result | (elo_sum ? 4 : 0) | (black ? 8 : 0) | (year ? 16 : 0)));
+  out.append(reinterpret_cast<const char*>(&hash), 4);
+  put_varint(out, min_ply);
+  if (elo_sum) put_varint(out, elo_sum);
+  if (year) put_varint(out, zigzag(std::int64_t(year) - kYearBase));
+}
+
 void append_packed_node(std::string& out, const NodeRecord& n) {
   const Counters& c = n.counters;
+  assert(bool(c.rated_games) == (c.elo_sum > 0));  // one_game
   const int result = c.white_wins ? 0 : c.draws ? 1 : c.black_wins ? 2 : 3;
-  out.push_back(char(kPackedHead | result | (c.rated_games ? 4 : 0) | ((n.flags & kBlackToMove) ? 8 : 0) |
-                     (c.min_year ? 16 : 0)));
-  const auto hash = std::uint32_t(n.position_hash);
-  out.append(reinterpret_cast<const char*>(&hash), 4);
-  put_varint(out, n.min_ply);
-  if (c.rated_games) put_varint(out, c.elo_sum);
-  if (c.min_year) put_varint(out, zigzag(std::int64_t(c.min_year) - kYearBase));
+  append_packed(out, result, n.flags & kBlackToMove, std::uint32_t(n.position_hash), n.min_ply, c.elo_sum,
+                c.min_year);
 }
 
 // The counters of one game from a packed head's result and rating bits.
@@ -403,6 +410,26 @@ bool append_one_game_inline(std::string& out, const NodeRecord& node, std::uint1
   char bytes[10];
   put_be16(bytes, move);
   std::memcpy(bytes + 2, &edge.child_key, 8);
+  out.append(bytes, 10);
+  return true;
+}
+
+bool append_one_game_inline(std::string& out, const OneGameNode& node, std::uint16_t move,
+                            std::uint64_t child_key) {
+  if (node.position_hash == 0 || child_key == 0) return false;
+  // Counters::add_game's: a rating above 0 is counted, a year above 0 kept.
+  const int result = node.result == Result::WhiteWins   ? 0
+                     : node.result == Result::Draw      ? 1
+                     : node.result == Result::BlackWins ? 2
+                                                        : 3;
+  const std::size_t head = out.size();
+  append_packed(out, result, node.black, node.position_hash, node.min_ply,
+                node.mover_elo > 0 ? std::uint64_t(node.mover_elo) : 0,
+                node.year > 0 ? std::uint16_t(node.year) : 0);
+  out[head] = char(std::uint8_t(out[head]) | kInlineEdge);
+  char bytes[10];
+  put_be16(bytes, move);
+  std::memcpy(bytes + 2, &child_key, 8);
   out.append(bytes, 10);
   return true;
 }

@@ -319,6 +319,22 @@ bool append_self_delimited(std::string& out, std::string_view section);
 // child key alone).
 bool append_one_game_inline(std::string& out, const NodeRecord& node, std::uint16_t move,
                             const EdgeRecord& edge);
+// One game's node as a build's table holds it, with what makes its counters
+// (Counters::add_game: a rating above 0 is counted, a year above 0 kept).
+struct OneGameNode {
+  std::uint32_t position_hash = 0;
+  std::uint16_t min_ply = 0;
+  bool black = false;  // Black is to move
+  Result result = Result::Unknown;
+  int mover_elo = 0;
+  int year = 0;
+};
+// The same from the fields: the node of one game and the one edge that game
+// played there once, with child key child_key (its rank 0, shared fields as
+// the node gives them), without making either record. False (out unchanged)
+// when they have no such form (a position hash or a child key of 0).
+bool append_one_game_inline(std::string& out, const OneGameNode& node, std::uint16_t move,
+                            std::uint64_t child_key);
 // The length of the self-delimited section at the start of bytes (the first
 // byte at kPackedHead or above), 0 when it does not decode.
 std::size_t self_delimited_length(std::string_view bytes);

@@ -59,26 +59,39 @@ bool GroupReader::next(Key& key, std::string_view& section) {
     at_ += w;
   }
   if ((!first && delta == 0) || key_ + delta < key_ || at_ == value_.size()) return damaged_ = true, false;
-  std::uint64_t size;
-  const auto byte = std::uint8_t(value_[at_]);
   if (format5_) {
-    if (!get_varint(value_, at_, size)) return damaged_ = true, false;
-  } else if (byte >= kPackedHead) {
-    size = self_delimited_length(value_.substr(at_));
-    if (!size) return damaged_ = true, false;
+    std::uint64_t size;
+    if (!get_varint(value_, at_, size) || size > value_.size() - at_) return damaged_ = true, false;
+    section = value_.substr(at_, size);
+    at_ += size;
+  } else {
+    const std::size_t n = read_entry(value_.substr(at_), section);
+    if (!n) return damaged_ = true, false;
+    at_ += n;
+  }
+  key = key_ += delta;
+  return true;
+}
+
+std::size_t read_entry(std::string_view bytes, std::string_view& section) {
+  if (bytes.empty()) return 0;
+  const auto byte = std::uint8_t(bytes[0]);
+  std::size_t at = 0;
+  std::uint64_t size;
+  if (byte >= kPackedHead) {
+    size = self_delimited_length(bytes);
+    if (!size) return 0;
   } else if (byte < 0x80) {
     size = byte;
-    ++at_;
+    at = 1;
   } else {
-    ++at_;
-    if (!get_varint(value_, at_, size) || size > value_.size()) return damaged_ = true, false;
+    at = 1;
+    if (!get_varint(bytes, at, size) || size > bytes.size()) return 0;
     size = 128 + (size << 6 | (byte & 0x3f));
   }
-  if (size > value_.size() - at_) return damaged_ = true, false;
-  key = key_ += delta;
-  section = value_.substr(at_, size);
-  at_ += size;
-  return true;
+  if (size > bytes.size() - at) return 0;
+  section = bytes.substr(at, size);
+  return at + size;
 }
 
 namespace {
@@ -91,6 +104,8 @@ std::size_t entry_bytes(std::string_view section) {
   return size < 0x80 ? 1 + size : 1 + varint_size((size - 128) >> 6) + size;
 }
 
+}  // namespace
+
 void append_entry(std::string& out, std::string_view section) {
   if (append_self_delimited(out, section)) return;
   const std::size_t size = section.size();
@@ -102,8 +117,6 @@ void append_entry(std::string& out, std::string_view section) {
   }
   out.append(section);
 }
-
-}  // namespace
 
 void GroupEncoder::clear(Key g) {
   group_ = g;

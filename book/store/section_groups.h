@@ -98,6 +98,14 @@ class GroupEncoder {
   std::uint64_t widest_ = 0;       // the largest delta but the first
 };
 
+// Appends section's entry to out (GroupEncoder::entry_of without clearing out).
+void append_entry(std::string& out, std::string_view section);
+
+// The section of the entry at the start of bytes, as a format 6 group holds
+// it (GroupEncoder::entry_of: self-delimited, or its size and it), and the
+// entry's length; 0 when it does not decode.
+std::size_t read_entry(std::string_view bytes, std::string_view& section);
+
 // The group key of an LMDB item of a sections database; nullopt when its key
 // is not 8 bytes (damage).
 std::optional<Key> group_key(std::string_view item_key);

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <iterator>
 #include <map>
+#include <optional>
 
+#include "book/store/section_groups.h"
 #include "builder/run_file.h"
 #include "builder/run_merger.h"
 
@@ -189,7 +189,7 @@ TEST_CASE("Aggregators of key ranges count every position in exactly one range, 
       const Key key = (index[i] + 1) * 0x9E3779B97F4A7C15ull;
       // The move names the position it leads to: one child per edge.
       Move move = i + 1 < n ? Move(Square(index[i + 1] % 64), Square(8 + index[i + 1] / 64)) : Move();
-      plies.push_back({key, key ^ 0x5555, move});
+      plies.push_back({key, (key ^ 0x5555) & 0xffffffff, move});  // 32 bits, as position_hash
     }
     games.push_back(std::move(plies));
   }
@@ -345,47 +345,65 @@ TEST_CASE("A table rebuilt in the middle of a game still counts the game's earli
   for (const EdgeEntry& e : edges) CHECK(e.record.counters.games == (e.key > top - 9 * step ? 2u : 1u));
 }
 
-TEST_CASE("A spill writes a slot of one game as the expanded entry would be written", "[builder]") {
-  // Slots of one game (Black and White to move, rated or not, dated or not,
-  // every result) and a tallied one: add_node/add_edge against
-  // add(tables.node(slot)) / add(tables.edge(slot)), byte for byte.
+TEST_CASE("A position's entry from its slots is the entry of its expanded node and edges", "[builder]") {
+  // Positions of one game (Black and White to move, rated or not, dated or
+  // not, every result), which append_entry writes from the slots alone, and
+  // positions that take the long way (a tally, two edges, no edge, an edge at
+  // another ply, a position hash of 0): each against the entry of the section
+  // that the records tables.node and tables.edge expand to make, byte for byte.
   SlotTables tables;
-  tables.games.push_back({{2500, 0}, 2019, store::Result::WhiteWins});
-  tables.games.push_back({{0, 2710}, 0, store::Result::BlackWins});
-  tables.games.push_back({{0, 0}, 1999, store::Result::Draw});
-  tables.games.push_back({{1800, 1900}, 2024, store::Result::Unknown});
+  tables.games.push_back({{2500, 0}, 2019, store::Result::WhiteWins, 0});
+  tables.games.push_back({{0, 2710}, 0, store::Result::BlackWins, 100});
+  tables.games.push_back({{0, 0}, 1999, store::Result::Draw, 200});
+  tables.games.push_back({{1800, 1900}, 2024, store::Result::Unknown, 300});
   Tally tally;
   tally.counters.add_game(store::Result::Draw, 2400, 2001);
   tally.counters.add_game(store::Result::WhiteWins, 2450, 2003);
   tally.occurrences = 3;
   tally.score = 4;
   const std::uint32_t tallied = Slot::kTallied | tables.tallies.add(tally);
-  std::vector<Slot> slots;
-  for (std::uint32_t ref : {1u, 2u, 3u, 4u, tallied})
-    for (std::uint16_t ply : {std::uint16_t(7), std::uint16_t(Slot::kBlackPly | 12)})
-      slots.push_back({0x1234567890ABCDEFull + slots.size(), 0xFEDCBA0987654321ull, ref, ply, 0x0C1C});
-  auto write = [&](const std::string& path, bool from_slots) {
-    Run run;
-    run.path = path;
-    RunFileWriter w;
-    REQUIRE_FALSE(w.open(run));
-    for (const Slot& s : slots) from_slots ? w.add_node(tables, s) : w.add(tables.node(s));
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      const auto rank = std::uint8_t(i % 3);  // the edge's rank of first play, in its head
-      EdgeEntry e = tables.edge(slots[i]);
-      e.record.polyglot_rank = rank;
-      from_slots ? w.add_edge(tables, slots[i], rank) : w.add(e);
+  std::vector<std::vector<Slot>> positions;
+  const Key key = 0x1234567890ABCDEFull;
+  const std::uint64_t hash = 0x87654321, child = 0xFEDCBA0987654321ull;
+  for (std::uint32_t ref : {1u, 2u, 3u, 4u})
+    for (std::uint16_t ply : {std::uint16_t(7), std::uint16_t(Slot::kBlackPly | 12)}) {
+      positions.push_back({{key, hash, ref, ply, 0}, {key, child, ref, ply, 0x0C1C}});  // one game's
+      positions.push_back({{key, hash, ref, ply, 0}});                                  // no edge
+      positions.push_back({{key, hash, ref, ply, 0}, {key, child, ref, std::uint16_t(ply + 2), 0x0C1C}});
+      positions.push_back(
+          {{key, hash, ref, ply, 0}, {key, child, ref, ply, 0x0C1C}, {key, child + 1, ref, ply, 0x0D1D}});
+      positions.push_back({{key, 0, ref, ply, 0}, {key, child, ref, ply, 0x0C1C}});
+      positions.push_back({{key, hash, tallied, ply, 0}, {key, child, ref, ply, 0x0C1C}});
+      positions.push_back({{key, child, ref, ply, 0x0C1C}});  // an edge without its node
     }
-    REQUIRE_FALSE(w.close());
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    ::unlink(path.c_str());
-    return bytes;
-  };
-  const std::string dir = "/tmp/graphbook-spill-test-" + std::to_string(::getpid());
-  const std::string expanded = write(dir + "-expanded", false);
-  CHECK(expanded.size() > slots.size() * 2 * 25);
-  CHECK(write(dir + "-slots", true) == expanded);
+  std::size_t inline_entries = 0, differ = 0;
+  EntryScratch scratch;
+  for (const auto& slots : positions) {
+    std::string got;
+    append_entry(tables, slots.data(), slots.data() + slots.size(), scratch, got);
+    // The long way: expanded records, ranked as the run ranks them, encoded.
+    const bool has_node = slots[0].move == 0;
+    std::optional<NodeEntry> node;
+    if (has_node) node = tables.node(slots[0]);
+    const store::NodeRecord* record = node ? &node->record : nullptr;
+    std::string section, want;
+    store::append_section_node(section, record);
+    std::vector<std::uint8_t> ranks(slots.size());
+    const Slot* edges = slots.data() + has_node;
+    const auto n = std::size_t(slots.data() + slots.size() - edges);
+    if (n) edge_ranks(tables, edges, edges + n, ranks.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      EdgeEntry e = tables.edge(edges[i]);
+      e.record.polyglot_rank = ranks[i];
+      store::append_section_edge(section, e.move, e.record, record);
+    }
+    store::GroupEncoder::entry_of(section, want);
+    differ += got != want;
+    inline_entries +=
+        std::uint8_t(got[0]) >= store::kPackedHead && (std::uint8_t(got[0]) & store::kInlineEdge);
+  }
+  CHECK(differ == 0);
+  CHECK(inline_entries == 8);  // the one-game positions, each a packed node with its edge inline
 }
 
 TEST_CASE("A slot array keeps its slots as it grows and gives free slots past its size", "[builder]") {
