@@ -149,7 +149,10 @@ std::size_t sort_used(SlotArray& t) {
 // where a rebuild beside the old table held 24 a slot (make_room).
 std::size_t grow(SlotArray& t, std::size_t homes, KeyRange range) {
   const std::size_t used = sort_used(t);
-  std::vector<std::size_t> places(used);
+  std::vector<std::size_t> places;  // (new pages each growth: made resident at once, large_pages.h)
+  places.reserve(used);
+  populate(places.data(), used * sizeof(std::size_t));
+  places.resize(used);
   for (;; homes *= 2) {
     std::size_t next = 0;  // the first place after the slot before
     for (std::size_t i = 0; i < used; ++i) {
@@ -190,8 +193,13 @@ bool over_refs(const SlotTables& t) {
 
 std::uint32_t TallyArena::add(const Tally& t) {
   assert(size_ < kMaxRefs);  // a slot names its tally in 31 bits (over_refs spills first)
-  if (size_ == blocks_.size() << kBlockBits)
-    blocks_.push_back(std::make_unique<Tally[]>(std::size_t(1) << kBlockBits));
+  if (size_ == blocks_.size() << kBlockBits) {
+    // Its pages made resident at once (large_pages.h, populate), then written.
+    std::vector<Tally>& block = blocks_.emplace_back();
+    block.reserve(std::size_t(1) << kBlockBits);
+    populate(block.data(), sizeof(Tally) << kBlockBits);
+    block.resize(std::size_t(1) << kBlockBits);
+  }
   auto i = std::uint32_t(size_++);
   (*this)[i] = t;
   return i;

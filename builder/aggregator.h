@@ -131,7 +131,7 @@ class TallyArena {
  private:
   static constexpr int kBlockBits = 12;
   static constexpr std::uint32_t kBlockMask = (1u << kBlockBits) - 1;
-  std::vector<std::unique_ptr<Tally[]>> blocks_;
+  std::vector<std::vector<Tally>> blocks_;  // each of 1 << kBlockBits, never resized
   std::size_t size_ = 0;
 };
 

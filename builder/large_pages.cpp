@@ -20,6 +20,17 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 }  // namespace
 
+void populate(void* data, std::size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const auto at = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = round_up(at, page_bytes()), last = (at + bytes) / page_bytes() * page_bytes();
+  if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 ReservedPages::ReservedPages(std::size_t max_bytes) {
   const std::size_t length = round_up(std::max<std::size_t>(max_bytes, 1), kLargePageBytes);
   // No access and no reserve: address space only, which the system does not

@@ -6,6 +6,7 @@
 #include <cassert>
 
 #include "book/store/section_groups.h"
+#include "builder/large_pages.h"
 
 namespace gb::builder {
 
@@ -126,8 +127,16 @@ void SectionSlices::make(std::size_t i, SliceSections& out) {
   // doubling, the first slice of each place copied its entries as they grew
   // and faulted their pages twice (600 of a build's 8,200 page faults at
   // ply 40 in bench/build.sh, 2,200 of 13,200 at full depth).
+  const bool first_use = out.positions.capacity() == 0;
   out.entries.reserve(per_slice_ * kEntryBytes);
   out.positions.reserve(per_slice_);
+  if (first_use) {
+    // The pages about to be written, in one call each (large_pages.h):
+    // a slice writes some 11 bytes of entries a node or edge, and a position
+    // for every two.
+    populate(out.entries.data(), per_slice_ * 11);
+    populate(out.positions.data(), per_slice_ / 2 * sizeof(SliceSections::Position));
+  }
   out.nodes = out.edges = out.collisions = 0;
   out.error.reset();
   // Most positions are one run's: with every count kept (min_games 1), such
