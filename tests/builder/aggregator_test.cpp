@@ -259,7 +259,8 @@ TEST_CASE("Merged edges rank by first play, game after game and ply after ply, o
       const Key key = (index[i] + 1) * 0x9E3779B97F4A7C15ull;
       // One of 6 moves, so that most moves of a position are played by several games.
       const auto c = int((next() >> 33) % 6);
-      plies.push_back({key, key ^ 0x5555, i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
+      plies.push_back(
+          {key, (key ^ 0x5555) & 0xffffffff, i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
     }
     games.push_back(std::move(plies));
   }
