@@ -284,16 +284,23 @@ void append_entry(const SlotTables& t, const Slot* first, const Slot* last, Entr
                                  .year = g.year};
     if (store::append_one_game_inline(out, one, edges->move, edges->hash)) return;
   }
-  scratch.ranks.resize(n);
-  if (n) edge_ranks(t, edges, last, scratch.ranks.data());
   scratch.edges.clear();
-  for (std::size_t i = 0; i < n; ++i) {
-    scratch.edges.push_back(t.edge(edges[i]));
-    scratch.edges.back().record.polyglot_rank = scratch.ranks[i];
-  }
-  std::optional<NodeEntry> expanded;
-  if (node) expanded = t.node(*node);
+  const std::optional<NodeEntry> expanded = expand(t, first, last, scratch.ranks, scratch.edges);
   append_entry(expanded ? &expanded->record : nullptr, scratch.edges, scratch.section, out);
+}
+
+std::optional<NodeEntry> expand(const SlotTables& t, const Slot* first, const Slot* last,
+                                std::vector<std::uint8_t>& ranks, std::vector<EdgeEntry>& edges) {
+  std::optional<NodeEntry> node;
+  if (first < last && first->move == 0) node = t.node(*first++);
+  const auto n = std::size_t(last - first);
+  ranks.resize(n);
+  if (n) edge_ranks(t, first, last, ranks.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    edges.push_back(t.edge(first[i]));
+    edges.back().record.polyglot_rank = ranks[i];
+  }
+  return node;
 }
 
 void append_entry(const store::NodeRecord* node, const std::vector<EdgeEntry>& edges, std::string& section,

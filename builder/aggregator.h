@@ -23,6 +23,7 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -231,6 +232,12 @@ void edge_ranks(const SlotTables& t, const Slot* first, const Slot* last, std::u
 // (section_groups.h, GroupEncoder::entry_of). section: scratch.
 void append_entry(const store::NodeRecord* node, const std::vector<EdgeEntry>& edges, std::string& section,
                   std::string& out);
+
+// The records of the position whose slots in a run's tables t are [first,
+// last): its node (when it has one), returned, and its edges, ranked by first
+// play in the run (edge_ranks), appended to edges. ranks: scratch.
+std::optional<NodeEntry> expand(const SlotTables& t, const Slot* first, const Slot* last,
+                                std::vector<std::uint8_t>& ranks, std::vector<EdgeEntry>& edges);
 
 // What append_entry of slots keeps between positions (for its memory).
 struct EntryScratch {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <optional>
 
+#include "book/store/section_groups.h"
+
 namespace gb::builder {
 
 namespace {
@@ -253,6 +255,27 @@ bool RunFileReader::skip_below(Key first) {
   }
   return !failed_;
 }
+BuildStatus RunFileReader::open_sections(const Run& run, KeySpan span, bool& reading) {
+  assert(run.sections);
+  reading = false;
+  const auto& marks = run.section_marks;
+  // A file with no key in the span is not read: the spill files of another
+  // key range (a build thread's) hold none of its slices' keys.
+  if (marks.empty() || marks.front().key > span.last || run.last_section_key < span.first)
+    return std::nullopt;
+  auto after =
+      std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < span.first; });
+  const RunMark start = after == marks.begin() ? marks.front() : *(after - 1);
+  if (auto e = open(run.path, start.offset, run.section_count - start.ordinal)) return e;
+  reading = span.first == 0 || skip_sections_below(span.first);
+  return std::nullopt;
+}
+
+bool decode_entry(std::string_view entry, store::Section& out) {
+  std::string_view section;
+  return store::read_entry(entry, section) == entry.size() && store::from_bytes(section, out);
+}
+
 bool RunFileReader::skip_sections_below(Key first) {
   SectionRecord r;
   while (left_ > 0 && !failed_) {

@@ -69,6 +69,10 @@ class RunFileWriter {
   bool ok_ = true;
 };
 
+// The section of a run of sections' entry (SectionRecord::entry), decoded
+// whole into out; false when it does not decode (a damaged file).
+bool decode_entry(std::string_view entry, store::Section& out);
+
 // Reads the nodes (or the edges) of a run file in order.
 class RunFileReader {
  public:
@@ -79,6 +83,11 @@ class RunFileReader {
 
   // Opens path at offset for count records.
   [[nodiscard]] BuildStatus open(const std::string& path, std::uint64_t offset, std::uint64_t count);
+  // Opens run, a run of sections, at the first position of span: from its
+  // last mark below the span, the positions before passed over. reading:
+  // false when the file holds no key of the span (it is not opened), or is
+  // damaged before it (then failed()).
+  [[nodiscard]] BuildStatus open_sections(const Run& run, KeySpan span, bool& reading);
   // The next record; false at the end or on a damaged file (then failed()).
   bool next(NodeEntry& out);
   bool next(EdgeEntry& out);

@@ -4,8 +4,6 @@
 #include <cassert>
 #include <functional>
 
-#include "book/store/section_groups.h"
-
 namespace gb::builder {
 
 namespace {
@@ -53,11 +51,10 @@ void RunStream<T>::advance_in_run() {
     // A run of sections, read as records: each position decoded, for its
     // node or for its edges.
     RunFileReader::SectionRecord r;
-    std::string_view section;
     if constexpr (std::is_same_v<T, NodeEntry>) {
       for (has_ = false; !has_;) {
         if (!file_.next(r)) return;
-        if (!store::read_entry(r.entry, section) || !store::from_bytes(section, section_)) {
+        if (!decode_entry(r.entry, section_)) {
           damaged_ = true;
           return;
         }
@@ -68,7 +65,7 @@ void RunStream<T>::advance_in_run() {
       while (section_at_ == section_.edges.size()) {
         has_ = false;
         if (!file_.next(r)) return;
-        if (!store::read_entry(r.entry, section) || !store::from_bytes(section, section_)) {
+        if (!decode_entry(r.entry, section_)) {
           damaged_ = true;
           return;
         }
@@ -125,13 +122,8 @@ BuildStatus RunStream<T>::open() {
   damaged_ = false;
   const Key first = span_.first;
   if (run_.sections) {
-    const auto& marks = run_.section_marks;
-    if (marks.empty() || marks.front().key > span_.last || run_.last_section_key < first) return std::nullopt;
-    auto after =
-        std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < first; });
-    const RunMark start = after == marks.begin() ? marks.front() : *(after - 1);
-    if (auto e = file_.open(run_.path, start.offset, run_.section_count - start.ordinal)) return e;
-    if (first > 0 && !file_.skip_sections_below(first)) return std::nullopt;  // damaged: the merge reports it
+    bool reading;  // (not when damaged: the merge reports it)
+    if (auto e = file_.open_sections(run_, span_, reading); e || !reading) return e;
   } else if (!run_.path.empty()) {
     const auto& marks = Part::marks(run_);
     // A file with no key in the span is not read: the spill files of another
@@ -255,17 +247,10 @@ BuildStatus RunMerger::open() {
     edges_.push_back(std::make_unique<RunStream<EdgeEntry>>(*r, i, span_));
     if (mode_ != kStreams && r->sections) {
       sources_[i] = Source::File;
-      // As RunStream::open: from the last mark below the span's first key.
-      const auto& marks = r->section_marks;
-      if (marks.empty() || marks.front().key > span_.last || r->last_section_key < span_.first) continue;
-      auto after = std::partition_point(marks.begin(), marks.end(),
-                                        [&](const RunMark& m) { return m.key < span_.first; });
-      const RunMark start = after == marks.begin() ? marks.front() : *(after - 1);
       files_[i] = std::make_unique<RunFileReader>();
-      if (auto e = files_[i]->open(r->path, start.offset, r->section_count - start.ordinal)) return e;
-      if (span_.first > 0 && !files_[i]->skip_sections_below(span_.first))
-        continue;  // damaged: reported at the end
-      advance_file(std::uint32_t(i));
+      bool reading;  // (not when damaged: reported at the end)
+      if (auto e = files_[i]->open_sections(*r, span_, reading)) return e;
+      if (reading) advance_file(std::uint32_t(i));
     } else if (mode_ != kStreams && r->path.empty() && r->nodes.empty() && r->edges.empty()) {
       sources_[i] = Source::Slots;
       const SlotArray& slots = r->memory.slots;
@@ -464,8 +449,7 @@ void RunMerger::take_decoded(std::uint32_t run, Key key, MergedSection& out) {
   const std::uint64_t place = std::uint64_t(run) << 8;
   switch (sources_[run]) {
     case Source::File: {
-      std::string_view section;
-      if (!store::read_entry(file_heads_[run].entry, section) || !store::from_bytes(section, decoded_)) {
+      if (!decode_entry(file_heads_[run].entry, decoded_)) {
         if (!node_error_)
           node_error_ = BuildError::book("the aggregation run " + runs_[run]->path + " is damaged");
         file_has_[run] = false;  // (the merge ends short: the error says why)
@@ -482,16 +466,13 @@ void RunMerger::take_decoded(std::uint32_t run, Key key, MergedSection& out) {
     case Source::Slots: {
       const SlotTables& t = runs_[run]->memory;
       const SlotArray& slots = t.slots;
-      std::size_t at = slot_at_[run], end = at;
+      const std::size_t at = slot_at_[run];
+      std::size_t end = at;
       while (end < slots.size() && slots[end].key == key) ++end;
-      if (slots[at].move == 0) take_node(t.node(slots[at++]).record);
-      scratch_.ranks.resize(end - at);
-      if (end > at) edge_ranks(t, slots.data() + at, slots.data() + end, scratch_.ranks.data());
-      for (std::size_t i = at; i < end; ++i) {
-        edges.push_back(t.edge(slots[i]));
-        edges.back().record.polyglot_rank = scratch_.ranks[i - at];
-        section_first_.push_back(place | scratch_.ranks[i - at]);
-      }
+      if (auto node = expand(t, slots.data() + at, slots.data() + end, scratch_.ranks, edges))
+        take_node(node->record);
+      for (std::size_t i = before; i < edges.size(); ++i)
+        section_first_.push_back(place | edges[i].record.polyglot_rank);
       slot_at_[run] = end;
       break;
     }
