@@ -506,7 +506,7 @@ BuildStatus Aggregator::spill(bool over_budget) {
   EntryScratch scratch;
   std::string entry;
   for (std::size_t i = 0, end; i < used; i = end) {  // each key's slots: its node, then its edges
-    for (end = i + 1; end < used && slots[end].key == slots[i].key;) ++end;
+    end = key_end(slots, i, used);
     entry.clear();
     append_entry(tables_, slots + i, slots + end, scratch, entry);
     const bool has_node = slots[i].move == 0;

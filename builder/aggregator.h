@@ -221,6 +221,15 @@ struct SlotTables {
   }
 };
 
+// Past the slots of slots[at]'s key in sorted slots [at, end): its node and
+// edges lie together.
+inline std::size_t key_end(const Slot* slots, std::size_t at, std::size_t end) {
+  assert(at < end);
+  std::size_t i = at + 1;
+  while (i < end && slots[i].key == slots[at].key) ++i;
+  return i;
+}
+
 // The place of each of the edge slots [first, last) of one key, sorted by
 // move, in the order of their first plays in the run (0: played first), into
 // ranks (capped at 255): the rank of first play that a run gives its edges

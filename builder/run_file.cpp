@@ -255,18 +255,21 @@ bool RunFileReader::skip_below(Key first) {
   }
   return !failed_;
 }
+
+std::optional<RunMark> start_mark(const std::vector<RunMark>& marks, Key last_key, KeySpan span,
+                                  RunMark from_start) {
+  if (marks.empty() || marks.front().key > span.last || last_key < span.first) return std::nullopt;
+  auto after =
+      std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < span.first; });
+  return after == marks.begin() ? from_start : *(after - 1);
+}
+
 BuildStatus RunFileReader::open_sections(const Run& run, KeySpan span, bool& reading) {
   assert(run.sections);
   reading = false;
-  const auto& marks = run.section_marks;
-  // A file with no key in the span is not read: the spill files of another
-  // key range (a build thread's) hold none of its slices' keys.
-  if (marks.empty() || marks.front().key > span.last || run.last_section_key < span.first)
-    return std::nullopt;
-  auto after =
-      std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < span.first; });
-  const RunMark start = after == marks.begin() ? marks.front() : *(after - 1);
-  if (auto e = open(run.path, start.offset, run.section_count - start.ordinal)) return e;
+  const auto start = start_mark(run.section_marks, run.last_section_key, span, RunMark{0, 0, 0});
+  if (!start) return std::nullopt;
+  if (auto e = open(run.path, start->offset, run.section_count - start->ordinal)) return e;
   reading = span.first == 0 || skip_sections_below(span.first);
   return std::nullopt;
 }

@@ -69,6 +69,14 @@ class RunFileWriter {
   bool ok_ = true;
 };
 
+// Where a read of a run file for the keys of span starts: the last of marks
+// (every kRunMarkEvery-th record of the file, by key) below span.first, or
+// from_start when none is; nullopt when the file holds no key of the span
+// (last_key: its last record's). The spill files of another key range (a
+// build thread's) hold none of its slices' keys, and are not read.
+std::optional<RunMark> start_mark(const std::vector<RunMark>& marks, Key last_key, KeySpan span,
+                                  RunMark from_start);
+
 // The section of a run of sections' entry (SectionRecord::entry), decoded
 // whole into out; false when it does not decode (a damaged file).
 bool decode_entry(std::string_view entry, store::Section& out);

@@ -45,33 +45,31 @@ void RunStream<T>::advance() {
 }
 
 template <class T>
+bool RunStream<T>::read_section() {
+  RunFileReader::SectionRecord r;
+  if (!file_.next(r)) return false;
+  if (!decode_entry(r.entry, section_)) return !(damaged_ = true);
+  section_key_ = r.key;
+  section_at_ = 0;
+  return true;
+}
+
+template <class T>
 void RunStream<T>::advance_in_run() {
   using Part = RunPart<T>;
   if (run_.sections) {
     // A run of sections, read as records: each position decoded, for its
     // node or for its edges.
-    RunFileReader::SectionRecord r;
     if constexpr (std::is_same_v<T, NodeEntry>) {
       for (has_ = false; !has_;) {
-        if (!file_.next(r)) return;
-        if (!decode_entry(r.entry, section_)) {
-          damaged_ = true;
-          return;
-        }
+        if (!read_section()) return;
         has_ = section_.node.has_value();
-        if (has_) head_ = {r.key, *section_.node};
+        if (has_) head_ = {section_key_, *section_.node};
       }
     } else {
-      while (section_at_ == section_.edges.size()) {
-        has_ = false;
-        if (!file_.next(r)) return;
-        if (!decode_entry(r.entry, section_)) {
-          damaged_ = true;
-          return;
-        }
-        section_key_ = r.key;
-        section_at_ = 0;
-      }
+      has_ = false;
+      while (section_at_ == section_.edges.size())
+        if (!read_section()) return;
       const auto& [move, record] = section_.edges[section_at_++];
       head_ = {section_key_, move, record};
       has_ = true;
@@ -98,8 +96,7 @@ void RunStream<T>::advance_in_run() {
       // they are made a key at a time, for the edges after its node.
       if (at_ >= group_end_) {
         group_begin_ = at_;
-        for (group_end_ = at_ + 1; group_end_ < slots.size() && slots[group_end_].key == slots[at_].key;)
-          ++group_end_;
+        group_end_ = key_end(slots.data(), at_, slots.size());
         ranks_.resize(group_end_ - group_begin_);
         edge_ranks(run_.memory, &slots[group_begin_], slots.data() + group_end_, ranks_.data());
       }
@@ -125,14 +122,10 @@ BuildStatus RunStream<T>::open() {
     bool reading;  // (not when damaged: the merge reports it)
     if (auto e = file_.open_sections(run_, span_, reading); e || !reading) return e;
   } else if (!run_.path.empty()) {
-    const auto& marks = Part::marks(run_);
-    // A file with no key in the span is not read: the spill files of another
-    // key range (a build thread's) hold none of its slices' keys.
-    if (marks.empty() || marks.front().key > span_.last || Part::last_key(run_) < first) return std::nullopt;
-    auto after =
-        std::partition_point(marks.begin(), marks.end(), [&](const RunMark& m) { return m.key < first; });
-    const RunMark start = after == marks.begin() ? RunMark{0, Part::file_offset(run_), 0} : *(after - 1);
-    if (auto e = file_.open(run_.path, start.offset, Part::count(run_) - start.ordinal)) return e;
+    const auto start =
+        start_mark(Part::marks(run_), Part::last_key(run_), span_, {0, Part::file_offset(run_), 0});
+    if (!start) return std::nullopt;
+    if (auto e = file_.open(run_.path, start->offset, Part::count(run_) - start->ordinal)) return e;
     if (first > 0 && !Part::skip_below(file_, first)) return std::nullopt;  // damaged: the merge reports it
   } else if (const auto& entries = Part::entries(run_); !entries.empty()) {
     at_ = std::size_t(
@@ -405,8 +398,7 @@ bool RunMerger::next_section(MergedSection& out) {
     const Run& run = *runs_[first];
     const SlotArray& slots = run.memory.slots;
     const std::size_t at = slot_at_[first];
-    std::size_t end = at + 1;
-    while (end < slots.size() && slots[end].key == key) ++end;
+    const std::size_t end = key_end(slots.data(), at, slots.size());
     entry_.clear();
     append_entry(run.memory, slots.data() + at, slots.data() + end, scratch_, entry_);
     out.entry = entry_;
@@ -467,8 +459,8 @@ void RunMerger::take_decoded(std::uint32_t run, Key key, MergedSection& out) {
       const SlotTables& t = runs_[run]->memory;
       const SlotArray& slots = t.slots;
       const std::size_t at = slot_at_[run];
-      std::size_t end = at;
-      while (end < slots.size() && slots[end].key == key) ++end;
+      assert(slots[at].key == key);  // (the run's head)
+      const std::size_t end = key_end(slots.data(), at, slots.size());
       if (auto node = expand(t, slots.data() + at, slots.data() + end, scratch_.ranks, edges))
         take_node(node->record);
       for (std::size_t i = before; i < edges.size(); ++i)

@@ -54,6 +54,9 @@ class RunStream {
   // In-memory runs of edges: the ranks of the slots [group_begin_, group_end_) of one key.
   std::size_t group_begin_ = 0, group_end_ = 0;
   std::vector<std::uint8_t> ranks_;
+  // Runs of sections: reads and decodes the next position; false at the
+  // end of the file or of a damaged one (then failed()).
+  bool read_section();
   // Runs of sections: the position read (its edges, the next to hand out).
   store::Section section_;
   Key section_key_ = 0;

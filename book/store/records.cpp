@@ -400,17 +400,27 @@ bool append_self_delimited(std::string& out, std::string_view section) {
   return true;
 }
 
+namespace {
+
+// Marks the packed node that starts at out[head] as followed by its one edge
+// and appends that edge: its move and child key.
+void append_inline_edge(std::string& out, std::size_t head, std::uint16_t move, std::uint64_t child_key) {
+  out[head] = char(std::uint8_t(out[head]) | kInlineEdge);
+  char bytes[10];
+  put_be16(bytes, move);
+  std::memcpy(bytes + 2, &child_key, 8);
+  out.append(bytes, 10);
+}
+
+}  // namespace
+
 bool append_one_game_inline(std::string& out, const NodeRecord& node, std::uint16_t move,
                             const EdgeRecord& edge) {
   if (!one_game(node) || !(node_share(node) == edge_share(edge)) || !child_key_only(without_share(edge)))
     return false;
   const std::size_t head = out.size();
   append_packed_node(out, node);
-  out[head] = char(std::uint8_t(out[head]) | kInlineEdge);
-  char bytes[10];
-  put_be16(bytes, move);
-  std::memcpy(bytes + 2, &edge.child_key, 8);
-  out.append(bytes, 10);
+  append_inline_edge(out, head, move, edge.child_key);
   return true;
 }
 
@@ -426,11 +436,7 @@ bool append_one_game_inline(std::string& out, const OneGameNode& node, std::uint
   append_packed(out, result, node.black, node.position_hash, node.min_ply,
                 node.mover_elo > 0 ? std::uint64_t(node.mover_elo) : 0,
                 node.year > 0 ? std::uint16_t(node.year) : 0);
-  out[head] = char(std::uint8_t(out[head]) | kInlineEdge);
-  char bytes[10];
-  put_be16(bytes, move);
-  std::memcpy(bytes + 2, &child_key, 8);
-  out.append(bytes, 10);
+  append_inline_edge(out, head, move, child_key);
   return true;
 }
 
