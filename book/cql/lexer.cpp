@@ -1,6 +1,7 @@
 #include "book/cql/lexer.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <optional>
 
@@ -139,6 +140,7 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
   std::size_t i = 0;
   bool space = true;
   auto fail = [&](std::size_t at, std::string message) {
+    assert(at >= line_start);  // on the line being read
     error = {line, int(at - line_start) + 1, int(at), std::move(message)};
     return false;
   };
@@ -161,7 +163,8 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
       continue;
     }
     if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      std::size_t start = i;
+      const std::size_t start = i, start_line_start = line_start;
+      const int start_line = line;
       i += 2;
       while (i + 1 < text.size() && !(text[i] == '*' && text[i + 1] == '/')) {
         if (text[i] == '\n') {
@@ -170,7 +173,11 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
         }
         ++i;
       }
-      if (i + 1 >= text.size()) return fail(start, "unterminated /* comment");
+      if (i + 1 >= text.size()) {  // where the comment opens, not where the text ends
+        line = start_line;
+        line_start = start_line_start;
+        return fail(start, "unterminated /* comment");
+      }
       i += 2;
       space = true;
       continue;

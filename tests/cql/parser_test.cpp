@@ -148,6 +148,21 @@ TEST_CASE("An unknown filter is an error with line, column, caret and what was e
         "  expected a filter (see the filter index of the CQL reference)\n");
 }
 
+TEST_CASE("An unterminated /* comment is placed where it opens, whatever lines it runs over",
+          "[cql][parser]") {
+  // Found by fuzz/cql_fuzz.cpp: the error took the line of the text's end
+  // and a column counted from the start of that line (q.cql:3:-12).
+  std::string q = "mate\n  check /* first\nsecond";
+  ParseError e = must_fail(q);
+  CHECK(e.message == "unterminated /* comment");
+  CHECK(e.line == 2);
+  CHECK(e.column == 9);
+  CHECK(e.render(q, "q.cql") ==
+        "q.cql:2:9: error: unterminated /* comment\n"
+        "    check /* first\n"
+        "          ^\n");
+}
+
 TEST_CASE("Type errors name the operand type that was expected", "[cql][parser]") {
   CHECK(must_fail("power 3").message == "power needs a Set, this is a Numeric");
   CHECK(must_fail("\"a\" < 3").message == "cannot compare a String with a Numeric");
