@@ -336,6 +336,12 @@ std::string fingerprint(const Node& n) {
   return out;
 }
 
+std::size_t node_count(const Node& n) {
+  std::size_t count = 1;
+  for (const auto& a : n.args) count += node_count(*a);
+  return count;
+}
+
 std::string print_tree(const Node& root) {
   std::ostringstream out;
   print(root, 0, out);

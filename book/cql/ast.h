@@ -297,6 +297,9 @@ NodePtr make_node(Op op, Type type);
 // (used to elide duplicate transformations).
 std::string fingerprint(const Node& n);
 
+// The nodes of the tree at n, n included.
+std::size_t node_count(const Node& n);
+
 // A readable tree, one filter per line, indented; what --parse prints.
 std::string print_tree(const Node& root);
 

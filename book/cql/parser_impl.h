@@ -344,6 +344,14 @@ class Parser {
   std::set<std::string> expanding_;
   int line_count_ = 0;
   int depth_ = 0;
+  // The filters the transforms of the query have made so far: a transform
+  // copies its body once for each of its variants (flip 8, shift up to 225),
+  // and nested transforms multiply, so that three nested shifts and flips
+  // took minutes and gigabytes to parse (found by fuzz/cql_fuzz.cpp).
+  std::size_t transform_nodes_ = 0;
 };
+
+// The most filters the transforms of one query may make (some 75 MB of them).
+inline constexpr std::size_t kMaxTransformNodes = std::size_t(1) << 18;
 
 }  // namespace gb::cql

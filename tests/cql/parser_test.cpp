@@ -163,6 +163,23 @@ TEST_CASE("An unterminated /* comment is placed where it opens, whatever lines i
         "          ^\n");
 }
 
+TEST_CASE("Nested transforms that would make too many filters are refused at the transform",
+          "[cql][parser]") {
+  // Found by fuzz/cql_fuzz.cpp: three nested shifts and flips took minutes
+  // and gigabytes to parse. Here the innermost shift makes at most 225
+  // copies of a1, the middle one at most 225 of that, and the outer one
+  // would make millions: it is the one refused.
+  std::string q = "shift shift shift a1";
+  ParseError e = must_fail(q);
+  CHECK(e.line == 1);
+  CHECK(e.column == 1);
+  CHECK(e.message.find("nested transforms multiply") != std::string::npos);
+  CHECK(e.render(q, "q").find("\n  ^~~~~\n") != std::string::npos);
+  // Nested transforms of the usual kind stay well inside the limit.
+  must_parse("flipcolor flip shift a1");
+  must_parse("shift shift a1");
+}
+
 TEST_CASE("Type errors name the operand type that was expected", "[cql][parser]") {
   CHECK(must_fail("power 3").message == "power needs a Set, this is a Numeric");
   CHECK(must_fail("\"a\" < 3").message == "cannot compare a String with a Numeric");
