@@ -107,7 +107,9 @@ std::string write_pgn(const Game& game, const GameResult& result, const Program&
   // Tags with the edits applied.
   std::vector<std::pair<std::string, std::string>> tags = game.tags;
   for (const auto& [name, value] : result.tag_edits) {
-    auto it = std::find_if(tags.begin(), tags.end(), [&](const auto& t) { return t.first == name; });
+    // (name captured by name: clang 14, which builds the fuzz targets, cannot capture a structured binding)
+    auto it =
+        std::find_if(tags.begin(), tags.end(), [&name = name](const auto& t) { return t.first == name; });
     if (!value) {
       if (it != tags.end()) tags.erase(it);
     } else if (it != tags.end()) {
