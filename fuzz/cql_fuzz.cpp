@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <variant>
 
 #include "book/cql/evaluator.h"
 #include "book/cql/game_reader.h"

@@ -176,11 +176,11 @@ NodePtr Parser::parse_transform(const Token& t) {
     if (!apply_transform(*copy, tr)) continue;
     std::string key = fingerprint(*copy);
     if (!seen.insert(key).second) continue;
-    transform_nodes_ += node_count(*copy);
-    if (transform_nodes_ > kMaxTransformNodes)
-      fail_at(t, "the transforms of this query make more than " + std::to_string(kMaxTransformNodes) +
-                     " filters: " + t.text + " copies its body for each of its " +
-                     std::to_string(variants.size()) + " variants, and nested transforms multiply");
+    made_ += node_count(*copy);
+    if (made_ > kMaxQueryNodes)
+      fail_at(t, "this query makes more than " + std::to_string(kMaxQueryNodes) + " filters: " + t.text +
+                     " copies its body for each of its " + std::to_string(variants.size()) +
+                     " variants, and nested transforms multiply");
     n->args.push_back(std::move(copy));
   }
   if (count || range)

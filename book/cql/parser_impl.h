@@ -68,6 +68,10 @@ inline std::optional<AssignOp> assign_op(const Token& t) {
   if (it == ops.end()) return std::nullopt;
   return it->second;
 }
+// The most filters one query may make (some 75 MB of them), counting what
+// its function calls and transforms expand.
+inline constexpr std::size_t kMaxQueryNodes = std::size_t(1) << 18;
+
 class Parser {
  public:
   explicit Parser(std::vector<Token> tokens) : toks_(std::move(tokens)) { scopes_.emplace_back(); }
@@ -118,6 +122,9 @@ class Parser {
   }
 
   NodePtr node(Op op, Type type, const Token& at) {
+    if (++made_ > kMaxQueryNodes)
+      fail_at(at, "this query makes more than " + std::to_string(kMaxQueryNodes) +
+                      " filters: function calls and transforms copy their bodies, and nested ones multiply");
     auto n = make_node(op, type);
     n->line = at.line;
     n->column = at.column;
@@ -344,14 +351,13 @@ class Parser {
   std::set<std::string> expanding_;
   int line_count_ = 0;
   int depth_ = 0;
-  // The filters the transforms of the query have made so far: a transform
-  // copies its body once for each of its variants (flip 8, shift up to 225),
-  // and nested transforms multiply, so that three nested shifts and flips
-  // took minutes and gigabytes to parse (found by fuzz/cql_fuzz.cpp).
-  std::size_t transform_nodes_ = 0;
+  // The filters the query has made so far (node(), and the copies of the
+  // transforms). A function call parses its body again in place, and a
+  // transform copies its body once for each of its variants (flip 8, shift
+  // up to 225): nested ones multiply, so that three nested shifts and flips
+  // took minutes and gigabytes to parse (found by fuzz/cql_fuzz.cpp), and
+  // twenty functions each calling the one before twice took seconds.
+  std::size_t made_ = 0;
 };
-
-// The most filters the transforms of one query may make (some 75 MB of them).
-inline constexpr std::size_t kMaxTransformNodes = std::size_t(1) << 18;
 
 }  // namespace gb::cql

@@ -180,6 +180,22 @@ TEST_CASE("Nested transforms that would make too many filters are refused at the
   must_parse("shift shift a1");
 }
 
+TEST_CASE("Nested function calls that would make too many filters are refused", "[cql][parser]") {
+  // Each function calls the one before twice, and a call parses the body in
+  // place: the last of n functions makes over 2^n filters. Twenty took 12 s.
+  auto name = [](int i) { return std::string("f") + char('a' + i); };  // fa, fb...: not squares
+  auto chain = [&](int n) {
+    std::string q = "function fa(){a1 a2} ";
+    for (int i = 1; i <= n; ++i)
+      q += "function " + name(i) + "(){" + name(i - 1) + "() " + name(i - 1) + "()} ";
+    return q + name(n) + "()";
+  };
+  ParseError e = must_fail(chain(20));
+  CHECK(e.message.find("function calls and transforms copy their bodies") != std::string::npos);
+  CHECK(e.line == 1);
+  must_parse(chain(8));  // far inside the limit
+}
+
 TEST_CASE("Type errors name the operand type that was expected", "[cql][parser]") {
   CHECK(must_fail("power 3").message == "power needs a Set, this is a Numeric");
   CHECK(must_fail("\"a\" < 3").message == "cannot compare a String with a Numeric");
