@@ -1,7 +1,7 @@
 // libFuzzer target for the CQL parser and evaluator: any bytes as a query.
 // A query either parses, and then runs on a short game with a variation, a
 // promotion, castling and comments (unless it has a while or a loop, which
-// may rightly run for ever), or is refused with an error whose rendering
+// may rightly run for ages), or is refused with an error whose rendering
 // names a line and puts a caret inside it. Neither may crash, hang or trip
 // the sanitizers. See docs/CQL.md.
 #include <cstddef>
@@ -41,8 +41,9 @@ const gb::cql::Game& game() {
 }
 
 // Whether the tree at n holds a while or a loop: `while ("C") {}` runs for
-// ever by the language's rules (the condition always matches), so a query
-// with one is parsed, not run.
+// ever by the language's rules (the condition always matches); the engine
+// stops one after 10 million rounds, but nested ones multiply. A query with
+// one is parsed, not run.
 bool may_run_for_ever(const gb::cql::Node& n) {
   if (n.op == gb::cql::Op::While || n.op == gb::cql::Op::Loop) return true;
   for (const auto& a : n.args)
