@@ -163,22 +163,15 @@ bool lex(std::string_view text, std::vector<Token>& tokens, LexError& error) {
       continue;
     }
     if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      const std::size_t start = i, start_line_start = line_start;
-      const int start_line = line;
-      i += 2;
-      while (i + 1 < text.size() && !(text[i] == '*' && text[i + 1] == '/')) {
-        if (text[i] == '\n') {
+      const std::size_t close = text.find("*/", i + 2);
+      // Placed where the comment opens: its lines are counted once it is closed.
+      if (close == std::string_view::npos) return fail(i, "unterminated /* comment");
+      for (std::size_t j = i + 2; j < close; ++j)
+        if (text[j] == '\n') {
           ++line;
-          line_start = i + 1;
+          line_start = j + 1;
         }
-        ++i;
-      }
-      if (i + 1 >= text.size()) {  // where the comment opens, not where the text ends
-        line = start_line;
-        line_start = start_line_start;
-        return fail(start, "unterminated /* comment");
-      }
-      i += 2;
+      i = close + 2;
       space = true;
       continue;
     }

@@ -170,17 +170,15 @@ NodePtr Parser::parse_transform(const Token& t) {
   n->transform_count = count;
   if (range) n->range = {true, range->lo, range->hi};
   std::set<std::string> seen;
+  const std::string too_many = t.text + " copies its body for each of its " +
+                               std::to_string(variants.size()) + " variants, and nested transforms multiply";
   for (Transform& tr : variants) {
     tr.restrict_shift = restrict_shift;
     NodePtr copy = body->clone();
     if (!apply_transform(*copy, tr)) continue;
     std::string key = fingerprint(*copy);
     if (!seen.insert(key).second) continue;
-    made_ += node_count(*copy);
-    if (made_ > kMaxQueryNodes)
-      fail_at(t, "this query makes more than " + std::to_string(kMaxQueryNodes) + " filters: " + t.text +
-                     " copies its body for each of its " + std::to_string(variants.size()) +
-                     " variants, and nested transforms multiply");
+    count_made(node_count(*copy), t, too_many);
     n->args.push_back(std::move(copy));
   }
   if (count || range)

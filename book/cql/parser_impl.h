@@ -121,10 +121,17 @@ class Parser {
     return toks_[pos_++].text;
   }
 
-  NodePtr node(Op op, Type type, const Token& at) {
-    if (++made_ > kMaxQueryNodes)
+  // Counts n more filters made (made_), refusing the query at `at` past
+  // kMaxQueryNodes; why: how they came to be so many.
+  void count_made(std::size_t n, const Token& at, std::string_view why) {
+    made_ += n;
+    if (made_ > kMaxQueryNodes)
       fail_at(at, "this query makes more than " + std::to_string(kMaxQueryNodes) +
-                      " filters: function calls and transforms copy their bodies, and nested ones multiply");
+                      " filters: " + std::string(why));
+  }
+
+  NodePtr node(Op op, Type type, const Token& at) {
+    count_made(1, at, "function calls and transforms copy their bodies, and nested ones multiply");
     auto n = make_node(op, type);
     n->line = at.line;
     n->column = at.column;

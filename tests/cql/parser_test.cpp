@@ -151,7 +151,7 @@ TEST_CASE("An unknown filter is an error with line, column, caret and what was e
 TEST_CASE("An unterminated /* comment is placed where it opens, whatever lines it runs over",
           "[cql][parser]") {
   // Found by fuzz/cql_fuzz.cpp: the error took the line of the text's end
-  // and a column counted from the start of that line (q.cql:3:-12).
+  // and a column counted from the start of that line (q.cql:3:-8).
   std::string q = "mate\n  check /* first\nsecond";
   ParseError e = must_fail(q);
   CHECK(e.message == "unterminated /* comment");
