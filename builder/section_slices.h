@@ -18,6 +18,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -62,21 +63,50 @@ inline constexpr std::uint64_t kSliceEntries = std::uint64_t(1) << 16;
 inline constexpr std::uint64_t kMaxSliceEntries = std::uint64_t(1) << 19;
 std::uint64_t slice_entries(const std::vector<const Run*>& runs);
 
+// Adds the section of key, its node (nullptr: none) and its edges in move
+// order (ranked), to out as the entries of a group hold them; what has fewer
+// than min_games games goes to a section of the pruned database instead
+// (keep_pruned) or nowhere. value, below: scratch.
+void add_position(SliceSections& out, Key key, const store::NodeRecord* node,
+                  const std::vector<EdgeEntry>& edges, std::uint32_t min_games, bool keep_pruned,
+                  std::string& value, std::string& below);
+
+// Adds the positions of an opened merge to out, in key order, as
+// add_position does (a position that one run alone holds as that run's
+// entry, in RunMerger::kEntries); with the merge's collisions and its error.
+void add_merged(RunMerger& merger, SliceSections& out, std::uint32_t min_games, bool keep_pruned);
+
+// What a SectionSlices makes its slices of: slices of the key space in key
+// order, each made apart from the others.
+class SliceMaker {
+ public:
+  virtual ~SliceMaker() = default;
+  virtual std::size_t count() const = 0;
+  // About how many nodes and edges a slice holds (its room is made at once).
+  virtual std::uint64_t per_slice() const = 0;
+  // Slice i's sections into out (emptied, its capacity kept); called on any
+  // thread, for each slice once.
+  virtual void make(std::size_t i, SliceSections& out) = 0;
+};
+
 class SectionSlices {
  public:
+  // Makes maker's slices on `threads` threads; keep_pruned: whether they
+  // hold sections for the pruned database.
+  SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads, bool keep_pruned);
   // Merges runs (each sorted, in the order of the input) on `threads`
   // threads; nodes and edges with fewer than min_games games go to the
   // pruned database when keep_pruned, else are left out. entries: the nodes
   // and edges of a slice, about (slice_entries(runs); a test makes them few).
   // remove_files: the runs' files are the caller's temporaries, removed once
-  // the last slice has opened them (opened()).
+  // the last slice has opened them.
   SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
                 bool keep_pruned, std::uint64_t entries, bool remove_files = false);
   ~SectionSlices();  // stops the threads (the writer may stop early: an LMDB error)
   SectionSlices(const SectionSlices&) = delete;
   SectionSlices& operator=(const SectionSlices&) = delete;
 
-  std::size_t count() const { return spans_.size(); }
+  std::size_t count() const { return count_; }
   // Whether the slices hold sections for the pruned database (keep_pruned).
   bool keeps_pruned() const { return keep_pruned_; }
   // Slice i (taken in order, from 0) once it is made; nullptr when it is not
@@ -90,15 +120,11 @@ class SectionSlices {
   static constexpr std::size_t kAhead = 2;
   void work();
   void make(std::size_t i, SliceSections& out);
-  void opened();
 
-  const std::vector<const Run*> runs_;
-  const std::uint32_t min_games_;
+  std::unique_ptr<SliceMaker> maker_;
   const bool keep_pruned_;
-  const bool remove_files_;
-  std::vector<KeySpan> spans_;
-  std::size_t window_;           // slices made or being made beyond the writer's
-  std::uint64_t per_slice_ = 0;  // nodes and edges in a slice, on average
+  const std::size_t count_;
+  std::size_t window_;  // slices made or being made beyond the writer's
 
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -106,7 +132,6 @@ class SectionSlices {
   std::vector<bool> ready_;           // of made_; guarded by mutex_
   std::size_t next_ = 0;              // the next slice to take; guarded by mutex_
   std::size_t released_ = 0;          // slices the writer is done with; guarded by mutex_
-  std::size_t opened_ = 0;            // slices that have opened their runs; guarded by mutex_
   bool stop_ = false;                 // guarded by mutex_
   std::vector<std::thread> threads_;  // last: they start after the rest exists
 };
