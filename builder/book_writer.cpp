@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "book/store/buckets.h"
@@ -533,10 +534,15 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
   // made, its first transaction synced and reopened, mostly a wait for the
   // disk, which the slices' threads waited for too).
   // The counts below min_games go to the pruned database (write_fresh makes it).
-  SectionSlices slices(merger.runs(), input.threads, input.min_games, input.min_games > 1,
-                       slice_entries(merger.runs()), input.remove_run_files);
+  const bool keep_pruned = input.min_games > 1;
+  std::optional<SectionSlices> slices;
+  if (input.slices)
+    slices.emplace(input.slices(), input.threads, keep_pruned);
+  else
+    slices.emplace(merger.runs(), input.threads, input.min_games, keep_pruned, slice_entries(merger.runs()),
+                   input.remove_run_files);
   return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {
-    return write_fresh(book, book_txn, to, slices, input, result);
+    return write_fresh(book, book_txn, to, *slices, input, result);
   });
 }
 
@@ -555,6 +561,11 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     auto fresh = book.holds_only_meta(*txn, &e);
     if (!fresh) return e;
     if (*fresh) return commit_fresh(book, *txn, merger, input, result);
+    if (input.slices)
+      return store::Error{ESTALE,
+                          book.path() +
+                              ": another process wrote into the book while this build ran; nothing was "
+                              "written, run the build again"};
   }
   return book.write([&](store::WriteTxn& txn) -> Status {
     result = CommitResult{};

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "builder/bucket_aggregator.h"
 #include "builder/fingerprint_run.h"
 #include "builder/run_merger.h"
+#include "builder/section_slices.h"
 
 namespace gb::builder {
 
@@ -53,6 +55,11 @@ struct CommitInput {
   // The runs' files are the build's temporaries: the merge of a new book
   // removes them once its last slice has opened them (SectionSlices).
   bool remove_run_files = false;
+  // When set, a new book's sections come from the slices it makes, not from
+  // the merger's runs: a build that counted into partitions
+  // (ply_partitions.h), which only a new book can take (a book that holds
+  // records is refused with ESTALE: another process wrote it meanwhile).
+  std::function<std::unique_ptr<SliceMaker>()> slices = {};
 };
 
 struct CommitResult {

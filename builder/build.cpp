@@ -29,6 +29,7 @@
 #include "builder/interrupt_cleanup.h"
 #include "builder/new_book_file.h"
 #include "builder/orphan_files.h"
+#include "builder/ply_partitions.h"
 #include "builder/progress.h"
 #include "builder/query_filter.h"
 #include "builder/run_file.h"
@@ -96,7 +97,10 @@ std::size_t table_budget(const BuildOptions& options, unsigned threads, std::siz
 struct Workers {
   const BuildOptions& options;
   store::Book& book;
-  std::vector<std::unique_ptr<Aggregator>> aggregators;    // one per thread, each for one KeyRange
+  // One per thread, each for one KeyRange: a build into a new book counts
+  // into partitions (ply_partitions.h), any other into tables.
+  std::vector<std::unique_ptr<PlyPartitions>> partitions;
+  std::vector<std::unique_ptr<Aggregator>> aggregators;
   std::vector<std::unique_ptr<BucketAggregator>> buckets;  // likewise, when the build counts buckets
   std::uint64_t games_counted = 0;  // the book's games before this build, then this build's so far
   std::uint32_t source = 0;         // the number the input being read gets in sources
@@ -155,7 +159,10 @@ BuildStatus aggregate_range(Workers& w, const std::vector<PartResult>& results, 
   for (const PartResult& r : results)
     for (const PendingGame& g : r.games.games)
       if (!g.duplicate) {
-        if (auto e = w.aggregators[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n)) return e;
+        const PlyRecord* plies = r.games.plies.data() + g.first;
+        if (auto e = w.partitions.empty() ? w.aggregators[i]->add_game(g.facts, plies, g.n)
+                                          : w.partitions[i]->add_game(g.facts, plies, g.n))
+          return e;
         if (!w.buckets.empty())
           if (auto e =
                   w.buckets[i]->add_game(g.facts, r.games.plies.data() + g.first, g.n, g.ordinal, w.source))
@@ -178,7 +185,7 @@ BuildStatus aggregate_range(Workers& w, const std::vector<PartResult>& results, 
 BuildStatus parse_and_count(Workers& w, std::optional<pgn::GameBlockReader::Block> block,
                             const std::string& name, std::vector<PartResult>& results,
                             const std::vector<PartResult>* counted, const std::function<void()>& read_next) {
-  const std::size_t threads = w.aggregators.size();
+  const std::size_t threads = w.pool.threads();
   const std::size_t ranges = counted ? threads : 0;
   std::vector<pgn::ByteRange> parts;
   if (block) parts = pgn::split_at_game_boundaries(block->text, threads * kPartsPerThread);
@@ -215,7 +222,10 @@ BuildStatus parse_and_count(Workers& w, std::optional<pgn::GameBlockReader::Bloc
   (void)w.pool.run(
       ranges + parts.size(),
       [&](std::size_t, std::size_t i) {
-        if (i < ranges) return !(failed[i] = aggregate_range(w, *counted, i));
+        if (i < ranges) {
+          if (getenv("GB_NOCOUNT")) return true;
+          return !(failed[i] = aggregate_range(w, *counted, i));
+        }
         parse(i - ranges);
         return true;
       },
@@ -233,8 +243,9 @@ BuildStatus decide_block(Workers& w, std::vector<PartResult>& results) {
   if (w.options.dedup)
     if (auto e = mark_duplicates(w, results)) return e;
   // The fingerprints just added leave less of the budget to the tables.
-  const std::size_t budget = table_budget(w.options, unsigned(w.aggregators.size()), dedup_bytes(w.dedup));
+  const std::size_t budget = table_budget(w.options, unsigned(w.pool.threads()), dedup_bytes(w.dedup));
   for (auto& a : w.aggregators) a->set_budget(budget);
+  for (auto& p : w.partitions) p->set_budget(budget);
   for (PartResult& r : results)
     for (PendingGame& g : r.games.games) {
       (g.duplicate ? r.duplicates : r.added) += 1;
@@ -410,6 +421,31 @@ std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& optio
   return tables;
 }
 
+// Whether the book holds nothing but meta: the commit then writes a new
+// book file (book_writer.h), and the build counts into partitions, which
+// only a new book can take. A book that cannot be read is counted into
+// tables (the commit reports what is wrong with it).
+bool holds_only_meta(store::Book& book) {
+  auto txn = store::ReadTxn::begin(book.env(), nullptr);
+  std::optional<bool> only_meta = txn ? book.holds_only_meta(*txn, nullptr) : std::nullopt;
+  return only_meta.value_or(false);
+}
+
+// The partitions of each thread's key range, sharing the memory budget as
+// the tables do (thread_tables); input_bytes as there.
+std::vector<std::unique_ptr<PlyPartitions>> thread_partitions(const BuildOptions& options, unsigned threads,
+                                                              const std::string& spill_dir,
+                                                              std::uint64_t input_bytes) {
+  // A ply takes 3 bytes of PGN at least ("e4 "): the most plies of each range.
+  const std::uint64_t most_plies = input_bytes / 3 / threads;
+  std::vector<std::unique_ptr<PlyPartitions>> partitions;
+  for (unsigned i = 0; i < threads; ++i)
+    partitions.push_back(std::make_unique<PlyPartitions>(table_budget(options, threads, 0), spill_dir,
+                                                         options.side, KeyRange{.index = i, .count = threads},
+                                                         most_plies));
+  return partitions;
+}
+
 // The bucket aggregations, one per thread for the same key ranges, in the
 // other half of the budget; none when the build counts no buckets.
 std::vector<std::unique_ptr<BucketAggregator>> thread_buckets(const BuildOptions& options, unsigned threads,
@@ -540,9 +576,10 @@ std::optional<InputReport> add_input(Workers& w, const std::string& in, const st
 // spills in report.
 std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildReport& report,
                                                           BuildError* error) {
-  std::vector<BuildStatus> failed(w.aggregators.size());
-  (void)w.pool.run(w.aggregators.size(),
-                   [&](std::size_t, std::size_t i) { return !(failed[i] = w.aggregators[i]->finish()); });
+  std::vector<BuildStatus> failed(w.pool.threads());
+  (void)w.pool.run(w.pool.threads(), [&](std::size_t, std::size_t i) {
+    return !(failed[i] = w.partitions.empty() ? w.aggregators[i]->finish() : w.partitions[i]->finish());
+  });
   for (BuildStatus& f : failed)
     if (f) {
       *error = std::move(*f);
@@ -561,6 +598,7 @@ std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildRepor
   for (auto& b : w.buckets) report.bucket_spills += b->spills();
   for (const DedupSet& d : w.dedup) report.fingerprint_spills += d.spills();
   std::vector<const Run*> runs;
+  for (auto& p : w.partitions) report.spills += p->spills();
   for (auto& a : w.aggregators) {
     report.collisions += a->collisions();
     report.spills += a->spills();
@@ -616,8 +654,14 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
   for (DedupSet& set : w.dedup)  // the ranges in order: all sorted
     if (auto e = set.take(fingerprints)) return e;
   CommitInput input = commit_input(w, std::move(fingerprints), std::move(sources), report, params);
-  input.threads = unsigned(w.aggregators.size());
+  input.threads = unsigned(w.pool.threads());
   input.remove_run_files = true;  // the aggregators' spills: nothing reads them after the commit
+  if (!w.partitions.empty())
+    input.slices = [&w, min_games = input.min_games] {
+      std::vector<const PlyPartitions*> ranges;
+      for (auto& p : w.partitions) ranges.push_back(p.get());
+      return partition_slices(ranges, min_games, min_games > 1);
+    };
   std::vector<const BucketAggregator*> bucket_threads;
   for (auto& b : w.buckets) bucket_threads.push_back(b.get());
   BucketMerger buckets(bucket_threads);
@@ -697,10 +741,16 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   const unsigned threads = std::max(1u, options.threads);
   WorkerPool pool(threads);
   std::optional<GameCollector> games;
+  const bool new_book = holds_only_meta(*book);
+  if (new_book) init_bitboards();  // (thread_tables makes them while it makes the tables)
   Workers w{.options = options,
             .book = *book,
+            .partitions = new_book ? thread_partitions(options, threads, spill_dir, total_input_bytes(inputs))
+                                   : std::vector<std::unique_ptr<PlyPartitions>>{},
             // The move generator's tables, which the first game needs, are made meanwhile.
-            .aggregators = thread_tables(options, pool, spill_dir, total_input_bytes(inputs), init_bitboards),
+            .aggregators =
+                new_book ? std::vector<std::unique_ptr<Aggregator>>{}
+                         : thread_tables(options, pool, spill_dir, total_input_bytes(inputs), init_bitboards),
             .buckets = thread_buckets(options, threads, spill_dir),
             .games_counted = std::max(book->stats().games, options.bucket_ordinals),
             .dedup = thread_dedup_sets(options, threads, spill_dir),

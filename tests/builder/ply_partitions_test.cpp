@@ -1,0 +1,212 @@
+// The counting of a build into a new book (ply_partitions.h): plies kept in
+// partitions of the key space, spilled as they are and counted by sorting at
+// the commit, give the sections that counting into a table gives (the
+// Aggregator, whose books equal Polyglot make-book's: tests/cli), byte for
+// byte, whatever the budget, the spills and their merges; a key that most
+// games reach is counted in chunks, each game once; and a spill that cannot
+// be written is an error that names its file.
+#include "builder/ply_partitions.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <memory>
+
+#include "book/store/section_groups.h"
+#include "random_games.h"
+
+using namespace gb;
+using namespace gb::builder;
+
+namespace {
+
+// What a commit writes of a maker's slices: each database's entries in key
+// order, as bytes (the key, then the entry), and its sections by key.
+struct Written {
+  std::string kept_bytes, pruned_bytes;
+  std::map<Key, store::Section> kept, pruned;
+  std::uint64_t nodes = 0, edges = 0, collisions = 0;
+};
+
+Written write(SectionSlices& slices) {
+  Written w;
+  for (std::size_t i = 0; i < slices.count(); ++i) {
+    const SliceSections* slice = slices.get(i, true);
+    REQUIRE(slice);
+    REQUIRE_FALSE(slice->error);
+    w.nodes += slice->nodes;
+    w.edges += slice->edges;
+    w.collisions += slice->collisions;
+    for (std::size_t p = 0; p < slice->positions.size(); ++p) {
+      const auto& position = slice->positions[p];
+      const std::string_view entry = slice->entry(p);
+      (position.pruned ? w.pruned_bytes : w.kept_bytes)
+          .append(reinterpret_cast<const char*>(&position.key), sizeof(Key))
+          .append(entry);
+      std::string_view section;
+      REQUIRE(store::read_entry(entry, section) == entry.size());
+      store::Section decoded;
+      REQUIRE(store::from_bytes(section, decoded));
+      (position.pruned ? w.pruned : w.kept).emplace(position.key, std::move(decoded));
+    }
+    slices.release(i);
+  }
+  return w;
+}
+
+// The games counted into tables (one Aggregator per key range, spilling at a
+// tiny budget) and written from their runs, as a build into a book that
+// holds records counts them.
+Written by_tables(const Games& games, std::uint32_t ranges, std::uint32_t min_games) {
+  std::vector<std::unique_ptr<Aggregator>> tables;
+  std::vector<const Run*> runs;
+  for (std::uint32_t r = 0; r < ranges; ++r) {
+    tables.push_back(std::make_unique<Aggregator>(1, "/tmp", Side::Both, KeyRange{r, ranges}));
+    for (std::size_t g = 0; g < games.plies.size(); ++g)
+      REQUIRE_FALSE(tables[r]->add_game(games.facts[g], games.plies[g].data(), games.plies[g].size()));
+    REQUIRE_FALSE(tables[r]->finish());
+    for (const Run& run : tables[r]->runs()) runs.push_back(&run);
+  }
+  SectionSlices slices(runs, 2, min_games, min_games > 1, 4096);
+  Written w = write(slices);
+  for (auto& t : tables) w.collisions += t->collisions();
+  return w;
+}
+
+// The same games counted into partitions of `ranges` key ranges with each
+// range's budget; spills: how many each range made, at least.
+Written by_partitions(const Games& games, std::uint32_t ranges, std::size_t budget, std::uint32_t min_games,
+                      std::size_t* spills = nullptr) {
+  std::vector<std::unique_ptr<PlyPartitions>> parts;
+  std::vector<const PlyPartitions*> in_order;
+  std::uint64_t plies = 0;
+  for (const auto& g : games.plies) plies += g.size();
+  for (std::uint32_t r = 0; r < ranges; ++r) {
+    parts.push_back(std::make_unique<PlyPartitions>(budget, "/tmp", Side::Both, KeyRange{r, ranges}, plies));
+    for (std::size_t g = 0; g < games.plies.size(); ++g)
+      REQUIRE_FALSE(parts[r]->add_game(games.facts[g], games.plies[g].data(), games.plies[g].size()));
+    REQUIRE_FALSE(parts[r]->finish());
+    if (spills) *spills = r == 0 ? parts[r]->spills() : std::min(*spills, parts[r]->spills());
+    in_order.push_back(parts[r].get());
+  }
+  SectionSlices slices(partition_slices(in_order, min_games, min_games > 1), 2, min_games > 1);
+  return write(slices);
+}
+
+void check_same(const Written& got, const Written& want) {
+  CHECK(want.kept.size() > 1000);  // something to compare
+  CHECK(got.nodes == want.nodes);
+  CHECK(got.edges == want.edges);
+  CHECK(got.collisions == want.collisions);
+  CHECK(got.kept.size() == want.kept.size());
+  CHECK(got.pruned.size() == want.pruned.size());
+  std::size_t differ = 0;
+  for (const auto* db : {&got.kept, &got.pruned}) {
+    const auto& other = db == &got.kept ? want.kept : want.pruned;
+    for (const auto& [key, section] : *db) {
+      auto at = other.find(key);
+      differ += at == other.end() || at->second.node != section.node || at->second.edges != section.edges;
+    }
+  }
+  CHECK(differ == 0);
+  // And the entries themselves, byte for byte: the book is the same.
+  CHECK(got.kept_bytes == want.kept_bytes);
+  CHECK(got.pruned_bytes == want.pruned_bytes);
+}
+
+}  // namespace
+
+TEST_CASE("Plies counted in partitions give the sections a table gives, whatever the spills", "[builder]") {
+  const std::uint32_t kMinGames = GENERATE(1u, 2u);
+  // 40,000 games, some 540,000 plies: at the smallest buffers (16,384 plies)
+  // each of two ranges spills more than 16 times, and its spills are merged.
+  const Games games = random_games(40000);
+  const Written want = by_tables(games, 2, kMinGames);
+  if (kMinGames > 1) CHECK(want.pruned.size() > 1000);
+
+  std::size_t spills = 0;
+  SECTION("spilling and merging spills") {
+    check_same(by_partitions(games, 2, 1, kMinGames, &spills), want);
+    CHECK(spills >= PlyPartitions::kSpillsPerMerge);  // the first 16 of a level are merged
+  }
+  SECTION("all in memory") {
+    check_same(by_partitions(games, 2, std::size_t(1) << 30, kMinGames, &spills), want);
+    CHECK(spills == 0);
+  }
+  SECTION("one key range") {
+    check_same(by_partitions(games, 1, 1, kMinGames), by_tables(games, 1, kMinGames));
+  }
+}
+
+TEST_CASE("Partitions whose budget falls in the middle of a build spill within it and count the same",
+          "[builder]") {
+  // As the build's fingerprints grow, its tables' budget falls (build.cpp).
+  const Games games = random_games(40000);
+  const Written want = by_tables(games, 1, 1);
+  PlyPartitions parts(std::size_t(64) << 20, "/tmp", Side::Both, KeyRange{}, 0);
+  std::size_t spills_before = 0;
+  for (std::size_t g = 0; g < games.plies.size(); ++g) {
+    if (g == games.plies.size() / 2) {
+      spills_before = parts.spills();
+      parts.set_budget(1);
+    }
+    REQUIRE_FALSE(parts.add_game(games.facts[g], games.plies[g].data(), games.plies[g].size()));
+  }
+  REQUIRE_FALSE(parts.finish());
+  CHECK(spills_before == 0);  // 64 MiB held the first half
+  CHECK(parts.spills() > 8);  // the second half, some 270,000 plies, in buffers of 16,384
+  SectionSlices slices(partition_slices({&parts}, 1, false), 2, false);
+  check_same(write(slices), want);
+}
+
+TEST_CASE("A key that most games reach is counted in chunks, each game once however often it returns",
+          "[builder]") {
+  // 150,000 games from one position S: S -a-> T -b-> S -c-> a position of
+  // the game's own. S takes 300,000 plies, more than a slice: its partition
+  // is counted in chunks, and a chunk may end between a game's two visits.
+  constexpr int kGames = 150000;
+  const Key s = 0x1234567887654321ull, t = 0x0fedcba987654321ull;
+  const Move a(Square(12), Square(28)), b(Square(52), Square(36)), c(Square(6), Square(21));
+  Games games;
+  for (int g = 0; g < kGames; ++g) {
+    const Key own = (Key(g) + 7) * 0x9E3779B97F4A7C15ull;
+    games.plies.push_back({{s, 0x51, a}, {t, 0x52, b}, {s, 0x51, c}, {own, (own >> 32) | 1, Move()}});
+    GameFacts f;
+    f.result = store::Result(g % 3);  // white wins, draw, black wins in turn
+    f.white_elo = 2000 + g % 7;
+    f.black_elo = 2100;
+    f.year = 2000 + g % 20;
+    games.facts.push_back(f);
+  }
+  const Written got = by_partitions(games, 2, 1, 1);
+  check_same(got, by_tables(games, 2, 1));
+
+  // And S by its definition: each game counted once at S and at each of its
+  // moves, each play of a move once in the Polyglot counts.
+  REQUIRE(got.kept.count(s));
+  const store::Section& at_s = got.kept.at(s);
+  REQUIRE(at_s.node);
+  CHECK(at_s.node->counters.games == kGames);
+  CHECK(at_s.node->counters.white_wins == kGames / 3);
+  CHECK(at_s.node->counters.draws == kGames / 3);
+  CHECK(at_s.node->counters.black_wins == kGames / 3);
+  CHECK(at_s.node->min_ply == 0);
+  REQUIRE(at_s.edges.size() == 2);
+  for (const auto& [move, edge] : at_s.edges) {
+    CHECK(edge.counters.games == kGames);
+    CHECK(edge.occurrences == kGames);
+    // a is played first in every game, c after it.
+    CHECK(edge.polyglot_rank == (move == a.raw() ? 0 : 1));
+    CHECK(edge.min_ply == (move == a.raw() ? 0 : 2));
+  }
+}
+
+TEST_CASE("A spill that cannot be written is an error that names its file", "[builder]") {
+  PlyPartitions parts(1, "/nonexistent-spill-folder", Side::Both, KeyRange{}, 0);
+  const Games games = random_games(5000);
+  BuildStatus error;
+  for (std::size_t g = 0; g < games.plies.size() && !error; ++g)
+    error = parts.add_game(games.facts[g], games.plies[g].data(), games.plies[g].size());
+  REQUIRE(error);
+  CHECK(error->code == BuildError::Code::Book);
+  CHECK_THAT(error->message, Catch::Contains("/nonexistent-spill-folder/graphbook-run-"));
+}
