@@ -152,9 +152,9 @@ BuildStatus mark_duplicates(Workers& w, std::vector<PartResult>& results) {
   return std::nullopt;
 }
 
-// Adds the games of a block that are not duplicates to the aggregator (and
-// the buckets) of key range i, which counts the positions of its range in
-// every game. An error when a spill failed.
+// Adds the games of a block that are not duplicates to the partitions or
+// the aggregator (and the buckets) of key range i, which count the positions
+// of its range in every game. An error when a spill failed.
 BuildStatus aggregate_range(Workers& w, const std::vector<PartResult>& results, std::size_t i) {
   for (const PartResult& r : results)
     for (const PendingGame& g : r.games.games)
@@ -222,10 +222,7 @@ BuildStatus parse_and_count(Workers& w, std::optional<pgn::GameBlockReader::Bloc
   (void)w.pool.run(
       ranges + parts.size(),
       [&](std::size_t, std::size_t i) {
-        if (i < ranges) {
-          if (getenv("GB_NOCOUNT")) return true;
-          return !(failed[i] = aggregate_range(w, *counted, i));
-        }
+        if (i < ranges) return !(failed[i] = aggregate_range(w, *counted, i));
         parse(i - ranges);
         return true;
       },
@@ -571,9 +568,10 @@ std::optional<InputReport> add_input(Workers& w, const std::string& in, const st
   return ir;
 }
 
-// Each thread sorts its own table into its last run; the runs of all threads
-// in thread order (the order of the key ranges), with their collisions and
-// spills in report.
+// Each thread sorts its own table into its last run (or cuts its last
+// plies into partitions); the runs of all threads in thread order (the order
+// of the key ranges; none for partitions), with their collisions and spills
+// in report.
 std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildReport& report,
                                                           BuildError* error) {
   std::vector<BuildStatus> failed(w.pool.threads());

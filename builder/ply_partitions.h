@@ -95,12 +95,12 @@ class PlyPartitions {
   // within a slice.
   PlyPartitions(std::size_t memory_budget, std::string spill_dir, Side side, KeyRange range,
                 std::uint64_t expected_plies);
-  ~PlyPartitions();  // removes the spill files
+  ~PlyPartitions();  // closes the spill files (which have no name: they are gone)
   PlyPartitions(const PlyPartitions&) = delete;
   PlyPartitions& operator=(const PlyPartitions&) = delete;
 
-  // As Aggregator::set_budget: from the next spill on, the buffers hold what
-  // it allows (they never shrink below what they hold).
+  // As Aggregator::set_budget: from the next ply on, the buffer spills at
+  // what the budget allows, and the spill gives back the pages past it.
   void set_budget(std::size_t memory_budget);
   // As Aggregator::add_game: plies[0..n) are the positions a game passed
   // through, games in the order of the input. An error names the spill file
@@ -129,7 +129,6 @@ class PlyPartitions {
   [[nodiscard]] BuildStatus read_chunks(std::size_t p, std::size_t plies, PlyArray& buffer,
                                         const std::function<void(const PlyEntry*, std::size_t)>& take) const;
   std::size_t spills() const { return spill_count_; }
-  std::uint64_t plies() const { return plies_; }
 
  private:
   // A file of plies cut into partitions: partition p's plies are
@@ -166,8 +165,7 @@ class PlyPartitions {
   std::vector<Spill> spills_;                 // in the order of the input
   std::size_t spill_count_ = 0;               // spills made (not counting merges)
   std::size_t serial_ = 0;                    // names the files
-  std::uint32_t games_ = 0;
-  std::uint64_t plies_ = 0;
+  std::uint32_t games_ = 0;                   // numbers the games from 1
   bool finished_ = false;
 };
 
