@@ -656,7 +656,7 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
   input.remove_run_files = true;  // the aggregators' spills: nothing reads them after the commit
   if (!w.partitions.empty())
     input.slices = [&w, min_games = input.min_games] {
-      std::vector<const PlyPartitions*> ranges;
+      std::vector<PlyPartitions*> ranges;
       for (auto& p : w.partitions) ranges.push_back(p.get());
       return partition_slices(ranges, min_games, min_games > 1);
     };

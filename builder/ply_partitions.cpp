@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -302,6 +303,14 @@ BuildStatus PlyPartitions::finish() {
   return std::nullopt;
 }
 
+void PlyPartitions::release() {
+  for (Spill& s : spills_) ::close(s.fd);
+  spills_.clear();
+  cut_pages_ = ReservedPages();
+  cut_ = nullptr;
+  memory_starts_.clear();
+}
+
 std::uint64_t PlyPartitions::plies_in(std::size_t p) const {
   assert(finished_ && p < partitions());
   std::uint64_t n = memory_starts_[p + 1] - memory_starts_[p];
@@ -476,7 +485,7 @@ void each_key(const PlyEntry* sorted, std::size_t n, F&& f) {
 
 class PartitionSlices : public SliceMaker {
  public:
-  PartitionSlices(const std::vector<const PlyPartitions*>& ranges, std::uint32_t min_games, bool keep_pruned)
+  PartitionSlices(const std::vector<PlyPartitions*>& ranges, std::uint32_t min_games, bool keep_pruned)
       : ranges_(ranges), min_games_(min_games), keep_pruned_(keep_pruned) {
     std::uint64_t all = 0;
     for (std::size_t r = 0; r < ranges_.size(); ++r) {
@@ -507,10 +516,17 @@ class PartitionSlices : public SliceMaker {
     }
     // A ply makes a node and an edge at most, some 24 bytes of entries (SectionSlices::make).
     per_slice_ = slices_.empty() ? 0 : all / slices_.size() + 1;
+    left_ = std::make_unique<std::atomic<std::size_t>[]>(ranges_.size());
+    for (const Slice& slice : slices_) ++left_[slice.range];
+    for (std::size_t r = 0; r < ranges_.size(); ++r)
+      if (left_[r] == 0) ranges_[r]->release();
   }
   std::size_t count() const override { return slices_.size(); }
   std::uint64_t per_slice() const override { return per_slice_; }
-  void make(std::size_t i, SliceSections& out) override;
+  void make(std::size_t i, SliceSections& out) override {
+    make_slice(slices_[i], out);
+    if (--left_[slices_[i].range] == 0) ranges_[slices_[i].range]->release();
+  }
 
  private:
   struct Slice {
@@ -527,13 +543,15 @@ class PartitionSlices : public SliceMaker {
   };
   // Sorts in[0..n) of slice s into scratch.sorted.
   [[nodiscard]] BuildStatus sort(const Slice& s, const PlyEntry* in, std::size_t n, Scratch& scratch) const;
+  void make_slice(const Slice& s, SliceSections& out) const;
   void make_chunked(const Slice& s, SliceSections& out, Scratch& scratch) const;
 
-  const std::vector<const PlyPartitions*> ranges_;
+  const std::vector<PlyPartitions*> ranges_;
   const std::uint32_t min_games_;
   const bool keep_pruned_;
   std::vector<Slice> slices_;
   std::uint64_t per_slice_ = 0;
+  std::unique_ptr<std::atomic<std::size_t>[]> left_;  // by range: its slices not yet made
 };
 
 BuildStatus PartitionSlices::sort(const Slice& s, const PlyEntry* in, std::size_t n, Scratch& scratch) const {
@@ -545,9 +563,8 @@ BuildStatus PartitionSlices::sort(const Slice& s, const PlyEntry* in, std::size_
   return std::nullopt;
 }
 
-void PartitionSlices::make(std::size_t i, SliceSections& out) {
+void PartitionSlices::make_slice(const Slice& s, SliceSections& out) const {
   thread_local Scratch scratch;
-  const Slice& s = slices_[i];
   if (s.chunked) return make_chunked(s, out, scratch);
   if (!scratch.read.resize(s.plies)) {
     out.error = no_memory();
@@ -614,7 +631,7 @@ void PartitionSlices::make_chunked(const Slice& s, SliceSections& out, Scratch& 
 
 }  // namespace
 
-std::unique_ptr<SliceMaker> partition_slices(const std::vector<const PlyPartitions*>& ranges,
+std::unique_ptr<SliceMaker> partition_slices(const std::vector<PlyPartitions*>& ranges,
                                              std::uint32_t min_games, bool keep_pruned) {
   return std::make_unique<PartitionSlices>(ranges, min_games, keep_pruned);
 }

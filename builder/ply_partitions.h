@@ -129,6 +129,10 @@ class PlyPartitions {
   [[nodiscard]] BuildStatus read_chunks(std::size_t p, std::size_t plies, PlyArray& buffer,
                                         const std::function<void(const PlyEntry*, std::size_t)>& take) const;
   std::size_t spills() const { return spill_count_; }
+  // The plies are read no more: the spill files are closed (which have no
+  // name: the kernel drops their pages) and the memory of the last plies
+  // goes back. Only spills() is valid after it.
+  void release();
 
  private:
   // A file of plies cut into partitions: partition p's plies are
@@ -172,8 +176,11 @@ class PlyPartitions {
 // The slices of a new book made from the partitions of every KeyRange (in
 // range order): consecutive partitions of one range, some tens of thousands
 // of plies each, each counted on the thread that takes it (SectionSlices).
-// min_games and keep_pruned as for the runs' slices.
-std::unique_ptr<SliceMaker> partition_slices(const std::vector<const PlyPartitions*>& ranges,
+// min_games and keep_pruned as for the runs' slices. The last slice of a
+// range releases it (PlyPartitions::release), on the slice's thread: the
+// kernel's freeing of the spills' pages, some milliseconds at full depth,
+// then runs beside the writer, not after the commit.
+std::unique_ptr<SliceMaker> partition_slices(const std::vector<PlyPartitions*>& ranges,
                                              std::uint32_t min_games, bool keep_pruned);
 
 }  // namespace gb::builder

@@ -77,7 +77,7 @@ Written by_tables(const Games& games, std::uint32_t ranges, std::uint32_t min_ga
 Written by_partitions(const Games& games, std::uint32_t ranges, std::size_t budget, std::uint32_t min_games,
                       std::size_t* spills = nullptr) {
   std::vector<std::unique_ptr<PlyPartitions>> parts;
-  std::vector<const PlyPartitions*> in_order;
+  std::vector<PlyPartitions*> in_order;
   std::uint64_t plies = 0;
   for (const auto& g : games.plies) plies += g.size();
   for (std::uint32_t r = 0; r < ranges; ++r) {
