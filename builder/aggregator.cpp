@@ -547,8 +547,8 @@ BuildStatus Aggregator::spill(bool over_budget) {
 }
 
 std::string Aggregator::next_run_path() {
-  return spill_dir_ + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) + "-" +
-         std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" + std::to_string(run_serial_++);
+  return run_file_path(spill_dir_, std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" +
+                                       std::to_string(run_serial_++));
 }
 
 BuildStatus Aggregator::compact_runs() {

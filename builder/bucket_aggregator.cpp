@@ -263,8 +263,8 @@ void BucketAggregator::compact() {
 }
 
 std::string BucketAggregator::next_path() {
-  return spill_dir_ + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) + "-b" +
-         std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" + std::to_string(serial_++);
+  return run_file_path(spill_dir_, "b" + std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" +
+                                       std::to_string(serial_++));
 }
 
 BuildStatus BucketAggregator::spill() {

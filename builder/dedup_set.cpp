@@ -46,8 +46,8 @@ void DedupSet::take_tables(std::vector<std::vector<Fingerprint>>& out) {
 }
 
 std::string DedupSet::next_run_name() {
-  return spill_dir_ + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) + "-fp-" +
-         std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" + std::to_string(run_serial_++);
+  return run_file_path(spill_dir_, "fp-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" +
+                                       std::to_string(run_serial_++));
 }
 
 BuildStatus DedupSet::merge(std::vector<FingerprintRun> runs,

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "builder/run_file.h"  // write_fully
+
 namespace gb::builder {
 
 namespace {
@@ -79,15 +81,8 @@ BuildStatus FingerprintRunWriter::open(const std::string& path) {
 }
 
 BuildStatus FingerprintRunWriter::flush() {
-  const char* bytes = reinterpret_cast<const char*>(buffer_.data());
-  std::size_t left = buffer_.size() * sizeof(Fingerprint);
-  while (left > 0) {
-    ssize_t n = ::write(fd_, bytes, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return failed("write the run file", path_, errno);
-    bytes += n;
-    left -= std::size_t(n);
-  }
+  if (!write_fully(fd_, buffer_.data(), buffer_.size() * sizeof(Fingerprint)))
+    return failed("write the run file", path_, errno);
   written_ += buffer_.size();
   buffer_.clear();
   return std::nullopt;

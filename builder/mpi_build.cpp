@@ -735,8 +735,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
     std::vector<Run> received(std::size_t(c.size));
     std::vector<RunFileWriter> writers(std::size_t(c.size));
     for (int s = 0; s < c.size; ++s) {
-      received[std::size_t(s)].path = spill_dir + "/" + std::string(kRunFilePrefix) +
-                                      std::to_string(::getpid()) + "-mpi-from-" + std::to_string(s);
+      received[std::size_t(s)].path = run_file_path(spill_dir, "mpi-from-" + std::to_string(s));
       if (auto e = writers[std::size_t(s)].open(received[std::size_t(s)])) abort_all(c, e->message);
     }
     const std::size_t cap = exchange_bytes / 2 / std::size_t(c.size);
@@ -759,8 +758,7 @@ std::optional<BuildReport> run_mpi_build(const std::string& book_path, const std
       std::vector<std::unique_ptr<BucketRunWriter> > bucket_writers;
       for (int s = 0; s < c.size; ++s)
         bucket_writers.push_back(std::make_unique<BucketRunWriter>(
-            spill_dir + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) +
-            "-mpi-buckets-from-" + std::to_string(s)));
+            run_file_path(spill_dir, "mpi-buckets-from-" + std::to_string(s))));
       rounds += send_by_key<BucketItem>(
           c, cap, [&](BucketItem& item) { return local_buckets.next_item(item); },
           [&](int s, const BucketItem& item) { bucket_writers[std::size_t(s)]->add(item); }, sent);

@@ -11,7 +11,7 @@
 #include <new>
 
 #include "book/store/section_groups.h"
-#include "builder/run_file.h"  // kRunFilePrefix
+#include "builder/run_file.h"  // run_file_path, write_fully
 #include "builder/run_merger.h"
 
 namespace gb::builder {
@@ -146,8 +146,8 @@ void PlyPartitions::cut(std::vector<std::uint64_t>& starts) {
 }
 
 std::string PlyPartitions::next_path() {
-  return spill_dir_ + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) + "-" +
-         std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-plies-" + std::to_string(serial_++);
+  return run_file_path(spill_dir_, std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-plies-" +
+                                       std::to_string(serial_++));
 }
 
 namespace {
@@ -160,21 +160,6 @@ int open_unnamed(const std::string& path) {
   return fd;
 }
 
-bool write_all(int fd, const void* data, std::size_t bytes) {
-  const auto* at = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t w = ::write(fd, at, bytes);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = ENOSPC;
-      return false;
-    }
-    at += w;
-    bytes -= std::size_t(w);
-  }
-  return true;
-}
-
 }  // namespace
 
 BuildStatus PlyPartitions::spill() {
@@ -183,7 +168,7 @@ BuildStatus PlyPartitions::spill() {
   cut(s.starts);
   if ((s.fd = open_unnamed(s.path)) < 0)
     return BuildError::book(error_text("cannot create the spill file", s.path));
-  if (!write_all(s.fd, cut_, used_ * sizeof(PlyEntry))) {
+  if (!write_fully(s.fd, cut_, used_ * sizeof(PlyEntry))) {
     BuildError e = BuildError::book(error_text("cannot write the spill file", s.path));
     ::close(s.fd);
     return e;
@@ -255,7 +240,7 @@ BuildStatus PlyPartitions::merge(std::size_t first, std::size_t count, Spill& ou
             ::close(out.fd);
             return e;
           }
-          if (!write_all(out.fd, in, n * sizeof(PlyEntry)))
+          if (!write_fully(out.fd, in, n * sizeof(PlyEntry)))
             return failed("cannot write the spill file", out.path);
           at += n;
         }
@@ -281,7 +266,7 @@ BuildStatus PlyPartitions::merge(std::size_t first, std::size_t count, Spill& ou
           put = std::copy(from[i], from[i] + n, put);
           from[i] += n;
         }
-      if (!write_all(out.fd, staged, std::size_t(put - staged) * sizeof(PlyEntry)))
+      if (!write_fully(out.fd, staged, std::size_t(put - staged) * sizeof(PlyEntry)))
         return failed("cannot write the spill file", out.path);
     }
     for (std::size_t p = a; p < b; ++p) out.starts[p + 1] = out.starts[p] + plies_of(p, p + 1);

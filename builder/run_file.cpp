@@ -1,5 +1,7 @@
 #include "builder/run_file.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
@@ -77,6 +79,25 @@ const char* get_one_game(const char* p, OneGame& g) {
 }
 
 }  // namespace
+
+std::string run_file_path(const std::string& dir, const std::string& name) {
+  return dir + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) + "-" + name;
+}
+
+bool write_fully(int fd, const void* data, std::size_t bytes) {
+  const auto* at = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t w = ::write(fd, at, bytes);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = ENOSPC;
+      return false;
+    }
+    at += w;
+    bytes -= std::size_t(w);
+  }
+  return true;
+}
 
 RunFileWriter::~RunFileWriter() {
   if (file_) std::fclose(file_);

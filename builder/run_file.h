@@ -33,6 +33,15 @@ namespace gb::builder {
 // Run files are named PREFIX PID-... beside the book (orphan_files.h).
 inline constexpr std::string_view kRunFilePrefix = "graphbook-run-";
 
+// The path of a temporary file of this process in dir: kRunFilePrefix, the
+// process id (which remove_orphans reads), '-' and name, which tells the
+// process's files apart.
+std::string run_file_path(const std::string& dir, const std::string& name);
+
+// Writes all of data to fd (again after EINTR); false, with errno set, when
+// it cannot (ENOSPC for a write that writes nothing).
+bool write_fully(int fd, const void* data, std::size_t bytes);
+
 class RunFileWriter {
  public:
   RunFileWriter() = default;
