@@ -534,13 +534,12 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
   // made, its first transaction synced and reopened, mostly a wait for the
   // disk, which the slices' threads waited for too).
   // The counts below min_games go to the pruned database (write_fresh makes it).
-  const bool keep_pruned = input.min_games > 1;
   std::optional<SectionSlices> slices;
   if (input.slices)
-    slices.emplace(input.slices(), input.threads, keep_pruned);
+    slices.emplace(input.slices(), input.threads);
   else
-    slices.emplace(merger.runs(), input.threads, input.min_games, keep_pruned, slice_entries(merger.runs()),
-                   input.remove_run_files);
+    slices.emplace(merger.runs(), input.threads, input.min_games, input.min_games > 1,
+                   slice_entries(merger.runs()), input.remove_run_files);
   return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {
     return write_fresh(book, book_txn, to, *slices, input, result);
   });

@@ -508,6 +508,7 @@ class PartitionSlices : public SliceMaker {
   }
   std::size_t count() const override { return slices_.size(); }
   std::uint64_t per_slice() const override { return per_slice_; }
+  bool keeps_pruned() const override { return keep_pruned_; }
   void make(std::size_t i, SliceSections& out) override {
     make_slice(slices_[i], out);
     if (--left_[slices_[i].range] == 0) ranges_[slices_[i].range]->release();

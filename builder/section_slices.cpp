@@ -58,6 +58,7 @@ class RunSlices : public SliceMaker {
   }
   std::size_t count() const override { return spans_.size(); }
   std::uint64_t per_slice() const override { return per_slice_; }
+  bool keeps_pruned() const override { return keep_pruned_; }
   void make(std::size_t i, SliceSections& out) override;
 
  private:
@@ -74,8 +75,8 @@ class RunSlices : public SliceMaker {
 
 }  // namespace
 
-SectionSlices::SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads, bool keep_pruned)
-    : maker_(std::move(maker)), keep_pruned_(keep_pruned), count_(maker_->count()) {
+SectionSlices::SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads)
+    : maker_(std::move(maker)), count_(maker_->count()) {
   threads = std::max(1u, threads);
   window_ = threads + kAhead;
   made_.resize(window_);
@@ -85,8 +86,8 @@ SectionSlices::SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads
 
 SectionSlices::SectionSlices(const std::vector<const Run*>& runs, unsigned threads, std::uint32_t min_games,
                              bool keep_pruned, std::uint64_t entries, bool remove_files)
-    : SectionSlices(std::make_unique<RunSlices>(runs, min_games, keep_pruned, entries, remove_files), threads,
-                    keep_pruned) {}
+    : SectionSlices(std::make_unique<RunSlices>(runs, min_games, keep_pruned, entries, remove_files),
+                    threads) {}
 
 SectionSlices::~SectionSlices() {
   {

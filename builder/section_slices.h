@@ -84,6 +84,8 @@ class SliceMaker {
   virtual std::size_t count() const = 0;
   // About how many nodes and edges a slice holds (its room is made at once).
   virtual std::uint64_t per_slice() const = 0;
+  // Whether the slices hold sections for the pruned database.
+  virtual bool keeps_pruned() const = 0;
   // Slice i's sections into out (emptied, its capacity kept); called on any
   // thread, for each slice once.
   virtual void make(std::size_t i, SliceSections& out) = 0;
@@ -91,9 +93,8 @@ class SliceMaker {
 
 class SectionSlices {
  public:
-  // Makes maker's slices on `threads` threads; keep_pruned: whether they
-  // hold sections for the pruned database.
-  SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads, bool keep_pruned);
+  // Makes maker's slices on `threads` threads.
+  SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads);
   // Merges runs (each sorted, in the order of the input) on `threads`
   // threads; nodes and edges with fewer than min_games games go to the
   // pruned database when keep_pruned, else are left out. entries: the nodes
@@ -108,7 +109,7 @@ class SectionSlices {
 
   std::size_t count() const { return count_; }
   // Whether the slices hold sections for the pruned database (keep_pruned).
-  bool keeps_pruned() const { return keep_pruned_; }
+  bool keeps_pruned() const { return maker_->keeps_pruned(); }
   // Slice i (taken in order, from 0) once it is made; nullptr when it is not
   // yet and wait is false. Valid until release(i).
   const SliceSections* get(std::size_t i, bool wait);
@@ -122,7 +123,6 @@ class SectionSlices {
   void make(std::size_t i, SliceSections& out);
 
   std::unique_ptr<SliceMaker> maker_;
-  const bool keep_pruned_;
   const std::size_t count_;
   std::size_t window_;  // slices made or being made beyond the writer's
 

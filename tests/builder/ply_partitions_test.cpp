@@ -88,7 +88,7 @@ Written by_partitions(const Games& games, std::uint32_t ranges, std::size_t budg
     if (spills) *spills = r == 0 ? parts[r]->spills() : std::min(*spills, parts[r]->spills());
     in_order.push_back(parts[r].get());
   }
-  SectionSlices slices(partition_slices(in_order, min_games, min_games > 1), 2, min_games > 1);
+  SectionSlices slices(partition_slices(in_order, min_games, min_games > 1), 2);
   return write(slices);
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("Partitions whose budget falls in the middle of a build spill within i
   REQUIRE_FALSE(parts.finish());
   CHECK(spills_before == 0);  // 64 MiB held the first half
   CHECK(parts.spills() > 8);  // the second half, some 270,000 plies, in buffers of 16,384
-  SectionSlices slices(partition_slices({&parts}, 1, false), 2, false);
+  SectionSlices slices(partition_slices({&parts}, 1, false), 2);
   check_same(write(slices), want);
 }
 
