@@ -418,14 +418,17 @@ std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& optio
   return tables;
 }
 
-// Whether the book holds nothing but meta: the commit then writes a new
-// book file (book_writer.h), and the build counts into partitions, which
-// only a new book can take. A book that cannot be read is counted into
-// tables (the commit reports what is wrong with it).
-bool holds_only_meta(store::Book& book) {
-  auto txn = store::ReadTxn::begin(book.env(), nullptr);
-  std::optional<bool> only_meta = txn ? book.holds_only_meta(*txn, nullptr) : std::nullopt;
-  return only_meta.value_or(false);
+// Whether the book holds nothing but meta, into only_meta: the commit then
+// writes a new book file (book_writer.h), and the build counts into
+// partitions, which only a new book can take. An error when the book cannot
+// be read.
+BuildStatus holds_only_meta(store::Book& book, bool& only_meta) {
+  store::Error e;
+  auto txn = store::ReadTxn::begin(book.env(), &e);
+  std::optional<bool> fresh = txn ? book.holds_only_meta(*txn, &e) : std::nullopt;
+  if (!fresh) return BuildError::book(book.path() + ": " + e.message());
+  only_meta = *fresh;
+  return std::nullopt;
 }
 
 // The partitions of each thread's key range, sharing the memory budget as
@@ -462,13 +465,12 @@ std::vector<std::unique_ptr<BucketAggregator>> thread_buckets(const BuildOptions
 // (another --by-month is refused: its buckets would no longer add up to its
 // totals); a book of records without them gets none (--buckets and
 // --by-month are refused: the games already in it have none).
-BuildStatus adopt_buckets(store::Book& book, BuildOptions& options) {
+// new_book: the book holds nothing but meta (holds_only_meta).
+BuildStatus adopt_buckets(store::Book& book, BuildOptions& options, bool new_book) {
   store::Error e;
   auto txn = store::ReadTxn::begin(book.env(), &e);
   if (!txn) return BuildError::book(book.path() + ": " + e.message());
   auto params = store::bucket_params(*txn, book.dbs().meta);
-  auto fresh = book.holds_only_meta(*txn, &e);
-  if (!fresh) return BuildError::book(book.path() + ": " + e.message());
   const std::string& path = book.path();
   if (params) {
     if (options.by_month_given && options.by_month != params->by_month)
@@ -480,7 +482,7 @@ BuildStatus adopt_buckets(store::Book& book, BuildOptions& options) {
     options.bucket_ordinals = params->ordinals;
     return std::nullopt;
   }
-  if (!*fresh && options.buckets)
+  if (!new_book && options.buckets)
     return BuildError::input(
         path + " was built without buckets: " + (options.by_month_given ? "--by-month" : "--buckets") +
         " needs a new book (build one from all the inputs)");
@@ -730,7 +732,12 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   remove_new_book_orphans(book_path);
   auto book = open_book_of_its_shape(book_path, options, error);
   if (!book) return std::nullopt;
-  if (auto problem = adopt_buckets(*book, options)) {
+  bool new_book = false;
+  if (auto problem = holds_only_meta(*book, new_book)) {
+    problem->message += "; nothing was built";
+    return fail(*problem);
+  }
+  if (auto problem = adopt_buckets(*book, options, new_book)) {
     problem->message += "; nothing was built";
     return fail(*problem);
   }
@@ -739,7 +746,6 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   const unsigned threads = std::max(1u, options.threads);
   WorkerPool pool(threads);
   std::optional<GameCollector> games;
-  const bool new_book = holds_only_meta(*book);
   if (new_book) init_bitboards();  // (thread_tables makes them while it makes the tables)
   Workers w{.options = options,
             .book = *book,
