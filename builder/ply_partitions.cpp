@@ -226,7 +226,6 @@ BuildStatus PlyPartitions::merge(std::size_t first, std::size_t count, Spill& ou
     for (std::size_t i = first; i < first + count; ++i) n += spills_[i].starts[b] - spills_[i].starts[a];
     return n;
   };
-  std::uint64_t written = 0;
   for (std::size_t a = 0; a < parts;) {
     std::size_t b = a + 1;
     while (b < parts && plies_of(a, b + 1) <= half) ++b;
@@ -270,11 +269,8 @@ BuildStatus PlyPartitions::merge(std::size_t first, std::size_t count, Spill& ou
         return failed("cannot write the spill file", out.path);
     }
     for (std::size_t p = a; p < b; ++p) out.starts[p + 1] = out.starts[p] + plies_of(p, p + 1);
-    written += plies_of(a, b);
     a = b;
   }
-  assert(written == out.starts[parts]);
-  (void)written;
   return std::nullopt;
 }
 
@@ -330,15 +326,11 @@ BuildStatus PlyPartitions::read_chunks(std::size_t p, std::size_t plies, PlyArra
     std::copy(buffer.data() + cut, buffer.data() + held, buffer.data());
     held -= cut;
   };
-  auto room = [&](std::uint64_t n) {
-    if (buffer.size() >= held + n || buffer.resize(held + n)) return true;
-    errno = ENOMEM;
-    return false;
-  };
+  auto room = [&](std::uint64_t n) { return buffer.size() >= held + n || buffer.resize(held + n); };
   for (const Spill& s : spills_) {
     for (std::uint64_t at = s.starts[p]; at < s.starts[p + 1];) {
       const std::uint64_t n = std::min<std::uint64_t>(s.starts[p + 1] - at, plies);
-      if (!room(n)) return BuildError::book(error_text("cannot read the spill file", s.path));
+      if (!room(n)) return no_memory();
       if (auto e = read_spill(s.fd, s.path, at, n, buffer.data() + held)) return e;
       held += n;
       at += n;
@@ -347,8 +339,7 @@ BuildStatus PlyPartitions::read_chunks(std::size_t p, std::size_t plies, PlyArra
   }
   for (std::uint64_t at = memory_starts_[p]; at < memory_starts_[p + 1];) {
     const std::uint64_t n = std::min<std::uint64_t>(memory_starts_[p + 1] - at, plies);
-    if (!room(n))
-      return BuildError::book(std::string("no memory to count the build's plies: ") + std::strerror(errno));
+    if (!room(n)) return no_memory();
     std::copy(cut_ + at, cut_ + at + n, buffer.data() + held);
     held += n;
     at += n;
@@ -544,7 +535,7 @@ BuildStatus PartitionSlices::sort(const Slice& s, const PlyEntry* in, std::size_
   if (!scratch.sorted.resize(n)) return no_memory();
   const PlyPartitions& range = *ranges_[s.range];
   const int shift = 64 - range.partition_bits();
-  const std::uint64_t base = shift == 64 ? 0 : std::uint64_t(s.first) << shift;
+  const std::uint64_t base = std::uint64_t(s.first) << shift;  // (shift is 58 at most)
   sort_plies(in, n, scratch.sorted.data(), scratch.count, range.range(), base, s.last - s.first, shift);
   return std::nullopt;
 }
