@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,9 +75,25 @@ class GameBlockReader {
 
  private:
   static constexpr std::size_t kRead = std::size_t(1) << 18;  // bytes per read from the source
+  // Bytes read, in memory that is not cleared before the source fills it
+  // (a std::string zeroes what it grows by: a pass over every byte of the
+  // input, on the thread that reads, besides the read's own copy).
+  struct Buffer {
+    std::unique_ptr<char[]> bytes;
+    std::size_t size = 0, capacity = 0;
+    // Room for n bytes at least; the first size are kept.
+    void reserve(std::size_t n) {
+      if (n <= capacity) return;
+      capacity = std::max(n, 2 * capacity);
+      std::unique_ptr<char[]> more(new char[capacity]);
+      if (size) std::memcpy(more.get(), bytes.get(), size);
+      bytes = std::move(more);
+    }
+    std::string_view view() const { return {bytes.get(), size}; }
+  };
   ByteSource& source_;
   std::size_t block_size_;
-  std::string buffers_[2];  // the block handed out last, and the one being read
+  Buffer buffers_[2];       // the block handed out last, and the one being read
   int current_ = 0;         // which buffer holds the block handed out last
   std::size_t cut_ = 0;     // where it ends in its buffer: the rest starts the next block
   std::uint64_t line_ = 1;  // the line number of the next block
@@ -84,36 +102,40 @@ class GameBlockReader {
 
 template <class OnBytes>
 std::optional<GameBlockReader::Block> GameBlockReader::next(OnBytes&& on_bytes) {
-  const std::string& last = buffers_[current_];
-  std::string& buffer = buffers_[1 - current_];
-  line_ += std::uint64_t(std::count(last.begin(), last.begin() + std::ptrdiff_t(cut_), '\n'));
-  buffer.assign(last, cut_);  // the rest of the last block's buffer
+  const Buffer& last = buffers_[current_];
+  Buffer& buffer = buffers_[1 - current_];
+  line_ += std::uint64_t(std::count(last.bytes.get(), last.bytes.get() + cut_, '\n'));
+  // The rest of the last block's buffer starts this one.
+  buffer.size = 0;
+  buffer.reserve(last.size - cut_);
+  if (last.size > cut_) std::memcpy(buffer.bytes.get(), last.bytes.get() + cut_, last.size - cut_);
+  buffer.size = last.size - cut_;
   std::size_t want = block_size_;
   for (;;) {
-    while (!eof_ && buffer.size() < want) {
-      const std::size_t had = buffer.size();
-      buffer.resize(had + kRead);
-      const std::size_t n = source_.read(buffer.data() + had, kRead);
-      buffer.resize(had + n);
+    while (!eof_ && buffer.size < want) {
+      buffer.reserve(buffer.size + kRead);
+      char* into = buffer.bytes.get() + buffer.size;
+      const std::size_t n = source_.read(into, kRead);
       if (n == 0) {
         eof_ = true;
         break;
       }
-      on_bytes(buffer.data() + had, n);
+      buffer.size += n;
+      on_bytes(into, n);
     }
-    if (buffer.empty()) {  // the end: a next call finds it again
+    if (buffer.size == 0) {  // the end: a next call finds it again
       current_ = 1 - current_;
       cut_ = 0;
       return std::nullopt;
     }
-    const std::size_t cut = eof_ ? buffer.size() : last_game_boundary(buffer);
+    const std::size_t cut = eof_ ? buffer.size : last_game_boundary(buffer.view());
     if (cut == 0 && !eof_) {  // one game larger than a block: read on, twice as far
-      want = buffer.size() * 2;
+      want = buffer.size * 2;
       continue;
     }
     current_ = 1 - current_;
     cut_ = cut;
-    return Block{std::string_view(buffer).substr(0, cut), line_};
+    return Block{buffer.view().substr(0, cut), line_};
   }
 }
 
