@@ -15,6 +15,7 @@
 #include <exception>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -386,33 +387,27 @@ bool book_has_games(store::Book& book) {
 // One aggregation table per thread, each for one key range, sharing the
 // memory budget: half of it with the buckets when the build counts them.
 // input_bytes: the PGN to read (0: unknown), which sizes the first tables.
-// Each table's first pages are made on a thread of the pool, all at once,
-// while the calling thread does `meanwhile` first: one after the other,
-// before the first game, they were a fixed cost of every build (tables of
-// some MB each, in page faults).
+// Each table's first pages are made on a thread of the pool, all at once:
+// one after the other, before the first game, they were a fixed cost of
+// every build (tables of some MB each, in page faults).
 std::vector<std::unique_ptr<Aggregator>> thread_tables(const BuildOptions& options, WorkerPool& pool,
                                                        const std::string& spill_dir,
-                                                       std::uint64_t input_bytes,
-                                                       const std::function<void()>& meanwhile) {
+                                                       std::uint64_t input_bytes) {
   const auto threads = unsigned(pool.threads());
   // A ply takes 3 bytes of PGN at least ("e4 ") and fills a node and an edge:
   // the most slots of each range the input can fill.
   const std::uint64_t most_slots = input_bytes / 3 * 2 / threads;
   std::vector<std::unique_ptr<Aggregator>> tables(threads);
   std::vector<std::exception_ptr> failed(threads);  // (no memory for a table: std::bad_alloc)
-  (void)pool.run(
-      threads,
-      [&](std::size_t, std::size_t i) {
-        try {
-          tables[i] =
-              std::make_unique<Aggregator>(table_budget(options, threads, 0), spill_dir, options.side,
-                                           KeyRange{.index = unsigned(i), .count = threads}, most_slots);
-        } catch (...) {
-          failed[i] = std::current_exception();
-        }
-        return true;
-      },
-      meanwhile);
+  (void)pool.run(threads, [&](std::size_t, std::size_t i) {
+    try {
+      tables[i] = std::make_unique<Aggregator>(table_budget(options, threads, 0), spill_dir, options.side,
+                                               KeyRange{.index = unsigned(i), .count = threads}, most_slots);
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+    return true;
+  });
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
   return tables;
@@ -721,6 +716,10 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   // when freed, where the threshold malloc raises by itself kept them in
   // its heap, freed but still the process's.
   ::mallopt(M_MMAP_THRESHOLD, int(kMallocMapThreshold));
+  // The move generator's tables, which the first game needs, are made on a
+  // core of their own while the book is opened and the counting set up: some
+  // milliseconds of every build, before its first game, otherwise.
+  std::jthread move_tables(init_bitboards);
   BuildOptions options = given_options;
   const std::string spill_dir = options.spill_dir.empty() ? dir_of(book_path) : options.spill_dir;
   // Interrupted, the build removes its files; those of killed builds go now.
@@ -746,15 +745,12 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   const unsigned threads = std::max(1u, options.threads);
   WorkerPool pool(threads);
   std::optional<GameCollector> games;
-  if (new_book) init_bitboards();  // (thread_tables makes them while it makes the tables)
   Workers w{.options = options,
             .book = *book,
             .partitions = new_book ? thread_partitions(options, threads, spill_dir, total_input_bytes(inputs))
                                    : std::vector<std::unique_ptr<PlyPartitions>>{},
-            // The move generator's tables, which the first game needs, are made meanwhile.
-            .aggregators =
-                new_book ? std::vector<std::unique_ptr<Aggregator>>{}
-                         : thread_tables(options, pool, spill_dir, total_input_bytes(inputs), init_bitboards),
+            .aggregators = new_book ? std::vector<std::unique_ptr<Aggregator>>{}
+                                    : thread_tables(options, pool, spill_dir, total_input_bytes(inputs)),
             .buckets = thread_buckets(options, threads, spill_dir),
             .games_counted = std::max(book->stats().games, options.bucket_ordinals),
             .dedup = thread_dedup_sets(options, threads, spill_dir),
