@@ -172,24 +172,29 @@ BuildStatus aggregate_range(Workers& w, const std::vector<PartResult>& results, 
   return std::nullopt;
 }
 
+// A block of the input and the parts its parse is cut into, both made on
+// the thread that reads (while the other threads parse the block before).
+struct PartedBlock {
+  pgn::GameBlockReader::Block block;
+  std::vector<pgn::ByteRange> parts;
+};
+
 // One job on all threads: parses a block of text into results (when one
 // is given) while the games of the block before, in counted (when given),
 // are added to the aggregators, each range's as one part; the calling thread
 // first does read_next alone (it reads the block after). The parts of the
 // ranges come first, so that a thread free of its range (or of its part of
 // the parse) takes parts of the parse: a range that spills, or a part with a
-// long game, leaves no thread waiting. The block is parsed in
-// kPartsPerThread parts per thread. Each PartResult of results is reused,
+// long game, leaves no thread waiting. Each PartResult of results is reused,
 // with its memory: a build of many blocks allocates the parts' games and
 // positions once, not per block (per block they were page faults and
 // fragments of the heap). An error when a spill failed.
-BuildStatus parse_and_count(Workers& w, std::optional<pgn::GameBlockReader::Block> block,
-                            const std::string& name, std::vector<PartResult>& results,
-                            const std::vector<PartResult>* counted, const std::function<void()>& read_next) {
-  const std::size_t threads = w.pool.threads();
-  const std::size_t ranges = counted ? threads : 0;
-  std::vector<pgn::ByteRange> parts;
-  if (block) parts = pgn::split_at_game_boundaries(block->text, threads * kPartsPerThread);
+BuildStatus parse_and_count(Workers& w, const PartedBlock* block, const std::string& name,
+                            std::vector<PartResult>& results, const std::vector<PartResult>* counted,
+                            const std::function<void()>& read_next) {
+  const std::size_t ranges = counted ? w.pool.threads() : 0;
+  static const std::vector<pgn::ByteRange> kNoParts;
+  const std::vector<pgn::ByteRange>& parts = block ? block->parts : kNoParts;
   results.resize(parts.size());
   for (PartResult& r : results) {
     r.summary = {};
@@ -203,11 +208,11 @@ BuildStatus parse_and_count(Workers& w, std::optional<pgn::GameBlockReader::Bloc
   std::vector<BuildStatus> failed(ranges);  // a range's failed spill
   auto parse = [&](std::size_t i) {
     BuildVisitor visitor(w.options, results[i].games);
-    std::string_view part = block->text.substr(parts[i].begin, parts[i].end - parts[i].begin);
+    std::string_view part = block->block.text.substr(parts[i].begin, parts[i].end - parts[i].begin);
     pgn::ReadOptions ro;
     ro.buffer_size = std::min(ro.buffer_size, part.size() + 1);  // the part at once, no more
     pgn::PgnReader reader(pgn::ByteSource::from_memory(part, name), ro);
-    reader.set_start(block->first_line + parts[i].first_line - 1, 0);
+    reader.set_start(block->block.first_line + parts[i].first_line - 1, 0);
     if (w.games) {
       IndexingVisitor indexing(visitor, w.games->part(i));
       reader.read_all(indexing);
@@ -280,26 +285,30 @@ void report_part(Workers& w, const PartResult& r, std::uint64_t games_before, In
 }
 
 // Reads one input block by block; fills report. A block is parsed in the
-// job that counts the block before and reads the block after
-// (parse_and_count), so the threads never wait for the reading, nor for
-// one range's spill. An error when a spill failed.
+// job that counts the block before and reads (and cuts into parts) the
+// block after (parse_and_count), so the threads never wait for the
+// reading, nor for one range's spill. An error when a spill failed.
 BuildStatus read_input(Workers& w, pgn::ByteSource source, InputReport& report, XXH3_state_t* hash,
                        Progress& progress) {
   pgn::GameBlockReader blocks(source, kBlockSize);
-  auto read_next = [&] {
-    return blocks.next([&](const char* data, std::size_t n) {
+  // The next block, cut into kPartsPerThread parts a thread.
+  auto read_next = [&]() -> std::optional<PartedBlock> {
+    auto block = blocks.next([&](const char* data, std::size_t n) {
       if (hash) XXH3_64bits_update(hash, data, n);
       progress.add_bytes(n);
     });
+    if (!block) return std::nullopt;
+    return PartedBlock{*block,
+                       pgn::split_at_game_boundaries(block->text, w.pool.threads() * kPartsPerThread)};
   };
   std::vector<PartResult> results[2];  // the block being parsed, and the block before (being counted)
   int parsing = 0;
   bool counting = false;  // results[1 - parsing] holds a block to count
   std::uint64_t games_before = 0;
   for (auto block = read_next(); block || counting;) {
-    std::optional<pgn::GameBlockReader::Block> next;
+    std::optional<PartedBlock> next;
     const auto* counted = counting ? &results[1 - parsing] : nullptr;
-    if (auto e = parse_and_count(w, block, source.name(), results[parsing], counted, [&] {
+    if (auto e = parse_and_count(w, block ? &*block : nullptr, source.name(), results[parsing], counted, [&] {
           if (block) next = read_next();
         }))
       return e;
@@ -314,7 +323,7 @@ BuildStatus read_input(Workers& w, pgn::ByteSource source, InputReport& report, 
       }
     }
     parsing = 1 - parsing;
-    block = next;
+    block = std::move(next);
   }
   if (!source.ok()) report.error = source.error();
   return std::nullopt;
