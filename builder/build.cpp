@@ -15,6 +15,7 @@
 #include <exception>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -193,8 +194,8 @@ BuildStatus parse_and_count(Workers& w, const PartedBlock* block, const std::str
                             std::vector<PartResult>& results, const std::vector<PartResult>* counted,
                             const std::function<void()>& read_next) {
   const std::size_t ranges = counted ? w.pool.threads() : 0;
-  static const std::vector<pgn::ByteRange> kNoParts;
-  const std::vector<pgn::ByteRange>& parts = block ? block->parts : kNoParts;
+  std::span<const pgn::ByteRange> parts;  // none when there is no block to parse
+  if (block) parts = block->parts;
   results.resize(parts.size());
   for (PartResult& r : results) {
     r.summary = {};

@@ -53,7 +53,8 @@ std::vector<ByteRange> split_at_game_boundaries(std::string_view text, std::size
         k == parts ? text.size() : next_game_boundary(text, std::max(begin + 1, text.size() / parts * k));
     if (end <= begin) continue;
     out.push_back(ByteRange{begin, end, line});
-    line += std::uint64_t(std::count(text.begin() + begin, text.begin() + end, '\n'));
+    if (end < text.size())  // (the last part's lines start no part)
+      line += std::uint64_t(std::count(text.begin() + begin, text.begin() + end, '\n'));
     begin = end;
   }
   if (out.empty()) out.push_back(ByteRange{0, text.size(), 1});
