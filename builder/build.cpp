@@ -29,6 +29,7 @@
 #include "builder/game_index_writer.h"
 #include "builder/input_file.h"
 #include "builder/interrupt_cleanup.h"
+#include "builder/large_pages.h"
 #include "builder/new_book_file.h"
 #include "builder/orphan_files.h"
 #include "builder/ply_partitions.h"
@@ -93,6 +94,18 @@ std::size_t table_budget(const BuildOptions& options, unsigned threads, std::siz
   const std::size_t floor = std::min(options.memory, kMinTables);
   const std::size_t tables = std::max(options.memory > outside ? options.memory - outside : 0, floor);
   return (options.buckets ? tables / 2 : tables) / threads;
+}
+
+// The heap a build makes resident at its start (keep_heap_resident): its
+// reserve, under a budget that bounds the tables alone (the default), where
+// the build holds the reserve beside the budget whatever it does with it;
+// none under a larger budget, which bounds all of the build's memory and
+// gives its tables what the reserve leaves: pages made resident besides
+// would be over it (bench/scale.sh, 1 M games at full depth under 256M:
+// 254.5 MiB of anonymous memory, 257.0 with the reserve made resident).
+std::size_t resident_heap(const BuildOptions& options, unsigned threads) {
+  const std::size_t reserve = kReserve + kReservePerThread * threads;
+  return options.memory < reserve + kMinTables ? std::min(options.memory, reserve) : 0;
 }
 
 // The state shared by the parse of one build.
@@ -593,8 +606,10 @@ std::optional<std::vector<const Run*>> finish_aggregation(Workers& w, BuildRepor
   // The tallies' blocks that the last runs kept and did not use go back to
   // malloc in finish, where they stay the process's (in the middle of a heap)
   // while the commit takes new memory: given back now, they do not add to the
-  // build's peak (4 MB of the lines' 48 MB in bench/build.sh).
-  ::malloc_trim(0);
+  // build's peak (4 MB of the lines' 48 MB in bench/build.sh). Partitions
+  // have no tallies, and the free heap they leave is what the commit takes
+  // next: trimmed, it would be new pages to touch again (resident_heap).
+  if (!w.aggregators.empty()) ::malloc_trim(0);
   for (auto& b : w.buckets)
     if (auto e = b->finish()) {
       *error = std::move(*e);
@@ -722,10 +737,15 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   if (auto problem = unreadable_input(inputs))  // before the book is created or touched
     return fail(BuildError::input(*problem + "; nothing was built"));
   // The tables are freed and allocated again as they spill and regrow: with
-  // malloc's threshold fixed, each large one is its own mapping, given back
-  // when freed, where the threshold malloc raises by itself kept them in
-  // its heap, freed but still the process's.
+  // malloc's threshold fixed, each large one that the free top of the heap
+  // cannot hold is its own mapping, given back when freed, where the
+  // threshold malloc raises by itself kept them in its heap, freed but still
+  // the process's.
   ::mallopt(M_MMAP_THRESHOLD, int(kMallocMapThreshold));
+  // What a build holds whatever the collection, as heap made resident at
+  // once (large_pages.h): first touches of small pages were 2,800 page
+  // faults of a default build of tcec at ply 40 (docs/SCALE.md).
+  keep_heap_resident(resident_heap(given_options, std::max(1u, given_options.threads)));
   // The move generator's tables, which the first game needs, are made on a
   // core of their own while the book is opened and the counting set up: some
   // milliseconds of every build, before its first game, otherwise.

@@ -1,5 +1,6 @@
 #include "builder/large_pages.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@ std::size_t page_bytes() {
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
+constexpr std::size_t kDefaultTopPad = std::size_t(128) << 10;  // glibc's M_TOP_PAD
+
 }  // namespace
 
 void populate(void* data, std::size_t bytes) {
@@ -29,6 +32,42 @@ void populate(void* data, std::size_t bytes) {
   (void)data;
   (void)bytes;
 #endif
+}
+
+void keep_heap_resident(std::size_t bytes) {
+  bytes =
+      std::min<std::size_t>(bytes, 1u << 30) / kLargePageBytes * kLargePageBytes;  // (mallopt takes an int)
+  if (bytes == 0) return;
+  ::mallopt(M_ARENA_MAX, 1);
+  // Grown by `bytes` now, and trimmed only once more than a large page past
+  // them is free at its top. The pad is malloc's default again afterwards:
+  // a heap that grows past them and frees it (a build's fingerprints, once
+  // they spill) is trimmed as before, to no more than that free.
+  ::mallopt(M_TOP_PAD, int(bytes));
+  ::mallopt(M_TRIM_THRESHOLD, int(bytes + kLargePageBytes));
+  // A request larger than the free top of the heap grows it by the request
+  // and the pad; what lies from the request to the new break is the heap's
+  // own (the request, then the top it goes back to when freed).
+  const struct mallinfo2 info = ::mallinfo2();
+  const std::size_t request = info.keepcost + page_bytes();
+  void* grown = ::malloc(request);
+  const auto from = reinterpret_cast<std::uintptr_t>(grown),
+             top = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  // Nothing when the request did not come from the top of a heap grown in
+  // place (it was mapped on its own, or the heap is not contiguous).
+  if (grown && from < top && top - from >= bytes) {
+    const std::uintptr_t first = round_up(from, kLargePageBytes),
+                         last = top / kLargePageBytes * kLargePageBytes;
+    if (last > first) {
+      void* at = reinterpret_cast<void*>(first);
+      ::madvise(at, last - first, MADV_HUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+      ::madvise(at, last - first, MADV_POPULATE_WRITE);
+#endif
+    }
+  }
+  ::free(grown);
+  ::mallopt(M_TOP_PAD, int(kDefaultTopPad));
 }
 
 ReservedPages::ReservedPages(std::size_t max_bytes) {
