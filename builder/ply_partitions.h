@@ -60,7 +60,8 @@ static_assert(sizeof(PlyEntry) == 32);
 // Plies in address space reserved once for max_plies (large_pages.h), made
 // resident as the array grows, in 2 MiB pages where the system gives them:
 // a slice's scratch, which its thread keeps for the next slice (a vector
-// grown by doubling faulted each new page, some 5 to 12 µs each here).
+// grown by doubling faulted each new page, some 5 to 12 µs each here), in
+// whole large pages: the slices of a commit are of some sizes about one.
 class PlyArray {
  public:
   explicit PlyArray(std::size_t max_plies) : pages_(max_plies * sizeof(PlyEntry)) {}
@@ -70,7 +71,7 @@ class PlyArray {
   // n plies (those kept hold what they held, the others are undefined);
   // false when n is past the reservation or the system has no memory.
   [[nodiscard]] bool resize(std::size_t n) {
-    if (!pages_.use(n * sizeof(PlyEntry))) return false;
+    if (!pages_.use_large_pages(n * sizeof(PlyEntry))) return false;
     size_ = n;
     return true;
   }

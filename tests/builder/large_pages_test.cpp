@@ -68,3 +68,21 @@ TEST_CASE("keep_heap_resident leaves the heap as it was when asked for less than
   gb::builder::keep_heap_resident(gb::builder::kLargePageBytes - 1);
   CHECK(reinterpret_cast<std::uintptr_t>(::sbrk(0)) == break_before);
 }
+
+TEST_CASE("ReservedPages::use_large_pages makes whole large pages resident, as far as the reservation goes",
+          "[builder][large_pages]") {
+  const std::size_t large = gb::builder::kLargePageBytes;
+  gb::builder::ReservedPages pages(large + large / 2);  // reserved in whole large pages: two
+  REQUIRE(pages.reserved() == 2 * large);
+  const auto base = reinterpret_cast<std::uintptr_t>(pages.data());
+  REQUIRE(pages.use_large_pages(1));
+  CHECK(pages_not_resident(base, large) == 0);
+  REQUIRE(pages.use_large_pages(large + 1));
+  CHECK(pages_not_resident(base, 2 * large) == 0);
+  static_cast<char*>(pages.data())[2 * large - 1] = 1;  // usable to the end of the last one
+  CHECK_FALSE(pages.use_large_pages(2 * large + 1));
+  // use() keeps to the bytes it is asked for: a table's budget counts them.
+  gb::builder::ReservedPages table(2 * large);
+  REQUIRE(table.use(4096));
+  CHECK(pages_not_resident(reinterpret_cast<std::uintptr_t>(table.data()), large) > 0);
+}
