@@ -406,7 +406,6 @@ BuildStatus Aggregator::add_game(const GameFacts& game, const PlyRecord* plies, 
     slots_of(p.key, edge_move, node, edge);
     Found f{std::uint32_t(i), nullptr, nullptr};
     if (node->ref == 0) {
-      assert(p.position_hash <= 0xffffffff);  // the book keeps 32 bits (PlyRecord)
       *node = Slot{p.key, p.position_hash, id, ply, 0};
       ++used_;
     } else if (node->hash != p.position_hash) {

@@ -60,9 +60,12 @@ inline bool edge_order(const EdgeEntry& a, const EdgeEntry& b) {
 // played from it (Move() for the final position).
 struct PlyRecord {
   Key key;
-  std::uint64_t position_hash;  // store::position_hash: 32 bits, as the book keeps it
+  std::uint32_t position_hash;  // store::position_hash: 32 bits, as the book keeps it
   Move move;
 };
+// 16 bytes: every position a build reads is written as one by the thread
+// that parses it and read by every thread, each for its range (build.cpp).
+static_assert(sizeof(PlyRecord) == 16);
 
 // Which side's moves become edges (--color).
 enum class Side : std::uint8_t { Both, White, Black };

@@ -8,6 +8,11 @@ namespace gb::builder {
 
 namespace {
 
+// A position of the game, and the move played from it (none: the last).
+PlyRecord ply_record(const Position& pos, Move move) {
+  return {pos.key(), std::uint32_t(store::position_hash(pos)), move};  // (32 bits: position_hash.h)
+}
+
 store::Result to_result(pgn::Outcome o) {
   switch (o) {
     case pgn::Outcome::WhiteWins: return store::Result::WhiteWins;
@@ -85,11 +90,11 @@ pgn::Control BuildVisitor::move(const pgn::MoveEvent& e) {
   if (e.depth > 0) return pgn::Control::Skip;
   if (options_.max_ply > 0 && int(out_.plies.size() - first_) >= options_.max_ply) {
     // The position after the last counted move closes the game's path.
-    out_.plies.push_back({e.before.key(), store::position_hash(e.before), Move()});
+    out_.plies.push_back(ply_record(e.before, Move()));
     cut_ = true;
     return pgn::Control::Skip;
   }
-  out_.plies.push_back({e.before.key(), store::position_hash(e.before), e.move});
+  out_.plies.push_back(ply_record(e.before, e.move));
   if (options_.dedup) moves_.push_back(e.move.raw());
   return pgn::Control::Continue;
 }
@@ -105,8 +110,7 @@ void BuildVisitor::end_game(const pgn::GameEnd& end) {
     return;
   }
   ++counts_.games;
-  if (!cut_)
-    out_.plies.push_back({end.final_position.key(), store::position_hash(end.final_position), Move()});
+  if (!cut_) out_.plies.push_back(ply_record(end.final_position, Move()));
   facts_.result = to_result(end.outcome);
   PendingGame& g = out_.games.emplace_back();
   g.facts = facts_;

@@ -118,13 +118,12 @@ BuildStatus PlyPartitions::add_game(const GameFacts& game, const PlyRecord* plie
                              !(side == Side::Black && mover != Color::Black);
     const auto ply = std::uint16_t(std::min(game.first_ply + int(i), int(Slot::kMaxPly)) |
                                    (mover == Color::Black ? Slot::kBlackPly : 0));
-    assert(plies[i].position_hash <= 0xffffffff);  // the book keeps 32 bits (PlyRecord)
     // Written whether in the range or not, and kept only when it is: half
     // the plies of a game are in one of two ranges, at random, and a branch
     // on it is mispredicted every other ply.
     buffer_[used_] = PlyEntry{.key = plies[i].key,
                               .child = counts_edge ? plies[i + 1].key : 0,
-                              .hash = std::uint32_t(plies[i].position_hash),
+                              .hash = plies[i].position_hash,
                               .game = id,
                               .move = counts_edge ? plies[i].move.raw() : std::uint16_t(0),
                               .ply = ply,

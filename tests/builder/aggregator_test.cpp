@@ -190,7 +190,7 @@ TEST_CASE("Aggregators of key ranges count every position in exactly one range, 
       const Key key = (index[i] + 1) * 0x9E3779B97F4A7C15ull;
       // The move names the position it leads to: one child per edge.
       Move move = i + 1 < n ? Move(Square(index[i + 1] % 64), Square(8 + index[i + 1] / 64)) : Move();
-      plies.push_back({key, (key ^ 0x5555) & 0xffffffff, move});  // 32 bits, as position_hash
+      plies.push_back({key, std::uint32_t(key ^ 0x5555), move});  // 32 bits, as position_hash
     }
     games.push_back(std::move(plies));
   }
@@ -260,7 +260,7 @@ TEST_CASE("Merged edges rank by first play, game after game and ply after ply, o
       // One of 6 moves, so that most moves of a position are played by several games.
       const auto c = int((next() >> 33) % 6);
       plies.push_back(
-          {key, (key ^ 0x5555) & 0xffffffff, i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
+          {key, std::uint32_t(key ^ 0x5555), i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
     }
     games.push_back(std::move(plies));
   }
@@ -323,7 +323,7 @@ TEST_CASE("A table rebuilt in the middle of a game still counts the game's earli
   // rebuilt (twice as large) while the second game is being added.
   const Key top = ~Key(0), step = Key(1) << 47;
   auto ply = [&](Key j, bool last) {
-    return PlyRecord{top - j * step, j, last ? Move() : Move(SQ_G1, SQ_F3)};
+    return PlyRecord{top - j * step, std::uint32_t(j), last ? Move() : Move(SQ_G1, SQ_F3)};
   };
   std::vector<PlyRecord> first, second;
   for (Key j = 0; j < 10; ++j) first.push_back(ply(j, j == 9));

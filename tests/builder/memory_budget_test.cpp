@@ -161,7 +161,7 @@ TEST_CASE(
                : p % 3 == 1 ? store::Result::Draw
                             : store::Result::BlackWins;
     for (int i = 0; i < plies; ++i)
-      game[i] = {Key(p * plies + i + 1) * 0x9E3779B97F4A7C15ull, std::uint64_t(i + 1),
+      game[i] = {Key(p * plies + i + 1) * 0x9E3779B97F4A7C15ull, std::uint32_t(i + 1),
                  i + 1 < plies ? Move(SQ_E2, SQ_E4) : Move()};
     for (int twice = 0; twice < 2; ++twice) {
       REQUIRE_FALSE(agg.add_game(g, game.data(), game.size()));

@@ -169,7 +169,8 @@ TEST_CASE("A key that most games reach is counted in chunks, each game once howe
   Games games;
   for (int g = 0; g < kGames; ++g) {
     const Key own = (Key(g) + 7) * 0x9E3779B97F4A7C15ull;
-    games.plies.push_back({{s, 0x51, a}, {t, 0x52, b}, {s, 0x51, c}, {own, (own >> 32) | 1, Move()}});
+    games.plies.push_back(
+        {{s, 0x51, a}, {t, 0x52, b}, {s, 0x51, c}, {own, std::uint32_t(own >> 32) | 1, Move()}});
     GameFacts f;
     f.result = store::Result(g % 3);  // white wins, draw, black wins in turn
     f.white_elo = 2000 + g % 7;

@@ -32,7 +32,8 @@ inline Games random_games(int count) {
       const Key key = key_of(index);
       const auto c = int((next() >> 33) % 6);
       // A book keeps 32 bits of a position hash, never 0.
-      plies.push_back({key, (key >> 32) | 1, i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
+      plies.push_back(
+          {key, std::uint32_t(key >> 32) | 1, i + 1 < n ? Move(Square(c), Square(c + 8)) : Move()});
       index = ((index / 2 * 7919 + Key(c) * 104729 + 17) % kHalf) * 2 + Key(1 - index % 2);
     }
     games.plies.push_back(std::move(plies));
