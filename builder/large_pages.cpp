@@ -40,9 +40,9 @@ void keep_heap_resident(std::size_t bytes) {
   if (bytes == 0) return;
   ::mallopt(M_ARENA_MAX, 1);
   // Grown by `bytes` now, and trimmed only once more than a large page past
-  // them is free at its top. The pad is malloc's default again afterwards:
-  // a heap that grows past them and frees it (a build's fingerprints, once
-  // they spill) is trimmed as before, to no more than that free.
+  // them is free at its top. The pad goes back to malloc's default after
+  // the growth, so that a heap grown far past them and then freed (a
+  // build's fingerprints, once they spill) is trimmed as it was before.
   ::mallopt(M_TOP_PAD, int(bytes));
   ::mallopt(M_TRIM_THRESHOLD, int(bytes + kLargePageBytes));
   // A request larger than the free top of the heap grows it by the request

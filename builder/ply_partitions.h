@@ -61,7 +61,7 @@ static_assert(sizeof(PlyEntry) == 32);
 // resident as the array grows, in 2 MiB pages where the system gives them:
 // a slice's scratch, which its thread keeps for the next slice (a vector
 // grown by doubling faulted each new page, some 5 to 12 µs each here), in
-// whole large pages: the slices of a commit are of some sizes about one.
+// whole large pages: a commit's slices are of sizes near one large page.
 class PlyArray {
  public:
   explicit PlyArray(std::size_t max_plies) : pages_(max_plies * sizeof(PlyEntry)) {}
