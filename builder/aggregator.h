@@ -71,14 +71,14 @@ static_assert(sizeof(PlyRecord) == 16);
 enum class Side : std::uint8_t { Both, White, Black };
 
 struct GameFacts {
-  store::Result result = store::Result::Unknown;
   int white_elo = 0;  // 0: no rating
   int black_elo = 0;
-  int year = 0;  // 0: unknown
-  int date = 0;  // yyyymmdd (parse_pgn_date), 0: unknown; the period of its buckets
+  int year = 0;       // 0: unknown
+  int date = 0;       // yyyymmdd (parse_pgn_date), 0: unknown; the period of its buckets
+  int first_ply = 0;  // the game ply of plies[0] (0 for the standard start)
+  store::Result result = store::Result::Unknown;
   store::Speed speed = store::Speed::Unknown;  // from the TimeControl tag (buckets)
   Color first_mover = Color::White;
-  int first_ply = 0;  // the game ply of plies[0] (0 for the standard start)
   Side side =
       Side::Both;  // this game's edges (build --player: the player's colour); Both: the build's --color
 };

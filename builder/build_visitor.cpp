@@ -1,6 +1,7 @@
 #include "builder/build_visitor.h"
 
 #include <cassert>
+#include <cstdint>
 
 #include "book/store/position_hash.h"
 
@@ -115,8 +116,10 @@ void BuildVisitor::end_game(const pgn::GameEnd& end) {
   PendingGame& g = out_.games.emplace_back();
   g.facts = facts_;
   if (options_.dedup) g.fingerprint = fingerprint();
-  g.first = first_;
-  g.n = out_.plies.size() - first_;
+  // (A PartGames holds one block of the input at most: far fewer plies than 2^32.)
+  assert(out_.plies.size() <= UINT32_MAX);
+  g.first = std::uint32_t(first_);
+  g.n = std::uint32_t(out_.plies.size() - first_);
 }
 
 void BuildVisitor::drop_last_game() {

@@ -24,10 +24,10 @@ namespace gb::builder {
 // A game a parse part accepted, waiting for the dedup decision.
 struct PendingGame {
   GameFacts facts;
-  Fingerprint fingerprint{};     // when dedup is on
-  std::size_t first = 0, n = 0;  // its positions: PartGames::plies[first, first + n)
-  bool duplicate = false;
+  Fingerprint fingerprint{};  // when dedup is on
   std::uint64_t ordinal = 0;  // its place among the book's games (buckets' first plays), when not a duplicate
+  std::uint32_t first = 0, n = 0;  // its positions: PartGames::plies[first, first + n)
+  bool duplicate = false;
 };
 
 // The games of one parse part, in file order.
