@@ -1,7 +1,7 @@
-// keep_heap_resident (builder/large_pages.h): the heap it grows is resident
-// before anything is written to it, so that the allocations that follow take
-// no first-touch page faults. Each TEST_CASE runs in a process of its own
-// (catch_discover_tests), so the heap is that of a fresh process.
+// Memory made resident in large pages before it is written (builder/large_pages.h),
+// so that its first touches take no page faults: the heap keep_heap_resident
+// grows, and ReservedPages::use_large_pages. Each TEST_CASE runs in a process
+// of its own (catch_discover_tests), so the heap is that of a fresh process.
 #include "builder/large_pages.h"
 
 #include <malloc.h>
