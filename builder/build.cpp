@@ -68,6 +68,9 @@ constexpr std::size_t kMallocMapThreshold = std::size_t(1) << 20;
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 constexpr std::size_t kReserve = 12 * kMiB, kReservePerThread = 4 * kMiB, kMinTables = 16 * kMiB;
 
+// The reserve of a build on threads threads (kReserve, kReservePerThread).
+std::size_t reserve_bytes(unsigned threads) { return kReserve + kReservePerThread * threads; }
+
 std::size_t dedup_bytes(const std::vector<DedupSet>& sets) {
   std::size_t bytes = 0;
   for (const DedupSet& set : sets) bytes += set.memory_bytes();
@@ -81,7 +84,7 @@ std::size_t dedup_bytes(const std::vector<DedupSet>& sets) {
 // build under a tiny budget spills them too.
 constexpr std::size_t kMinFingerprints = 4 * kMiB;
 std::size_t fingerprint_limit(const BuildOptions& options, unsigned threads) {
-  const std::size_t outside = kReserve + kReservePerThread * threads;
+  const std::size_t outside = reserve_bytes(threads);
   const std::size_t left = options.memory > outside ? options.memory - outside : 0;
   return std::max(left / 4, std::min(options.memory / 4, kMinFingerprints)) / threads;
 }
@@ -90,7 +93,7 @@ std::size_t fingerprint_limit(const BuildOptions& options, unsigned threads) {
 // A build that counts buckets gives half to the position tables and half to the bucket tables
 // (bucket_tables; theirs is set once, at the start).
 std::size_t table_budget(const BuildOptions& options, unsigned threads, std::size_t outside_bytes) {
-  const std::size_t outside = kReserve + kReservePerThread * threads + outside_bytes;
+  const std::size_t outside = reserve_bytes(threads) + outside_bytes;
   const std::size_t floor = std::min(options.memory, kMinTables);
   const std::size_t tables = std::max(options.memory > outside ? options.memory - outside : 0, floor);
   return (options.buckets ? tables / 2 : tables) / threads;
@@ -104,7 +107,7 @@ std::size_t table_budget(const BuildOptions& options, unsigned threads, std::siz
 // would be over it (bench/scale.sh, 1 M games at full depth under 256M:
 // 254.5 MiB of anonymous memory, 257.0 with the reserve made resident).
 std::size_t resident_heap(const BuildOptions& options, unsigned threads) {
-  const std::size_t reserve = kReserve + kReservePerThread * threads;
+  const std::size_t reserve = reserve_bytes(threads);
   return options.memory < reserve + kMinTables ? std::min(options.memory, reserve) : 0;
 }
 

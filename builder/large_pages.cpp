@@ -61,9 +61,7 @@ void keep_heap_resident(std::size_t bytes) {
     if (last > first) {
       void* at = reinterpret_cast<void*>(first);
       ::madvise(at, last - first, MADV_HUGEPAGE);
-#ifdef MADV_POPULATE_WRITE
-      ::madvise(at, last - first, MADV_POPULATE_WRITE);
-#endif
+      populate(at, last - first);
     }
   }
   ::free(grown);
@@ -129,6 +127,10 @@ bool ReservedPages::use(std::size_t bytes) {
     written_ = upto;
   }
   return true;
+}
+
+bool ReservedPages::use_large_pages(std::size_t bytes) {
+  return use(std::max(bytes, std::min(round_up(bytes, kLargePageBytes), reserved_)));
 }
 
 void ReservedPages::zero_from(std::size_t bytes) {

@@ -13,7 +13,6 @@
 // bytes (the --memory budget counts them).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -71,18 +70,12 @@ class ReservedPages {
   // scratch that is used again at other sizes, where the rest of the last
   // large page is wanted soon, and in small pages each would cost its first
   // touch (docs/SCALE.md, "Pages touched for the first time").
-  [[nodiscard]] bool use_large_pages(std::size_t bytes) {
-    return use(std::max(bytes, std::min(round_up_to_large(bytes), reserved_)));
-  }
+  [[nodiscard]] bool use_large_pages(std::size_t bytes);
   // Makes the bytes from `bytes` on zero: their whole pages go back to the
   // system (and read as zeros when used again).
   void zero_from(std::size_t bytes);
 
  private:
-  static std::size_t round_up_to_large(std::size_t n) {
-    return (n + kLargePageBytes - 1) / kLargePageBytes * kLargePageBytes;
-  }
-
   void* base_ = nullptr;
   std::size_t reserved_ = 0, usable_ = 0, advised_ = 0;  // bytes from base_
   std::size_t written_ = 0;  // bytes from base_ in pages written (not the zero page)
