@@ -64,6 +64,23 @@ TEST_CASE("Every subcommand's --help runs, exits 0 and shows an example of that 
   }
 }
 
+#ifdef GRAPHBOOK_LINK_STATIC
+// GRAPHBOOK_STATIC (the default): libstdc++, zstd and xxhash are linked into
+// graphbook, so that the loader does not map them at each start; LMDB stays
+// a shared library, whose mapping the fault guard finds its code by
+// (book/store/fault_guard.cpp; tests/store/damaged_book_test.cpp).
+TEST_CASE("graphbook has libstdc++, zstd and xxhash in it and loads LMDB beside it", "[cli]") {
+  gb::test::Run libs = gb::test::run_shell("ldd " + gb::test::quote(gb::test::graphbook_binary()));
+  REQUIRE(libs.status == 0);
+  INFO(libs.out);
+  REQUIRE(libs.out.find("libc.so") != std::string::npos);  // ldd listed the libraries
+  CHECK(libs.out.find("liblmdb") != std::string::npos);
+  CHECK(libs.out.find("libstdc++") == std::string::npos);
+  CHECK(libs.out.find("libzstd") == std::string::npos);
+  CHECK(libs.out.find("libxxhash") == std::string::npos);
+}
+#endif
+
 // serve runs in graphbook-serve beside graphbook, build --mpi in graphbook-mpi
 // (cli/helper.h), so that no other subcommand loads cpp-httplib and the
 // libraries it brings, or Open MPI. (tests/mpi runs build --mpi.)
