@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <unordered_map>
 
 #include "book/store/section_groups.h"
 #include "builder/run_file.h"  // run_file_path, write_fully
@@ -398,18 +399,19 @@ struct Counted {
 // Counts the plies [first, last) of one key into c, as the Aggregator's
 // table does: the node each game once, an edge each game once and each play
 // in occurrences and score, the smallest ply; a ply whose position hash is
-// not the first's is another position with the key, left out (a collision).
-void count_key(const PlyEntry* first, const PlyEntry* last, Counted& c) {
-  const Color mover = first->mover();
+// not that of the key's first ply, head (first, unless the key's plies come
+// in chunks), is another position with the key, left out (a collision).
+void count_key(const PlyEntry* first, const PlyEntry* last, const PlyEntry& head, Counted& c) {
+  const Color mover = head.mover();
   c.node = store::NodeRecord{};
-  c.node.position_hash = first->hash;
+  c.node.position_hash = head.hash;
   c.node.flags = mover == Color::Black ? store::kBlackToMove : 0;
   c.node.min_ply = Slot::kMaxPly;
   c.edges.clear();
   c.last_game.clear();
   std::uint32_t last_game = 0;  // games number from 1
   for (const PlyEntry* p = first; p < last; ++p) {
-    if (p->hash != first->hash) {
+    if (p->hash != head.hash) {
       ++c.collisions;
       continue;
     }
@@ -567,7 +569,7 @@ void PartitionSlices::make_slice(const Slice& s, SliceSections& out) const {
         return;
       }
     }
-    count_key(first, last, c);
+    count_key(first, last, *first, c);
     add_position(out, first->key, &c.node, c.edges, min_games_, keep_pruned_, scratch.value, scratch.below);
   });
   out.collisions += c.collisions;
@@ -584,13 +586,17 @@ void PartitionSlices::make_chunked(const Slice& s, SliceSections& out, Scratch& 
   std::vector<Run> runs;
   Counted& c = scratch.counted;
   c.collisions = 0;
+  // A key is the position of its first ply, which the first chunk that
+  // holds the key has; a later chunk's first ply of it may be another
+  // position's (a collision), and its plies are counted against the first.
+  std::unordered_map<Key, PlyEntry> heads;
   BuildStatus failed;
   out.error = ranges_[s.range]->read_chunks(
       s.first, kMaxSlicePlies, scratch.read, [&](const PlyEntry* chunk, std::size_t n) {
         if (failed || (failed = sort(s, chunk, n, scratch))) return;
         Run& run = runs.emplace_back();
         each_key(scratch.sorted.data(), n, [&](const PlyEntry* first, const PlyEntry* last) {
-          count_key(first, last, c);
+          count_key(first, last, heads.try_emplace(first->key, *first).first->second, c);
           run.nodes.push_back(NodeEntry{first->key, c.node});
           run.edges.insert(run.edges.end(), c.edges.begin(), c.edges.end());
         });

@@ -3,8 +3,9 @@
 // the commit, give the sections that counting into a table gives (the
 // Aggregator, whose books equal Polyglot make-book's: tests/cli), byte for
 // byte, whatever the budget, the spills and their merges; a key that most
-// games reach is counted in chunks, each game once; and a spill that cannot
-// be written is an error that names its file.
+// games reach is counted in chunks, each game once, and in every chunk as the
+// position of its first ply; and a spill that cannot be written is an error
+// that names its file.
 #include "builder/ply_partitions.h"
 
 #include <catch2/catch.hpp>
@@ -54,13 +55,13 @@ Written write(SectionSlices& slices) {
 }
 
 // The games counted into tables (one Aggregator per key range, spilling at a
-// tiny budget) and written from their runs, as a build into a book that
-// holds records counts them.
-Written by_tables(const Games& games, std::uint32_t ranges, std::uint32_t min_games) {
+// tiny budget unless given one) and written from their runs, as a build into
+// a book that holds records counts them.
+Written by_tables(const Games& games, std::uint32_t ranges, std::uint32_t min_games, std::size_t budget = 1) {
   std::vector<std::unique_ptr<Aggregator>> tables;
   std::vector<const Run*> runs;
   for (std::uint32_t r = 0; r < ranges; ++r) {
-    tables.push_back(std::make_unique<Aggregator>(1, "/tmp", Side::Both, KeyRange{r, ranges}));
+    tables.push_back(std::make_unique<Aggregator>(budget, "/tmp", Side::Both, KeyRange{r, ranges}));
     for (std::size_t g = 0; g < games.plies.size(); ++g)
       REQUIRE_FALSE(tables[r]->add_game(games.facts[g], games.plies[g].data(), games.plies[g].size()));
     REQUIRE_FALSE(tables[r]->finish());
@@ -198,6 +199,44 @@ TEST_CASE("A key that most games reach is counted in chunks, each game once howe
     // a is played first in every game, c after it.
     CHECK(edge.polyglot_rank == (move == a.raw() ? 0 : 1));
     CHECK(edge.min_ply == (move == a.raw() ? 0 : 2));
+  }
+}
+
+TEST_CASE("A key counted in chunks is the position of its first ply, in every chunk", "[builder]") {
+  // As above, 150,000 games through S (S -a-> T -b-> S -c-> their own), but
+  // in games 60,000 to 79,999 the first position is another one with S's
+  // key (a collision): a chunk begins among them, and its first ply of the
+  // key is the other position's, which the key's node is not.
+  constexpr int kGames = 150000, kFrom = 60000, kTo = 80000;
+  const Key s = 0x1234567887654321ull, t = 0x0fedcba987654321ull;
+  const Move a(Square(12), Square(28)), b(Square(52), Square(36)), c(Square(6), Square(21));
+  Games games;
+  for (int g = 0; g < kGames; ++g) {
+    const Key own = (Key(g) + 7) * 0x9E3779B97F4A7C15ull;
+    const std::uint32_t first = g >= kFrom && g < kTo ? 0x61 : 0x51;
+    games.plies.push_back(
+        {{s, first, a}, {t, 0x52, b}, {s, 0x51, c}, {own, std::uint32_t(own >> 32) | 1, Move()}});
+    GameFacts f;
+    f.result = store::Result(g % 3);
+    f.year = 2000 + g % 20;
+    games.facts.push_back(f);
+  }
+  const Written got = by_partitions(games, 2, 1, 1);
+  // (A table that does not spill holds each key's plies in the order of the
+  // input: its runs, each with a node of one position, would not.)
+  check_same(got, by_tables(games, 2, 1, std::size_t(1) << 30));
+
+  // And by the definition: S is the position of game 0's first ply.
+  REQUIRE(got.kept.count(s));
+  const store::Section& at_s = got.kept.at(s);
+  REQUIRE(at_s.node);
+  CHECK(at_s.node->position_hash == 0x51);
+  CHECK(at_s.node->counters.games == kGames);
+  CHECK(got.collisions == kTo - kFrom);
+  REQUIRE(at_s.edges.size() == 2);
+  for (const auto& [move, edge] : at_s.edges) {
+    CHECK(edge.counters.games == (move == a.raw() ? kGames - (kTo - kFrom) : kGames));
+    CHECK(edge.polyglot_rank == (move == a.raw() ? 0 : 1));
   }
 }
 
