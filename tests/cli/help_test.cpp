@@ -29,6 +29,14 @@ std::vector<std::string> subcommands(const std::string& help) {
   return names;
 }
 
+// The shared libraries the graphbook binary loads, as ldd lists them.
+std::string graphbook_libraries() {
+  gb::test::Run libs = gb::test::run_shell("ldd " + gb::test::quote(gb::test::graphbook_binary()));
+  REQUIRE(libs.status == 0);
+  REQUIRE(libs.out.find("libc.so") != std::string::npos);  // ldd listed the libraries
+  return libs.out;
+}
+
 // The text from the line that starts "Example" ("Example:", "Examples:", "Example (...):") to the end.
 std::string example_section(const std::string& help) {
   std::size_t at = help.rfind("\nExample");
@@ -70,14 +78,12 @@ TEST_CASE("Every subcommand's --help runs, exits 0 and shows an example of that 
 // a shared library, whose mapping the fault guard finds its code by
 // (book/store/fault_guard.cpp; tests/store/damaged_book_test.cpp).
 TEST_CASE("graphbook has libstdc++, zstd and xxhash in it and loads LMDB beside it", "[cli]") {
-  gb::test::Run libs = gb::test::run_shell("ldd " + gb::test::quote(gb::test::graphbook_binary()));
-  REQUIRE(libs.status == 0);
-  INFO(libs.out);
-  REQUIRE(libs.out.find("libc.so") != std::string::npos);  // ldd listed the libraries
-  CHECK(libs.out.find("liblmdb") != std::string::npos);
-  CHECK(libs.out.find("libstdc++") == std::string::npos);
-  CHECK(libs.out.find("libzstd") == std::string::npos);
-  CHECK(libs.out.find("libxxhash") == std::string::npos);
+  const std::string libs = graphbook_libraries();
+  INFO(libs);
+  CHECK(libs.find("liblmdb") != std::string::npos);
+  CHECK(libs.find("libstdc++") == std::string::npos);
+  CHECK(libs.find("libzstd") == std::string::npos);
+  CHECK(libs.find("libxxhash") == std::string::npos);
 }
 #endif
 
@@ -85,12 +91,10 @@ TEST_CASE("graphbook has libstdc++, zstd and xxhash in it and loads LMDB beside 
 // (cli/helper.h), so that no other subcommand loads cpp-httplib and the
 // libraries it brings, or Open MPI. (tests/mpi runs build --mpi.)
 TEST_CASE("graphbook loads no HTTP library, and serve runs graphbook-serve beside it", "[cli]") {
-  gb::test::Run libs = gb::test::run_shell("ldd " + gb::test::quote(gb::test::graphbook_binary()));
-  REQUIRE(libs.status == 0);
-  REQUIRE(libs.out.find("libc.so") != std::string::npos);  // ldd listed the libraries
-  CHECK(libs.out.find("httplib") == std::string::npos);
-  CHECK(libs.out.find("libssl") == std::string::npos);
-  CHECK(libs.out.find("libmpi") == std::string::npos);  // build --mpi runs in graphbook-mpi
+  const std::string libs = graphbook_libraries();
+  CHECK(libs.find("httplib") == std::string::npos);
+  CHECK(libs.find("libssl") == std::string::npos);
+  CHECK(libs.find("libmpi") == std::string::npos);  // build --mpi runs in graphbook-mpi
 
   // graphbook alone, without graphbook-serve: serve names what is missing.
   gb::test::TempDir dir("graphbook-lone");
