@@ -89,8 +89,9 @@ class PlyPartitions {
   // spills a large build makes.
   static constexpr std::size_t kSpillsPerMerge = 16;
 
-  // memory_budget: the bytes of the two buffers (plies as they come, and the
-  // same cut into partitions); expected_plies: about how many plies the
+  // memory_budget: the bytes the two buffers may take (plies as they come,
+  // and the same cut into partitions; half of it until kSpillsPerMerge
+  // spills were made); expected_plies: about how many plies the
   // input may bring (0: unknown), which sets how many partitions the key
   // range is cut into, so that one partition of every spill together stays
   // within a slice.
@@ -153,7 +154,7 @@ class PlyPartitions {
   void cut(std::vector<std::uint64_t>& starts);
   [[nodiscard]] BuildStatus spill();
   std::size_t capacity() const { return budget_ / 2 / sizeof(PlyEntry); }
-  std::size_t room() const;  // the plies the buffer may grow to now
+  std::size_t room() const;  // the plies the buffer may grow to now (half of capacity() at first)
 
   std::size_t budget_;
   std::string spill_dir_;

@@ -138,6 +138,34 @@ TEST_CASE("Plies counted in partitions give the sections a table gives, whatever
   }
 }
 
+TEST_CASE("A range's first spills are of half the buffer its budget allows, the later ones of all of it",
+          "[builder]") {
+  // The buffers are pages touched for the first time, which cost more than a
+  // small collection's spills (docs/SCALE.md, "Fresh memory"); a collection
+  // that spills more than one merge takes wants the whole buffer.
+  const std::size_t budget = std::size_t(2) << 20;
+  const std::uint64_t whole = budget / 2 / sizeof(PlyEntry), half = whole / 2;
+  const std::uint64_t halves = PlyPartitions::kSpillsPerMerge * half;  // the plies the first spills take
+  // The spills after t plies: a full buffer spills when the next ply comes.
+  auto spills_after = [&](std::uint64_t t) -> std::uint64_t {
+    if (t <= halves) return t == 0 ? 0 : (t - 1) / half;
+    return PlyPartitions::kSpillsPerMerge + (t - halves - 1) / whole;
+  };
+  const Games games = random_games(30000);
+  PlyPartitions parts(budget, "/tmp", Side::Both, KeyRange{}, 0);
+  std::uint64_t plies = 0, wrong = 0;
+  for (std::size_t g = 0; g < games.plies.size(); ++g) {
+    REQUIRE_FALSE(parts.add_game(games.facts[g], games.plies[g].data(), games.plies[g].size()));
+    plies += games.plies[g].size();
+    wrong += parts.spills() != spills_after(plies);
+  }
+  REQUIRE(plies > halves + 2 * whole);  // some spills of the whole buffer
+  CHECK(wrong == 0);
+  CHECK(parts.spills() == spills_after(plies));
+  CHECK(parts.spills() >= PlyPartitions::kSpillsPerMerge + 2);
+  REQUIRE_FALSE(parts.finish());
+}
+
 TEST_CASE("Partitions whose budget falls in the middle of a build spill within it and count the same",
           "[builder]") {
   // As the build's fingerprints grow, its tables' budget falls (build.cpp).
