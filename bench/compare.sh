@@ -37,7 +37,12 @@ run() {
   [ -n "${WARM:-}" ] || "$pg" make-book -pgn "$2" -bin "$work/c.bin" >/dev/null 2>&1
   rm -rf "$work/c.book" "$work/c.book-lock"
   local start=$EPOCHREALTIME
-  /usr/bin/time -f '%U %S' -o "$work/time" "$1" build "$work/c.book" "$2" --max-ply "$3" --quiet >/dev/null 2>&1
+  if ! /usr/bin/time -f '%U %S' -o "$work/time" "$1" build "$work/c.book" "$2" --max-ply "$3" --quiet \
+    >/dev/null 2>"$work/err"; then
+    echo "bench/compare: $1 build $2 failed:" >&2
+    cat "$work/err" >&2
+    return 1
+  fi
   local end=$EPOCHREALTIME
   awk -v s="$start" -v e="$end" '{ printf "%.4f %.2f\n", e - s, $1 + $2 }' "$work/time"
 }
@@ -55,11 +60,11 @@ for c in "tcec.pgn 40" "lines.pgn 0" "tcec.pgn 0"; do
   for i in $(seq "$runs"); do
     # Which goes first changes each round: neither always follows the other.
     if [ $((i % 2)) = 1 ]; then
-      ta+=("$(run "$a" "$work/$pgn" "$ply")")
-      tb+=("$(run "$b" "$work/$pgn" "$ply")")
+      ta+=("$(run "$a" "$work/$pgn" "$ply")") || exit 1
+      tb+=("$(run "$b" "$work/$pgn" "$ply")") || exit 1
     else
-      tb+=("$(run "$b" "$work/$pgn" "$ply")")
-      ta+=("$(run "$a" "$work/$pgn" "$ply")")
+      tb+=("$(run "$b" "$work/$pgn" "$ply")") || exit 1
+      ta+=("$(run "$a" "$work/$pgn" "$ply")") || exit 1
     fi
   done
   printf '%-10s --max-ply %-3s A %s | B %s\n' "$pgn" "$ply" "$(summary "${ta[@]}")" "$(summary "${tb[@]}")"
