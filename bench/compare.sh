@@ -46,12 +46,15 @@ run() {
   local end=$EPOCHREALTIME
   awk -v s="$start" -v e="$end" '{ printf "%.4f %.2f\n", e - s, $1 + $2 }' "$work/time"
 }
+# median COLUMN "WALL CPU"...: the median of that column.
+median() {
+  local column=$1; shift
+  printf '%s\n' "$@" | cut -d' ' -f"$column" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
 # summary "WALL CPU"...: min and median wall, median CPU.
 summary() {
-  local cpu
-  cpu=$(printf '%s\n' "$@" | awk '{ print $2 }' | sort -n | awk '{ c[NR] = $1 } END { printf "%.2f", c[int((NR + 1) / 2)] }')
-  printf '%s\n' "$@" | sort -n | awk -v cpu="$cpu" '{ w[NR] = $1 } END {
-    printf "min %.4f med %.4f cpu %s", w[1], w[int((NR + 1) / 2)], cpu }'
+  printf 'min %.4f med %.4f cpu %.2f' "$(printf '%s\n' "$@" | cut -d' ' -f1 | sort -n | head -1)" \
+    "$(median 1 "$@")" "$(median 2 "$@")"
 }
 
 for c in "tcec.pgn 40" "lines.pgn 0" "tcec.pgn 0"; do
