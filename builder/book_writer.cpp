@@ -530,17 +530,18 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
                     CommitResult& result) {
   result = CommitResult{};
   result.appended = result.renamed = true;
-  // The slices are merged from now on, while the new file is made (a file
-  // made, its first transaction synced and reopened, mostly a wait for the
-  // disk, which the slices' threads waited for too).
-  // The counts below min_games go to the pruned database (write_fresh makes it).
-  std::optional<SectionSlices> slices;
-  if (input.slices)
-    slices.emplace(input.slices(), input.threads);
-  else
-    slices.emplace(merger.runs(), input.threads, input.min_games, input.min_games > 1,
-                   slice_entries(merger.runs()), input.remove_run_files);
+  // The new file is made first (unsynced: no wait for the disk), then the
+  // slices: their threads make their first pages resident as they start, and
+  // the maps of a file made meanwhile waited for the process's map lock
+  // longer than the first slice took (docs/SCALE.md, "Fresh memory").
   return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {
+    // The counts below min_games go to the pruned database (write_fresh makes it).
+    std::optional<SectionSlices> slices;
+    if (input.slices)
+      slices.emplace(input.slices(), input.threads);
+    else
+      slices.emplace(merger.runs(), input.threads, input.min_games, input.min_games > 1,
+                     slice_entries(merger.runs()), input.remove_run_files);
     return write_fresh(book, book_txn, to, *slices, input, result);
   });
 }

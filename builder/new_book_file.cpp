@@ -141,9 +141,8 @@ Status replace_book_file(const std::string& path, std::size_t map_size,
   ::unlink((temp + "-lock").c_str());
   Status status = [&]() -> Status {
     store::BookError be;
-    auto to = store::Book::open(temp, store::OpenMode::Create, &be, map_size);
+    auto to = store::Book::open(temp, store::OpenMode::CreateUnsynced, &be, map_size);
     if (!to) return store::Error{EIO, be.message};
-    if (auto s = to->env().set_no_sync(true)) return s;
     if (auto s = write(*to)) return s;
     if (auto s = to->env().sync()) return s;
     return std::nullopt;

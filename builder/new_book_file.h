@@ -129,8 +129,9 @@ class ChunkedAppender {
 // Writes a new book with write(new book), in a file beside the book at path
 // (a symbolic link is followed: the file is replaced, not the link), synced,
 // and renamed over it: the rename is the commit. The new book starts with a
-// map of map_size bytes and without fsync per transaction (synced once at
-// the end). On any failure the new file is removed and the book is as it was.
+// map of map_size bytes and without fsync per transaction, its first too
+// (store::OpenMode::CreateUnsynced): synced once at the end. On any failure
+// the new file is removed and the book is as it was.
 [[nodiscard]] store::Status replace_book_file(const std::string& path, std::size_t map_size,
                                               const std::function<store::Status(store::Book&)>& write);
 

@@ -153,7 +153,7 @@ bool Book::create_beside(const std::string& path, BookError* error, std::size_t 
 std::optional<Book> Book::open_checked(const std::string& path, OpenMode mode, BookError* error,
                                        std::size_t initial_map_size) {
   bool exists = file_exists(path);
-  if (!exists && mode != OpenMode::Create)
+  if (!exists && mode != OpenMode::Create && mode != OpenMode::CreateUnsynced)
     return fail<Book>(error, {BookError::Code::NotFound, path + ": no such book"});
   if (exists)
     if (auto refused = refuse_by_cheap_checks(path, mode)) return fail<Book>(error, *refused);
@@ -169,6 +169,8 @@ std::optional<Book> Book::open_checked(const std::string& path, OpenMode mode, B
   if (!read_only && env->map_size() < initial_map_size) {
     if (auto s = env->set_map_size(initial_map_size)) return fail<Book>(error, storage_error(*s));
   }
+  if (mode == OpenMode::CreateUnsynced)
+    if (auto s = env->set_no_sync(true)) return fail<Book>(error, storage_error(*s));
 
   // A book that is not new must say it is a graphbook book of our version.
   auto check_meta = [&](const Txn& txn, MDB_dbi meta) -> std::optional<BookError> {

@@ -24,7 +24,17 @@
 
 namespace gb::store {
 
-enum class OpenMode { ReadOnly, ReadWrite, Create /* ReadWrite, creating the file when absent */ };
+enum class OpenMode {
+  ReadOnly,
+  ReadWrite,
+  Create,  // ReadWrite, creating the file when absent
+  // Create, a file whose commits are not synced (MDB_NOSYNC) and that is made
+  // at path itself: a scratch book that its writer syncs (Env::sync) and then
+  // renames into place, and that a crash before then leaves as an orphan to
+  // remove (builder/new_book_file.h). Its first commit then costs no wait for
+  // the disk (the sync of a new file's first blocks, some milliseconds).
+  CreateUnsynced,
+};
 
 struct BookError {
   // Damaged: the cheap checks every open makes (store/page_check.h) failed.
@@ -127,7 +137,8 @@ class Book {
   // write to opens without LMDB's lock file (Env::without_lock). A failed
   // open removes the lock file it made. OpenMode::Create makes a new book
   // beside path and links it into place, so the path never names a file that
-  // is not yet a book. A directory is a sharded book: its manifest is read and
+  // is not yet a book (CreateUnsynced makes it at path, for a file no reader
+  // looks for). A directory is a sharded book: its manifest is read and
   // each shard opened; it opens read-only (a write is refused, naming merge).
   [[nodiscard]] static std::optional<Book> open(const std::string& path, OpenMode mode, BookError* error,
                                                 std::size_t initial_map_size = kDefaultMapSize);

@@ -36,6 +36,33 @@ TEST_CASE("A missing book is reported as not found unless it is created", "[stor
   CHECK(book->stats().games == 0);
 }
 
+TEST_CASE("A book made unsynced is made at its path and commits without a sync until its writer syncs it",
+          "[store]") {
+  // The file a new book is written into before it is renamed over the book
+  // (builder/new_book_file.h): its first commit waits for no disk.
+  TempDir dir;
+  auto flags_of = [](Book& book) {
+    unsigned flags = 0;
+    REQUIRE(mdb_env_get_flags(book.env().get(), &flags) == 0);
+    return flags;
+  };
+  BookError error;
+  auto scratch = Book::open(dir.file("scratch.book"), OpenMode::CreateUnsynced, &error);
+  REQUIRE(scratch);
+  CHECK((flags_of(*scratch) & MDB_NOSYNC) != 0);
+  CHECK(scratch->stats().games == 0);
+  CHECK_FALSE(scratch->env().sync());
+  // A book made the usual way syncs every commit.
+  auto synced = Book::open(dir.file("synced.book"), OpenMode::Create, &error);
+  REQUIRE(synced);
+  CHECK((flags_of(*synced) & MDB_NOSYNC) == 0);
+  // The unsynced book is a book: it opens again, read-only, after its writer closed it.
+  scratch.reset();
+  auto again = Book::open(dir.file("scratch.book"), OpenMode::ReadOnly, &error);
+  REQUIRE(again);
+  CHECK(again->stats().games == 0);
+}
+
 TEST_CASE("A file that is not a book gets a clear error", "[store]") {
   TempDir dir;
   std::ofstream(dir.file("text.book")) << "[Event \"not a book\"]\n";
