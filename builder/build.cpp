@@ -747,8 +747,13 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   ::mallopt(M_MMAP_THRESHOLD, int(kMallocMapThreshold));
   // What a build holds whatever the collection, as heap made resident at
   // once (large_pages.h): first touches of small pages were 2,800 page
-  // faults of a default build of tcec at ply 40 (docs/SCALE.md).
-  keep_heap_resident(resident_heap(given_options, std::max(1u, given_options.threads)));
+  // faults of a default build of tcec at ply 40 (docs/SCALE.md). Made
+  // resident on a core of its own while the book is opened, which for a new
+  // book is mostly a wait for the disk (its first commit is synced), and
+  // before the games are counted (docs/SCALE.md, "Fresh memory").
+  const auto [heap, heap_bytes] =
+      grow_heap(resident_heap(given_options, std::max(1u, given_options.threads)));
+  std::jthread resident([heap, heap_bytes] { populate(heap, heap_bytes); });
   // The move generator's tables, which the first game needs, are made on a
   // core of their own while the book is opened and the counting set up: some
   // milliseconds of every build, before its first game, otherwise.
@@ -763,6 +768,7 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   remove_orphans(spill_dir, std::string(kRunFilePrefix));
   remove_new_book_orphans(book_path);
   auto book = open_book_of_its_shape(book_path, options, error);
+  resident.join();
   if (!book) return std::nullopt;
   bool new_book = false;
   if (auto problem = holds_only_meta(*book, new_book)) {

@@ -35,9 +35,14 @@ void populate(void* data, std::size_t bytes) {
 }
 
 void keep_heap_resident(std::size_t bytes) {
+  const auto [pages, size] = grow_heap(bytes);
+  populate(pages, size);
+}
+
+std::pair<void*, std::size_t> grow_heap(std::size_t bytes) {
   bytes =
       std::min<std::size_t>(bytes, 1u << 30) / kLargePageBytes * kLargePageBytes;  // (mallopt takes an int)
-  if (bytes == 0) return;
+  if (bytes == 0) return {nullptr, 0};
   ::mallopt(M_ARENA_MAX, 1);
   // Grown by `bytes` now, and trimmed only once more than a large page past
   // them is free at its top. The pad goes back to malloc's default after
@@ -55,17 +60,18 @@ void keep_heap_resident(std::size_t bytes) {
              top = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   // Nothing when the request did not come from the top of a heap grown in
   // place (it was mapped on its own, or the heap is not contiguous).
+  std::pair<void*, std::size_t> pages{nullptr, 0};
   if (grown && from < top && top - from >= bytes) {
     const std::uintptr_t first = round_up(from, kLargePageBytes),
                          last = top / kLargePageBytes * kLargePageBytes;
     if (last > first) {
-      void* at = reinterpret_cast<void*>(first);
-      ::madvise(at, last - first, MADV_HUGEPAGE);
-      populate(at, last - first);
+      pages = {reinterpret_cast<void*>(first), last - first};
+      ::madvise(pages.first, pages.second, MADV_HUGEPAGE);
     }
   }
   ::free(grown);
   ::mallopt(M_TOP_PAD, int(kDefaultTopPad));
+  return pages;
 }
 
 ReservedPages::ReservedPages(std::size_t max_bytes) {

@@ -42,6 +42,13 @@ inline constexpr std::size_t kLargePageBytes = std::size_t(2) << 20;
 // heap stays as it was. Call it before other threads allocate.
 void keep_heap_resident(std::size_t bytes);
 
+// keep_heap_resident in two steps: grow_heap gives the heap the bytes and
+// keeps them (before other threads allocate, as above) and returns the pages
+// to make resident, which populate() then does on any thread, while the
+// caller goes on: the pages are malloc's, and populating keeps what they
+// hold. {nullptr, 0} where the heap could not grow in place.
+std::pair<void*, std::size_t> grow_heap(std::size_t bytes);
+
 // Address space reserved for a table that grows in place: a build's
 // aggregation table doubles as games come, and a table rebuilt from a copy of
 // itself held both at once, so the budget let the last growth reach only

@@ -11,25 +11,18 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdio>
+#include <thread>
 #include <vector>
+
+#include "resident_pages.h"
 
 namespace {
 
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 
-// The pages of [from, from + bytes) that are not resident (mincore).
-std::size_t pages_not_resident(std::uintptr_t from, std::size_t bytes) {
-  const auto page = std::size_t(::sysconf(_SC_PAGESIZE));
-  const std::uintptr_t first = from / page * page;
-  const std::size_t pages = (from + bytes - first + page - 1) / page;
-  std::vector<unsigned char> resident(pages);
-  REQUIRE(::mincore(reinterpret_cast<void*>(first), pages * page, resident.data()) == 0);
-  std::size_t missing = 0;
-  for (unsigned char r : resident) missing += !(r & 1);
-  return missing;
-}
-
 }  // namespace
+
+using gb::test::pages_not_resident;
 
 TEST_CASE("keep_heap_resident makes the heap the next allocations take resident before they write it",
           "[builder][large_pages]") {
@@ -59,6 +52,37 @@ TEST_CASE("keep_heap_resident makes the heap the next allocations take resident 
   }
   CHECK(reinterpret_cast<std::uintptr_t>(::sbrk(0)) == break_after);
   for (void* b : buffers) ::free(b);
+  CHECK(reinterpret_cast<std::uintptr_t>(::sbrk(0)) == break_after);
+}
+
+TEST_CASE("grow_heap grows the heap at once, and the pages it returns are made resident on another thread",
+          "[builder][large_pages]") {
+#if defined(__SANITIZE_ADDRESS__)
+  std::puts("SKIPPED: AddressSanitizer replaces malloc, whose heap grow_heap grows");
+  return;
+#endif
+  // As a build does: the heap grown before other threads allocate, its pages
+  // made resident on a thread of their own while this one allocates on.
+  ::mallopt(M_MMAP_THRESHOLD, int(kMiB));
+  const auto break_before = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  const auto [pages, bytes] = gb::builder::grow_heap(8 * kMiB);
+  const auto break_after = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  REQUIRE(break_after - break_before >= 8 * kMiB);
+  const auto first = reinterpret_cast<std::uintptr_t>(pages);
+  REQUIRE(bytes >= 6 * kMiB);
+  REQUIRE(first % gb::builder::kLargePageBytes == 0);
+  REQUIRE(first >= break_before);
+  REQUIRE(first + bytes <= break_after);
+  std::vector<void*> buffers;
+  std::thread resident([pages, bytes] { gb::builder::populate(pages, bytes); });
+  for (int i = 0; i < 4; ++i) buffers.push_back(::malloc(kMiB / 2));  // meanwhile
+  resident.join();
+  CHECK(pages_not_resident(first, bytes) == 0);
+  for (void* b : buffers) {
+    REQUIRE(b != nullptr);
+    CHECK(reinterpret_cast<std::uintptr_t>(b) + kMiB / 2 <= break_after);
+    ::free(b);
+  }
   CHECK(reinterpret_cast<std::uintptr_t>(::sbrk(0)) == break_after);
 }
 
