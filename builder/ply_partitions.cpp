@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <unordered_map>
 
@@ -26,6 +27,10 @@ constexpr std::uint64_t kSlicePlies = std::uint64_t(1) << 15;
 // (PartitionSlices::make_chunked), so that a slice's plies and their sorted
 // copy stay within 2 * 32 bytes * kMaxSlicePlies (4 MiB) on each thread.
 constexpr std::uint64_t kMaxSlicePlies = std::uint64_t(1) << 16;
+// A slice reads fewer than kSlicePlies + kMaxSlicePlies plies, a chunk fewer
+// than twice kMaxSlicePlies and a game: a scratch array of kScratchPlies
+// (address space; pages as used) holds either.
+static_assert(PlyPartitions::kScratchPlies == 4 * kMaxSlicePlies);
 // The plies a buffer has room for at first: it grows by doubling, up to
 // what the budget allows, so that a small input makes few pages resident.
 constexpr std::size_t kFirstPlies = std::size_t(1) << 14;
@@ -73,7 +78,8 @@ PlyPartitions::PlyPartitions(std::size_t memory_budget, std::string spill_dir, S
       range_(range),
       bits_(bits_for(expected_plies)) {
   // Address space for the most the budget allows; pages are made as used.
-  reserved_ = std::max<std::size_t>(capacity(), 2 * kFirstPlies);
+  // (At least a slice's scratch: the buffer becomes one, take_spare_pages.)
+  reserved_ = std::max({capacity(), 2 * kFirstPlies, kScratchPlies});
   buffer_pages_ = ReservedPages(reserved_ * sizeof(PlyEntry));
   cut_pages_ = ReservedPages(reserved_ * sizeof(PlyEntry));
   buffer_ = static_cast<PlyEntry*>(buffer_pages_.data());
@@ -284,13 +290,19 @@ BuildStatus PlyPartitions::finish() {
   assert(!finished_);
   finished_ = true;
   cut(memory_starts_);
-  // The plies are in cut_ now: the buffer's pages go back.
-  buffer_pages_ = ReservedPages();
+  // The plies are in cut_ now: the buffer's pages are spare (take_spare_pages).
   buffer_ = nullptr;
   return std::nullopt;
 }
 
+ReservedPages PlyPartitions::take_spare_pages() {
+  assert(finished_);
+  buffer_pages_.zero_from(kScratchPlies * sizeof(PlyEntry));  // (a budget's buffer may be far larger)
+  return std::move(buffer_pages_);
+}
+
 void PlyPartitions::release() {
+  buffer_pages_ = ReservedPages();
   for (Spill& s : spills_) ::close(s.fd);
   spills_.clear();
   cut_pages_ = ReservedPages();
@@ -501,8 +513,12 @@ class PartitionSlices : public SliceMaker {
     per_slice_ = slices_.empty() ? 0 : all / slices_.size() + 1;
     left_ = std::make_unique<std::atomic<std::size_t>[]>(ranges_.size());
     for (const Slice& slice : slices_) ++left_[slice.range];
-    for (std::size_t r = 0; r < ranges_.size(); ++r)
+    for (std::size_t r = 0; r < ranges_.size(); ++r) {
+      ReservedPages pages = ranges_[r]->take_spare_pages();
+      if (pages.reserved() >= PlyPartitions::kScratchPlies * sizeof(PlyEntry))
+        spare_.push_back(std::move(pages));
       if (left_[r] == 0) ranges_[r]->release();
+    }
   }
   std::size_t count() const override { return slices_.size(); }
   std::uint64_t per_slice() const override { return per_slice_; }
@@ -520,14 +536,17 @@ class PartitionSlices : public SliceMaker {
   };
   // What a thread keeps between its slices (their capacity).
   struct Scratch {
-    PlyArray read{kMaxSlicePlies * 4}, sorted{kMaxSlicePlies * 4};
+    PlyArray read{PlyPartitions::kScratchPlies}, sorted{PlyPartitions::kScratchPlies};
+    bool took_spare = false;  // read's pages are a buffer's (take_spare)
     std::vector<std::uint32_t> count;
     Counted counted;
     std::string value, below;
   };
   // Sorts in[0..n) of slice s into scratch.sorted.
   [[nodiscard]] BuildStatus sort(const Slice& s, const PlyEntry* in, std::size_t n, Scratch& scratch) const;
-  void make_slice(const Slice& s, SliceSections& out) const;
+  void make_slice(const Slice& s, SliceSections& out);
+  // Gives scratch.read a buffer's spare pages on the thread's first slice.
+  void take_spare(Scratch& scratch);
   void make_chunked(const Slice& s, SliceSections& out, Scratch& scratch) const;
 
   const std::vector<PlyPartitions*> ranges_;
@@ -536,7 +555,18 @@ class PartitionSlices : public SliceMaker {
   std::vector<Slice> slices_;
   std::uint64_t per_slice_ = 0;
   std::unique_ptr<std::atomic<std::size_t>[]> left_;  // by range: its slices not yet made
+  std::mutex spare_mutex_;
+  std::vector<ReservedPages> spare_;  // the ranges' buffers, resident (take_spare_pages)
 };
+
+void PartitionSlices::take_spare(Scratch& scratch) {
+  if (scratch.took_spare) return;
+  scratch.took_spare = true;
+  std::lock_guard lock(spare_mutex_);
+  if (spare_.empty()) return;
+  scratch.read = PlyArray(std::move(spare_.back()));
+  spare_.pop_back();
+}
 
 BuildStatus PartitionSlices::sort(const Slice& s, const PlyEntry* in, std::size_t n, Scratch& scratch) const {
   if (!scratch.sorted.resize(n)) return no_memory();
@@ -547,8 +577,9 @@ BuildStatus PartitionSlices::sort(const Slice& s, const PlyEntry* in, std::size_
   return std::nullopt;
 }
 
-void PartitionSlices::make_slice(const Slice& s, SliceSections& out) const {
+void PartitionSlices::make_slice(const Slice& s, SliceSections& out) {
   thread_local Scratch scratch;
+  take_spare(scratch);
   if (s.chunked) return make_chunked(s, out, scratch);
   if (!scratch.read.resize(s.plies)) {
     out.error = no_memory();

@@ -65,6 +65,8 @@ static_assert(sizeof(PlyEntry) == 32);
 class PlyArray {
  public:
   explicit PlyArray(std::size_t max_plies) : pages_(max_plies * sizeof(PlyEntry)) {}
+  // In pages reserved (and perhaps made resident) before: their plies are undefined.
+  explicit PlyArray(ReservedPages pages) : pages_(std::move(pages)) {}
   PlyEntry* data() { return static_cast<PlyEntry*>(pages_.data()); }
   const PlyEntry* data() const { return static_cast<const PlyEntry*>(pages_.data()); }
   std::size_t size() const { return size_; }
@@ -131,6 +133,14 @@ class PlyPartitions {
   [[nodiscard]] BuildStatus read_chunks(std::size_t p, std::size_t plies, PlyArray& buffer,
                                         const std::function<void(const PlyEntry*, std::size_t)>& take) const;
   std::size_t spills() const { return spill_count_; }
+  // After finish: the pages of the buffer plies came into, resident and
+  // holding nothing now, for a slice's scratch to take (once; empty pages
+  // after): fresh pages in their place made each thread's first slice of a
+  // small book several times slower than the next (docs/SCALE.md, "Fresh
+  // memory"). Reserved for at least kScratchPlies; those past them go back.
+  ReservedPages take_spare_pages();
+  // The plies a slice's scratch reads at most (PartitionSlices).
+  static constexpr std::size_t kScratchPlies = std::size_t(1) << 18;
   // The plies are read no more: the spill files are closed (which have no
   // name: the kernel drops their pages) and the memory of the last plies
   // goes back. Only spills() is valid after it.

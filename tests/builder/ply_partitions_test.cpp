@@ -14,6 +14,7 @@
 
 #include "book/store/section_groups.h"
 #include "random_games.h"
+#include "resident_pages.h"
 
 using namespace gb;
 using namespace gb::builder;
@@ -164,6 +165,38 @@ TEST_CASE("A range's first spills are of half the buffer its budget allows, the 
   CHECK(parts.spills() == spills_after(plies));
   CHECK(parts.spills() >= PlyPartitions::kSpillsPerMerge + 2);
   REQUIRE_FALSE(parts.finish());
+}
+
+TEST_CASE("After finish the buffer's pages are spare and resident, for one slice's scratch to take",
+          "[builder]") {
+  // A slice's scratch in fresh pages cost each thread's first slice some 4 ms
+  // (docs/SCALE.md, "Fresh memory"); the buffer's are resident and free.
+  const Games games = random_games(3000);
+  PlyPartitions parts(std::size_t(16) << 20, "/tmp", Side::Both, KeyRange{}, 0);
+  std::uint64_t plies = 0;
+  for (std::size_t g = 0; g < games.plies.size(); ++g) {
+    REQUIRE_FALSE(parts.add_game(games.facts[g], games.plies[g].data(), games.plies[g].size()));
+    plies += games.plies[g].size();
+  }
+  REQUIRE(plies > 2 * 16384);  // the buffer grew past its first pages
+  REQUIRE(parts.spills() == 0);
+  REQUIRE_FALSE(parts.finish());
+  ReservedPages spare = parts.take_spare_pages();
+  REQUIRE(spare.reserved() >= PlyPartitions::kScratchPlies * sizeof(PlyEntry));
+  CHECK(gb::test::pages_not_resident(reinterpret_cast<std::uintptr_t>(spare.data()),
+                                     plies * sizeof(PlyEntry)) == 0);
+  CHECK(parts.take_spare_pages().reserved() == 0);  // taken once
+  // A scratch in them holds a slice, and the plies are still there to read.
+  PlyArray scratch(std::move(spare));
+  REQUIRE(scratch.resize(PlyPartitions::kScratchPlies));
+  std::uint64_t in_partitions = 0;
+  for (std::size_t p = 0; p < parts.partitions(); ++p) in_partitions += parts.plies_in(p);
+  CHECK(in_partitions == plies);
+  std::vector<PlyEntry> read(plies);
+  REQUIRE_FALSE(parts.read(0, parts.partitions(), read.data()));
+  std::uint64_t wrong = 0;
+  for (const PlyEntry& e : read) wrong += e.game == 0;
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("Partitions whose budget falls in the middle of a build spill within it and count the same",
