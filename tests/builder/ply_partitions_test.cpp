@@ -169,8 +169,9 @@ TEST_CASE("A range's first spills are of half the buffer its budget allows, the 
 
 TEST_CASE("After finish the buffer's pages are spare and resident, for one slice's scratch to take",
           "[builder]") {
-  // A slice's scratch in fresh pages cost each thread's first slice some 4 ms
-  // (docs/SCALE.md, "Fresh memory"); the buffer's are resident and free.
+  // A slice's scratch in fresh pages made each thread's first slice several
+  // times slower than the next (docs/SCALE.md, "Fresh memory"); the buffer's
+  // pages are resident and free once the parse is done.
   const Games games = random_games(3000);
   PlyPartitions parts(std::size_t(16) << 20, "/tmp", Side::Both, KeyRange{}, 0);
   std::uint64_t plies = 0;
