@@ -297,7 +297,9 @@ BuildStatus PlyPartitions::finish() {
 
 ReservedPages PlyPartitions::take_spare_pages() {
   assert(finished_);
-  buffer_pages_.zero_from(kScratchPlies * sizeof(PlyEntry));  // (a budget's buffer may be far larger)
+  // A slice takes some kSlicePlies, and its scratch's first pages are what
+  // it wants resident; the rest go back (a budget's buffer may be far larger).
+  buffer_pages_.zero_from(kMaxSlicePlies * sizeof(PlyEntry));
   return std::move(buffer_pages_);
 }
 

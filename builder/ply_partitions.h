@@ -137,7 +137,7 @@ class PlyPartitions {
   // holding nothing now, for a slice's scratch to take (once; empty pages
   // after): fresh pages in their place made each thread's first slice of a
   // small book several times slower than the next (docs/SCALE.md, "Fresh
-  // memory"). Reserved for at least kScratchPlies; those past them go back.
+  // memory"). Reserved for at least kScratchPlies; resident, the first 2 MiB.
   ReservedPages take_spare_pages();
   // The plies a slice's scratch reads at most (PartitionSlices).
   static constexpr std::size_t kScratchPlies = std::size_t(1) << 18;
