@@ -99,7 +99,7 @@ std::size_t table_budget(const BuildOptions& options, unsigned threads, std::siz
   return (options.buckets ? tables / 2 : tables) / threads;
 }
 
-// The heap a build makes resident at its start (keep_heap_resident): its
+// The heap a build makes resident at its start (grow_heap): its
 // reserve, under a budget that bounds the tables alone (the default), where
 // the build holds the reserve beside the budget whatever it does with it;
 // none under a larger budget, which bounds all of the build's memory and

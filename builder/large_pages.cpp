@@ -34,11 +34,6 @@ void populate(void* data, std::size_t bytes) {
 #endif
 }
 
-void keep_heap_resident(std::size_t bytes) {
-  const auto [pages, size] = grow_heap(bytes);
-  populate(pages, size);
-}
-
 std::pair<void*, std::size_t> grow_heap(std::size_t bytes) {
   bytes =
       std::min<std::size_t>(bytes, 1u << 30) / kLargePageBytes * kLargePageBytes;  // (mallopt takes an int)

@@ -29,24 +29,21 @@ void populate(void* data, std::size_t bytes);
 // The size of a large page, which a reservation is aligned to and used in.
 inline constexpr std::size_t kLargePageBytes = std::size_t(2) << 20;
 
-// Gives malloc's heap `bytes` more, made resident at once in large pages
-// where the system gives them, and keeps them: one arena for all threads
-// (each thread's own arena would be fresh pages again), and its top trimmed
-// only when a large page more than them is free.
+// Gives malloc's heap `bytes` more, advised into large pages where the
+// system gives them, and keeps them: one arena for all threads (each
+// thread's own arena would be fresh pages again), and its top trimmed only
+// when a large page more than them is free. Returns the whole large pages
+// of what it grew by, for populate() to make resident at once, on any thread
+// while the caller goes on (the pages are malloc's, and populating keeps
+// what they hold).
 // A build's heap is many buffers grown once and reused (each block's games
 // and positions, a slice's entries, LMDB's pages); on this virtual machine
 // the first write to a 4 KiB page costs some 5 to 10 µs, made resident in
 // small pages first still 5, and in a 2 MiB page made resident in bulk
 // nothing (docs/SCALE.md, "Pages touched for the first time"). Advice only:
 // where the heap cannot grow in place (or bytes is under a large page) the
-// heap stays as it was. Call it before other threads allocate.
-void keep_heap_resident(std::size_t bytes);
-
-// keep_heap_resident in two steps: grow_heap gives the heap the bytes and
-// keeps them (before other threads allocate, as above) and returns the pages
-// to make resident, which populate() then does on any thread, while the
-// caller goes on: the pages are malloc's, and populating keeps what they
-// hold. {nullptr, 0} where the heap could not grow in place.
+// heap stays as it was, and the pages are {nullptr, 0}. Call it before other
+// threads allocate.
 std::pair<void*, std::size_t> grow_heap(std::size_t bytes);
 
 // Address space reserved for a table that grows in place: a build's
