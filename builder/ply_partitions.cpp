@@ -516,9 +516,7 @@ class PartitionSlices : public SliceMaker {
     left_ = std::make_unique<std::atomic<std::size_t>[]>(ranges_.size());
     for (const Slice& slice : slices_) ++left_[slice.range];
     for (std::size_t r = 0; r < ranges_.size(); ++r) {
-      ReservedPages pages = ranges_[r]->take_spare_pages();
-      if (pages.reserved() >= PlyPartitions::kScratchPlies * sizeof(PlyEntry))
-        spare_.push_back(std::move(pages));
+      spare_.push_back(ranges_[r]->take_spare_pages());
       if (left_[r] == 0) ranges_[r]->release();
     }
   }
@@ -536,10 +534,12 @@ class PartitionSlices : public SliceMaker {
     std::uint64_t plies = 0;
     bool chunked = false;
   };
-  // What a thread keeps between its slices (their capacity).
+  // What a thread keeps between its slices (their capacity). Its read array
+  // is in a range's spare pages (take_spare) while there are some.
   struct Scratch {
-    PlyArray read{PlyPartitions::kScratchPlies}, sorted{PlyPartitions::kScratchPlies};
-    bool took_spare = false;  // read's pages are a buffer's (take_spare)
+    explicit Scratch(ReservedPages spare)
+        : read(spare.data() ? PlyArray(std::move(spare)) : PlyArray(PlyPartitions::kScratchPlies)) {}
+    PlyArray read, sorted{PlyPartitions::kScratchPlies};
     std::vector<std::uint32_t> count;
     Counted counted;
     std::string value, below;
@@ -547,8 +547,8 @@ class PartitionSlices : public SliceMaker {
   // Sorts in[0..n) of slice s into scratch.sorted.
   [[nodiscard]] BuildStatus sort(const Slice& s, const PlyEntry* in, std::size_t n, Scratch& scratch) const;
   void make_slice(const Slice& s, SliceSections& out);
-  // Gives scratch.read a buffer's spare pages on the thread's first slice.
-  void take_spare(Scratch& scratch);
+  // A range's spare pages (take_spare_pages), none once all are taken.
+  ReservedPages take_spare();
   void make_chunked(const Slice& s, SliceSections& out, Scratch& scratch) const;
 
   const std::vector<PlyPartitions*> ranges_;
@@ -561,13 +561,12 @@ class PartitionSlices : public SliceMaker {
   std::vector<ReservedPages> spare_;  // the ranges' buffers, resident (take_spare_pages)
 };
 
-void PartitionSlices::take_spare(Scratch& scratch) {
-  if (scratch.took_spare) return;
-  scratch.took_spare = true;
+ReservedPages PartitionSlices::take_spare() {
   std::lock_guard lock(spare_mutex_);
-  if (spare_.empty()) return;
-  scratch.read = PlyArray(std::move(spare_.back()));
+  if (spare_.empty()) return {};
+  ReservedPages pages = std::move(spare_.back());
   spare_.pop_back();
+  return pages;
 }
 
 BuildStatus PartitionSlices::sort(const Slice& s, const PlyEntry* in, std::size_t n, Scratch& scratch) const {
@@ -580,8 +579,7 @@ BuildStatus PartitionSlices::sort(const Slice& s, const PlyEntry* in, std::size_
 }
 
 void PartitionSlices::make_slice(const Slice& s, SliceSections& out) {
-  thread_local Scratch scratch;
-  take_spare(scratch);
+  thread_local Scratch scratch(take_spare());  // (made on the thread's first slice)
   if (s.chunked) return make_chunked(s, out, scratch);
   if (!scratch.read.resize(s.plies)) {
     out.error = no_memory();
