@@ -87,7 +87,7 @@ std::string run_file_path(const std::string& dir, const std::string& name) {
 bool write_fully(int fd, const void* data, std::size_t bytes) {
   const auto* at = static_cast<const char*>(data);
   while (bytes > 0) {
-    const ssize_t w = ::write(fd, at, bytes);
+    const ssize_t w = ::write(fd, at, std::min(bytes, kWritePiece));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       if (w == 0) errno = ENOSPC;

@@ -38,9 +38,19 @@ inline constexpr std::string_view kRunFilePrefix = "graphbook-run-";
 // process's files apart.
 std::string run_file_path(const std::string& dir, const std::string& name);
 
-// Writes all of data to fd (again after EINTR); false, with errno set, when
-// it cannot (ENOSPC for a write that writes nothing).
+// Writes all of data to fd (again after EINTR), kWritePiece bytes at a
+// time; false, with errno set, when it cannot (ENOSPC for a write that
+// writes nothing).
 bool write_fully(int fd, const void* data, std::size_t bytes);
+// The most write_fully writes in one call. The page cache holds what one
+// write brings in folios as large as the write, up to 2 MiB: a spill
+// written whole (some 4 MB) took its memory in 2 MiB blocks, and on a virtual
+// machine that hands free 2 MiB blocks back to its host (virtio_balloon's
+// free page reporting) every page of such a block is a fault on the host
+// when first written. Pieces well under 2 MiB take smaller blocks, which
+// the kernel finds among the pages recently freed (docs/SCALE.md, "Fresh
+// memory").
+inline constexpr std::size_t kWritePiece = std::size_t(256) << 10;
 
 class RunFileWriter {
  public:
