@@ -1,6 +1,7 @@
 #include "builder/book_writer.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
@@ -534,23 +535,28 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
   // slices: their threads make their first pages resident as they start, and
   // the maps of a file made meanwhile waited for the process's map lock
   // longer than the first slice took (docs/SCALE.md, "Fresh memory").
-  return replace_book_file(book.path(), book.env().map_size(), [&](store::Book& to) {
-    // The counts below min_games go to the pruned database (write_fresh makes it).
-    std::optional<SectionSlices> slices;
-    if (input.slices)
-      slices.emplace(input.slices(), input.threads);
-    else
-      slices.emplace(merger.runs(), input.threads, input.min_games, input.min_games > 1,
-                     slice_entries(merger.runs()), input.remove_run_files);
-    return write_fresh(book, book_txn, to, *slices, input, result);
-  });
+  const bool link = !input.link_at.empty();
+  return replace_book_file(
+      link ? input.link_at : book.path(), book.env().map_size(),
+      [&](store::Book& to) {
+        // The counts below min_games go to the pruned database (write_fresh makes it).
+        std::optional<SectionSlices> slices;
+        if (input.slices)
+          slices.emplace(input.slices(), input.threads);
+        else
+          slices.emplace(merger.runs(), input.threads, input.min_games, input.min_games > 1,
+                         slice_entries(merger.runs()), input.remove_run_files);
+        return write_fresh(book, book_txn, to, *slices, input, result);
+      },
+      link ? Placing::Link : Placing::Rename);
 }
 
 }  // namespace
 
 Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, CommitResult& result) {
-  remove_new_book_orphans(book.path());  // of killed builds
-  const store::Error replaced{ESTALE, book.path() +
+  const std::string& path = input.link_at.empty() ? book.path() : input.link_at;
+  remove_new_book_orphans(path);  // of killed builds
+  const store::Error replaced{ESTALE, path +
                                           ": another build replaced the book while this one ran; nothing "
                                           "was written, run the build again"};
   {
@@ -560,7 +566,15 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     if (!book.still_at_path()) return replaced;
     auto fresh = book.holds_only_meta(*txn, &e);
     if (!fresh) return e;
-    if (*fresh) return commit_fresh(book, *txn, merger, input, result);
+    if (*fresh) {
+      Status s = commit_fresh(book, *txn, merger, input, result);
+      if (s && s->code == EEXIST && !input.link_at.empty())  // (of the link: Placing::Link)
+        return store::Error{ESTALE, path +
+                                        ": another build made the book while this one ran; nothing was "
+                                        "written, run the build again"};
+      return s;
+    }
+    assert(input.link_at.empty());  // a placeholder holds nothing but meta: it is this build's alone
     if (input.slices)
       return store::Error{ESTALE,
                           book.path() +

@@ -60,6 +60,10 @@ struct CommitInput {
   // (ply_partitions.h), which only a new book can take (a book that holds
   // records is refused with ESTALE: another process wrote it meanwhile).
   std::function<std::unique_ptr<SliceMaker>()> slices = {};
+  // When set, the book committed into is the placeholder of a book at this
+  // path, where there was none (new_book_file.h: open_placeholder): the new
+  // book is linked there, and nothing is written if a book came meanwhile.
+  std::string link_at;
 };
 
 struct CommitResult {
@@ -73,7 +77,7 @@ struct CommitResult {
 };
 
 // Errors: LMDB and file errors; ESTALE when another build replaced the book
-// file after this one opened it (nothing written).
+// file after this one opened it, or made one at link_at (nothing written).
 [[nodiscard]] store::Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input,
                                          CommitResult& result);
 

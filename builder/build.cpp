@@ -363,9 +363,15 @@ std::optional<std::string> unreadable_input(const std::vector<std::string>& inpu
 // (--max-ply, --min-games, --color) into options: a build that gives another
 // value is refused (Input) before anything is written.
 std::optional<store::Book> open_book_of_its_shape(const std::string& book_path, BuildOptions& options,
-                                                  BuildError* error) {
+                                                  bool& placeholder, BuildError* error) {
   store::BookError book_error;
-  auto book = store::Book::open(book_path, store::OpenMode::Create, &book_error, options.initial_map_size);
+  // Nothing at the path (not even a dangling link): the book is made there
+  // only by the commit, whole (new_book_file.h).
+  struct stat st;
+  placeholder = ::lstat(book_path.c_str(), &st) != 0 && errno == ENOENT;
+  auto book = placeholder ? open_placeholder(book_path, options.initial_map_size, &book_error)
+                          : store::Book::open(book_path, store::OpenMode::Create, &book_error,
+                                              options.initial_map_size);
   if (!book) {
     *error = BuildError::opening(book_error);
     return std::nullopt;
@@ -669,7 +675,8 @@ CommitInput commit_input(Workers& w, std::vector<FingerprintRun> fingerprints,
 }
 
 // Merges the runs into the book, with the sources and the stats, in one commit.
-BuildStatus write_book(store::Book& book, const std::string& book_path, Workers& w,
+// placeholder: book is the placeholder of the book at book_path (open_placeholder).
+BuildStatus write_book(store::Book& book, const std::string& book_path, bool placeholder, Workers& w,
                        const std::vector<const Run*>& runs, std::vector<store::SourceInfo> sources,
                        const std::string& params, BuildReport& report) {
   RunMerger merger(runs);
@@ -677,6 +684,7 @@ BuildStatus write_book(store::Book& book, const std::string& book_path, Workers&
   for (DedupSet& set : w.dedup)  // the ranges in order: all sorted
     if (auto e = set.take(fingerprints)) return e;
   CommitInput input = commit_input(w, std::move(fingerprints), std::move(sources), report, params);
+  if (placeholder) input.link_at = book_path;
   input.threads = unsigned(w.pool.threads());
   input.remove_run_files = true;  // the aggregators' spills: nothing reads them after the commit
   if (!w.partitions.empty())
@@ -767,9 +775,18 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   });
   remove_orphans(spill_dir, std::string(kRunFilePrefix));
   remove_new_book_orphans(book_path);
-  auto book = open_book_of_its_shape(book_path, options, error);
+  bool placeholder = false;
+  auto book = open_book_of_its_shape(book_path, options, placeholder, error);
   resident.join();
   if (!book) return std::nullopt;
+  // The placeholder goes however the build ends (the book, if the commit
+  // came, is linked at the path by then).
+  struct PlaceholderRemoval {
+    const std::string* path;
+    ~PlaceholderRemoval() {
+      if (path) remove_placeholder(*path);
+    }
+  } placeholder_removal{placeholder ? &book_path : nullptr};
   bool new_book = false;
   if (auto problem = holds_only_meta(*book, new_book)) {
     problem->message += "; nothing was built";
@@ -805,13 +822,15 @@ std::optional<BuildReport> run_build(const std::string& book_path, const std::ve
   if (!runs) return std::nullopt;
   add_up_inputs(report);
   // Inputs that were all in the book already: nothing to write, and the
-  // book's parameters stay those of the builds that added to it.
-  if (sources.empty()) {
+  // book's parameters stay those of the builds that added to it. (Into a
+  // placeholder the commit comes whatever: it is what makes the book.)
+  if (sources.empty() && !placeholder) {
     report.seconds = report.parse_seconds;
     return report;
   }
   const auto committing = std::chrono::steady_clock::now();
-  if (auto e = write_book(*book, book_path, w, *runs, std::move(sources), params, report)) return fail(*e);
+  if (auto e = write_book(*book, book_path, placeholder, w, *runs, std::move(sources), params, report))
+    return fail(*e);
   report.error_count = w.error_count;
   report.seconds = seconds_since(start);
   report.commit_seconds = seconds_since(committing);

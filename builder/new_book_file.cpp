@@ -134,7 +134,7 @@ Status ChunkedAppender::redo() {
 }
 
 Status replace_book_file(const std::string& path, std::size_t map_size,
-                         const std::function<Status(store::Book&)>& write) {
+                         const std::function<Status(store::Book&)>& write, Placing placing) {
   const std::string target = real_path(path);
   const std::string temp = target + std::string(kBuildingSuffix) + std::to_string(::getpid());
   ::unlink(temp.c_str());
@@ -148,11 +148,15 @@ Status replace_book_file(const std::string& path, std::size_t map_size,
     return std::nullopt;
   }();  // the new book is closed
   ::unlink((temp + "-lock").c_str());
-  if (!status && ::rename(temp.c_str(), target.c_str()) != 0) status = store::Error{errno, "rename " + temp};
-  if (status) {
-    ::unlink(temp.c_str());
-    return status;
+  if (!status) {
+    if (placing == Placing::Rename && ::rename(temp.c_str(), target.c_str()) != 0)
+      status = store::Error{errno, "rename " + temp};
+    // link() does not replace: a book another process made meanwhile stays.
+    if (placing == Placing::Link && ::link(temp.c_str(), target.c_str()) != 0)
+      status = store::Error{errno, "link " + temp + " to " + target};
   }
+  if (status || placing == Placing::Link) ::unlink(temp.c_str());
+  if (status) return status;
   // The book's lock file holds the old file's transaction id: a process that
   // opens the new file must start a new one.
   ::unlink((target + "-lock").c_str());
@@ -168,6 +172,32 @@ void remove_new_book_orphans(const std::string& path) {
 void remove_own_new_book(const std::string& path) {
   const std::string target = real_path(path);
   remove_own_files(dir_of(target), name_of(target) + std::string(kBuildingSuffix));
+  remove_placeholder(path);
+}
+
+namespace {
+
+// (Not through real_path: nothing was at the path, and the book linked
+// there at the commit must not move its placeholder.)
+std::string placeholder_path(const std::string& path) {
+  return path + std::string(store::Book::kCreatingSuffix) + std::to_string(::getpid());
+}
+
+}  // namespace
+
+std::optional<store::Book> open_placeholder(const std::string& path, std::size_t initial_map_size,
+                                            store::BookError* error) {
+  remove_placeholder(path);  // (of an earlier process with this process's id)
+  auto book =
+      store::Book::open(placeholder_path(path), store::OpenMode::CreateUnsynced, error, initial_map_size);
+  if (!book) remove_placeholder(path);
+  return book;
+}
+
+void remove_placeholder(const std::string& path) {
+  const std::string placeholder = placeholder_path(path);
+  ::unlink(placeholder.c_str());
+  ::unlink((placeholder + "-lock").c_str());
 }
 
 }  // namespace gb::builder

@@ -4,7 +4,7 @@
 // was, and its new file behind, named BOOK.building-PID: the next build or
 // upgrade of that book removes it (remove_new_book_orphans), and the
 // BOOK.creating-PID a process killed while it made a new book left
-// (store::Book::open).
+// (store::Book::open) or while it built into a placeholder (open_placeholder).
 #pragma once
 
 #include <cstddef>
@@ -126,19 +126,41 @@ class ChunkedAppender {
   std::size_t committed_bytes_ = 0;  // since the last release_mapped_pages() and start_writeback()
 };
 
+// How replace_book_file puts the new book at its path.
+enum class Placing {
+  Rename,  // over the file there: a book opened at the path at the start
+  Link,    // where no file was: fails (EEXIST) if one has come meanwhile (open_placeholder)
+};
+
 // Writes a new book with write(new book), in a file beside the book at path
 // (a symbolic link is followed: the file is replaced, not the link), synced,
-// and renamed over it: the rename is the commit. The new book starts with a
-// map of map_size bytes and without fsync per transaction, its first too
-// (store::OpenMode::CreateUnsynced): synced once at the end. On any failure
-// the new file is removed and the book is as it was.
+// and renamed over it (or linked at the path): that is the commit. The new
+// book starts with a map of map_size bytes and without fsync per
+// transaction, its first too (store::OpenMode::CreateUnsynced): synced once
+// at the end. On any failure the new file is removed and the book is as it
+// was.
 [[nodiscard]] store::Status replace_book_file(const std::string& path, std::size_t map_size,
-                                              const std::function<store::Status(store::Book&)>& write);
+                                              const std::function<store::Status(store::Book&)>& write,
+                                              Placing placing = Placing::Rename);
+
+// Where nothing is at a book's path, a build opens this instead: a new
+// empty book beside the path (BOOK.creating-PID), unsynced, which it reads as
+// the book it builds into and never keeps. Its commit writes the new book as
+// any (replace_book_file) and links it at the path (Placing::Link): nothing
+// is at the path until the book is whole. A new book made at its path at the
+// start waited for the disk's sync of its first commit, some milliseconds of
+// a small build in which no core had work (docs/SCALE.md). nullopt, with
+// error, when it cannot be made.
+[[nodiscard]] std::optional<store::Book> open_placeholder(const std::string& path,
+                                                          std::size_t initial_map_size,
+                                                          store::BookError* error);
+// Removes the placeholder of this process (and its lock file).
+void remove_placeholder(const std::string& path);
 
 // Removes the new files that killed builds or upgrades of the book at path left.
 void remove_new_book_orphans(const std::string& path);
 // Removes the new file (and its lock) of this process's build or upgrade of
-// the book at path (interrupt_cleanup.h).
+// the book at path, and its placeholder (interrupt_cleanup.h).
 void remove_own_new_book(const std::string& path);
 
 }  // namespace gb::builder

@@ -190,12 +190,70 @@ TEST_CASE("A build whose book cannot be written says why, and leaves the book as
                    std::to_string(kLimit) + " bytes): Input/output error") != std::string::npos);
     CHECK(files_starting(dir.path, "graphbook-run-").empty());
     CHECK(files_starting(dir.path, "b.book.building-").empty());
-    Output check = graphbook({"check", book});
-    INFO(check.out << check.err);
-    CHECK(check.status == 0);
-    if (fresh)
-      CHECK(gb::test::info_json(book)["nodes"] == 0);
-    else
+    if (!fresh) {
+      Output check = graphbook({"check", book});
+      INFO(check.out << check.err);
+      CHECK(check.status == 0);
+    }
+    if (fresh) {
+      // Nothing was at the path, and nothing is: the new book is linked
+      // there only whole (its placeholder is gone too).
+      CHECK_FALSE(std::filesystem::exists(book));
+      CHECK(files_starting(dir.path, "b.book").empty());
+    } else {
       CHECK(gb::test::exported(book, dir.file("after.bin")) == before);
+    }
   }
+}
+
+TEST_CASE(
+    "A build into a path where no book is puts the book there only at its commit, and leaves one that "
+    "another build made meanwhile as it is",
+    "[builder][interrupt]") {
+  TempDir dir;
+  const std::string book = dir.file("b.book"), fifo = dir.file("games.fifo");
+  const std::string twic = read_file(gb::test::data_path("pgn/small/twic0920.pgn"));
+  REQUIRE(twic.size() > 1000000);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // The first build's games come through a FIFO that the test holds open: it
+  // has opened the book it builds into and waits for its input.
+  const pid_t first = gb::test::spawn({gb::test::graphbook_binary(), "build", book, fifo, "--quiet"},
+                                      dir.file("out"), dir.file("err"));
+  int writer = -1;
+  auto opened_by = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // only against a hang
+  while ((writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) < 0 && errno == ENXIO &&
+         std::chrono::steady_clock::now() < opened_by)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  INFO(read_file(dir.file("err")));
+  REQUIRE(writer >= 0);  // else: the build did not open its input within 60 s
+  REQUIRE(::fcntl(writer, F_SETFL, 0) == 0);
+  // Reading its input, it builds into its placeholder; nothing is at the path.
+  CHECK_FALSE(std::filesystem::exists(book));
+  CHECK(std::filesystem::exists(book + ".creating-" + std::to_string(first)));
+
+  // Another build makes a book of one game at the path meanwhile.
+  REQUIRE(
+      graphbook({"build", book, dir.write("one.pgn", "[Result \"1-0\"]\n\n1. e4 1-0\n"), "--quiet"}).status ==
+      0);
+  const std::string other = gb::test::exported(book, dir.file("other.bin"));
+  REQUIRE(!other.empty());
+
+  // The first build's commit finds it there: it writes nothing and says so.
+  for (std::size_t at = 0; at < twic.size();) {
+    ssize_t n = ::write(writer, twic.data() + at, twic.size() - at);
+    REQUIRE(n > 0);
+    at += std::size_t(n);
+  }
+  ::close(writer);
+  const int status = gb::test::wait_status(first);
+  const std::string err = read_file(dir.file("err"));
+  INFO(err);
+  CHECK(status != 0);
+  CHECK(status < 128);  // an error reported, not a signal
+  CHECK(err.find(book + ": another build made the book while this one ran; nothing was written, run the "
+                        "build again") != std::string::npos);
+  CHECK(gb::test::exported(book, dir.file("after.bin")) == other);
+  CHECK(gb::test::info_json(book)["games"] == 1);
+  CHECK(files_starting(dir.path, "b.book.").empty());  // no placeholder, no new file
+  CHECK(files_starting(dir.path, "graphbook-run-").empty());
 }
