@@ -486,9 +486,17 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     std::optional<store::GroupAppender> pruned;
     if (pruned_dbi) pruned.emplace(appender.groups(*pruned_dbi));
     for (std::size_t i = 0; i < slices.count(); ++i) {
+      // While slice i is not made: the fingerprints, which only this thread
+      // writes, then the next slices, which any thread makes.
       const SliceSections* slice;
-      while (!(slice = slices.get(i, !fingerprints_left())))
-        if (auto s = fingerprints()) return s;
+      while (!(slice = slices.get(i, false))) {
+        if (fingerprints_left()) {
+          if (auto s = fingerprints()) return s;
+        } else if (!slices.help()) {
+          slice = slices.get(i, true);  // being made on another thread
+          break;
+        }
+      }
       if (slice->error) return store::Error{EIO, slice->error->message};
       for (std::size_t p = 0; p < slice->positions.size(); ++p) {
         const auto& position = slice->positions[p];
@@ -540,11 +548,13 @@ Status commit_fresh(store::Book& book, const store::Txn& book_txn, RunMerger& me
       link ? input.link_at : book.path(), book.env().map_size(),
       [&](store::Book& to) {
         // The counts below min_games go to the pruned database (write_fresh makes it).
+        // The writer makes slices too (SectionSlices::help): a thread fewer.
+        const unsigned makers = std::max(1u, input.threads) - 1;
         std::optional<SectionSlices> slices;
         if (input.slices)
-          slices.emplace(input.slices(), input.threads);
+          slices.emplace(input.slices(), makers);
         else
-          slices.emplace(merger.runs(), input.threads, input.min_games, input.min_games > 1,
+          slices.emplace(merger.runs(), makers, input.min_games, input.min_games > 1,
                          slice_entries(merger.runs()), input.remove_run_files);
         return write_fresh(book, book_txn, to, *slices, input, result);
       },

@@ -77,8 +77,7 @@ class RunSlices : public SliceMaker {
 
 SectionSlices::SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads)
     : maker_(std::move(maker)), count_(maker_->count()) {
-  threads = std::max(1u, threads);
-  window_ = threads + kAhead;
+  window_ = threads + 1 + kAhead;  // (the writer's help() one)
   made_.resize(window_);
   ready_.assign(window_, false);
   for (unsigned t = 0; t < threads; ++t) threads_.emplace_back([this] { work(); });
@@ -123,14 +122,25 @@ void SectionSlices::work() {
   for (;;) {
     changed_.wait(lock, [&] { return stop_ || next_ >= count() || next_ < released_ + window_; });
     if (stop_ || next_ >= count()) return;
-    const std::size_t i = next_++;
-    SliceSections& out = made_[i % window_];
-    lock.unlock();
-    make(i, out);
-    lock.lock();
-    ready_[i % window_] = true;
-    changed_.notify_all();
+    make_next(lock);
   }
+}
+
+bool SectionSlices::help() {
+  std::unique_lock lock(mutex_);
+  if (stop_ || next_ >= count() || next_ >= released_ + window_) return false;
+  make_next(lock);
+  return true;
+}
+
+void SectionSlices::make_next(std::unique_lock<std::mutex>& lock) {
+  const std::size_t i = next_++;
+  SliceSections& out = made_[i % window_];
+  lock.unlock();
+  make(i, out);
+  lock.lock();
+  ready_[i % window_] = true;
+  changed_.notify_all();
 }
 
 // Once the last slice has opened its runs, no merge opens a run file again:

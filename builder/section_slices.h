@@ -2,9 +2,10 @@
 // threads at once: the key space is cut into slices of some tens of thousands
 // of nodes and edges, each slice's runs are merged (RunMerger over that span)
 // and its sections encoded, as the entries of a group hold them
-// (store::GroupEncoder::entry_of), by whichever thread takes it; the writer of
-// the book takes the slices in key order, groups their entries and appends
-// the groups, as LMDB's one writer must. A thread works at most a few slices
+// (store::GroupEncoder::entry_of), by whichever thread takes it (the writer's
+// too, while the slice it wants is not made: help); the writer of the book
+// takes the slices in key order, groups their entries and appends the
+// groups, as LMDB's one writer must. A thread works at most a few slices
 // ahead of the writer, so the entries held wait for it are bounded (a few MB)
 // whatever the size of the book.
 //
@@ -93,7 +94,7 @@ class SliceMaker {
 
 class SectionSlices {
  public:
-  // Makes maker's slices on `threads` threads.
+  // Makes maker's slices on `threads` threads (0: only help() makes them).
   SectionSlices(std::unique_ptr<SliceMaker> maker, unsigned threads);
   // Merges runs (each sorted, in the order of the input) on `threads`
   // threads; nodes and edges with fewer than min_games games go to the
@@ -115,11 +116,19 @@ class SectionSlices {
   const SliceSections* get(std::size_t i, bool wait);
   // The writer is done with slice i: its memory goes to a later slice.
   void release(std::size_t i);
+  // Makes the next slice not yet taken, on the calling thread: the writer's,
+  // while the slice it wants is not made yet. False when none is left to
+  // take or none has room. The writer and one thread fewer then share the
+  // commit's cores: with a thread more than cores, each waited on the others
+  // (docs/SCALE.md, "The writer makes slices while it waits").
+  bool help();
 
  private:
   // The slices a thread may be ahead of the writer, beside the threads' own.
   static constexpr std::size_t kAhead = 2;
   void work();
+  // Makes slice next_, taken under lock (unlocked meanwhile).
+  void make_next(std::unique_lock<std::mutex>& lock);
   void make(std::size_t i, SliceSections& out);
 
   std::unique_ptr<SliceMaker> maker_;

@@ -347,3 +347,51 @@ TEST_CASE("Slices that remove their runs' files make the same sections and leave
   CHECK(removed.second == kept.second);
   CHECK(removed.first == kept.first);
 }
+
+TEST_CASE("Slices the writer makes while it waits (help) are those the threads make, with or without threads",
+          "[builder]") {
+  const Games games = random_games(20000);
+  auto agg = spilled(games);
+  const auto runs = runs_of(*agg);
+  // Every slice's entries and positions, taken in order as the commit's
+  // writer takes them: while slice i is not made, it makes the next (help).
+  auto made = [](SectionSlices& slices, bool helps, bool threads, std::size_t& helped) {
+    std::string entries;
+    std::vector<Key> keys;
+    for (std::size_t i = 0; i < slices.count(); ++i) {
+      const SliceSections* slice;
+      while (!(slice = slices.get(i, !helps)))
+        if (slices.help()) {
+          ++helped;
+        } else {
+          // (With no thread, a wait would never end.)
+          REQUIRE(threads);  // else: help made nothing while slice i was not made
+          slice = slices.get(i, true);
+          break;
+        }
+      REQUIRE(slice);
+      REQUIRE_FALSE(slice->error);
+      entries += slice->entries;
+      for (const auto& p : slice->positions) keys.push_back(p.key);
+      slices.release(i);
+    }
+    return std::pair(entries, keys);
+  };
+  std::size_t helped = 0;
+  SectionSlices threads_only(runs, 2, 1, false, 1000);
+  REQUIRE(threads_only.count() > 50);
+  const auto want = made(threads_only, false, true, helped);
+  REQUIRE(want.second.size() > 20000);
+  CHECK(helped == 0);
+  for (unsigned threads : {0u, 1u}) {
+    INFO(threads << " threads beside the writer");
+    SectionSlices slices(runs, threads, 1, false, 1000);
+    helped = 0;
+    const auto got = made(slices, true, threads > 0, helped);
+    // With no thread the writer makes every slice (with one, how many
+    // depends on how the two are scheduled).
+    if (threads == 0) CHECK(helped == slices.count());
+    CHECK(got.second == want.second);
+    CHECK(got.first == want.first);
+  }
+}
