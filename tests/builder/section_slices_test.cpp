@@ -37,6 +37,36 @@ std::vector<const Run*> runs_of(const Aggregator& agg) {
   return runs;
 }
 
+// How a test takes the slices, in order, as the commit's writer does.
+struct Taking {
+  bool helps = false;   // while slice i is not made, make the next (SectionSlices::help)
+  bool threads = true;  // some thread besides makes slices (else a wait would never end)
+  std::size_t helped = 0;
+};
+
+// Every slice's entries, back to back, and the positions they hold.
+std::pair<std::string, std::vector<Key>> made_slices(SectionSlices& slices, Taking& taking) {
+  std::string entries;
+  std::vector<Key> keys;
+  for (std::size_t i = 0; i < slices.count(); ++i) {
+    const SliceSections* slice;
+    while (!(slice = slices.get(i, !taking.helps)))
+      if (slices.help()) {
+        ++taking.helped;
+      } else {
+        REQUIRE(taking.threads);  // else: help made nothing while slice i was not made
+        slice = slices.get(i, true);
+        break;
+      }
+    REQUIRE(slice);
+    REQUIRE_FALSE(slice->error);
+    entries += slice->entries;
+    for (const auto& p : slice->positions) keys.push_back(p.key);
+    slices.release(i);
+  }
+  return std::pair(entries, keys);
+}
+
 // A merge's nodes and edges, each in its order.
 struct Merged {
   std::vector<NodeEntry> nodes;
@@ -317,19 +347,9 @@ TEST_CASE("Slices that remove their runs' files make the same sections and leave
     for (const std::string& f : files) n += ::access(f.c_str(), F_OK) == 0;
     return n;
   };
-  // Every slice's entries, back to back, and the positions they hold.
   auto made = [](SectionSlices& slices) {
-    std::string entries;
-    std::vector<Key> keys;
-    for (std::size_t i = 0; i < slices.count(); ++i) {
-      const SliceSections* slice = slices.get(i, true);
-      REQUIRE(slice);
-      REQUIRE_FALSE(slice->error);
-      entries += slice->entries;
-      for (const auto& p : slice->positions) keys.push_back(p.key);
-      slices.release(i);
-    }
-    return std::pair(entries, keys);
+    Taking waits;
+    return made_slices(slices, waits);
   };
   std::pair<std::string, std::vector<Key>> kept, removed;
   {
@@ -353,44 +373,19 @@ TEST_CASE("Slices the writer makes while it waits (help) are those the threads m
   const Games games = random_games(20000);
   auto agg = spilled(games);
   const auto runs = runs_of(*agg);
-  // Every slice's entries and positions, taken in order as the commit's
-  // writer takes them: while slice i is not made, it makes the next (help).
-  auto made = [](SectionSlices& slices, bool helps, bool threads, std::size_t& helped) {
-    std::string entries;
-    std::vector<Key> keys;
-    for (std::size_t i = 0; i < slices.count(); ++i) {
-      const SliceSections* slice;
-      while (!(slice = slices.get(i, !helps)))
-        if (slices.help()) {
-          ++helped;
-        } else {
-          // (With no thread, a wait would never end.)
-          REQUIRE(threads);  // else: help made nothing while slice i was not made
-          slice = slices.get(i, true);
-          break;
-        }
-      REQUIRE(slice);
-      REQUIRE_FALSE(slice->error);
-      entries += slice->entries;
-      for (const auto& p : slice->positions) keys.push_back(p.key);
-      slices.release(i);
-    }
-    return std::pair(entries, keys);
-  };
-  std::size_t helped = 0;
   SectionSlices threads_only(runs, 2, 1, false, 1000);
   REQUIRE(threads_only.count() > 50);
-  const auto want = made(threads_only, false, true, helped);
+  Taking waits;
+  const auto want = made_slices(threads_only, waits);
   REQUIRE(want.second.size() > 20000);
-  CHECK(helped == 0);
   for (unsigned threads : {0u, 1u}) {
     INFO(threads << " threads beside the writer");
     SectionSlices slices(runs, threads, 1, false, 1000);
-    helped = 0;
-    const auto got = made(slices, true, threads > 0, helped);
+    Taking helps{.helps = true, .threads = threads > 0};
+    const auto got = made_slices(slices, helps);
     // With no thread the writer makes every slice (with one, how many
     // depends on how the two are scheduled).
-    if (threads == 0) CHECK(helped == slices.count());
+    if (threads == 0) CHECK(helps.helped == slices.count());
     CHECK(got.second == want.second);
     CHECK(got.first == want.first);
   }
