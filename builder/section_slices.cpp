@@ -120,7 +120,7 @@ void SectionSlices::release(std::size_t i) {
 void SectionSlices::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] { return stop_ || next_ >= count() || next_ < released_ + window_; });
+    changed_.wait(lock, [&] { return stop_ || next_ >= count() || has_room(); });
     if (stop_ || next_ >= count()) return;
     make_next(lock);
   }
@@ -128,7 +128,7 @@ void SectionSlices::work() {
 
 bool SectionSlices::help() {
   std::unique_lock lock(mutex_);
-  if (stop_ || next_ >= count() || next_ >= released_ + window_) return false;
+  if (stop_ || next_ >= count() || !has_room()) return false;
   make_next(lock);
   return true;
 }

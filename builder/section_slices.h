@@ -127,6 +127,9 @@ class SectionSlices {
   // The slices a thread may be ahead of the writer, beside the threads' own.
   static constexpr std::size_t kAhead = 2;
   void work();
+  // Whether slice next_ has a place free (the writer released the slice
+  // window_ before it); under mutex_.
+  bool has_room() const { return next_ < released_ + window_; }
   // Makes slice next_, taken under lock (unlocked meanwhile).
   void make_next(std::unique_lock<std::mutex>& lock);
   void make(std::size_t i, SliceSections& out);
