@@ -115,9 +115,17 @@ BuildStatus PlyPartitions::add_game(const GameFacts& game, const PlyRecord* plie
                                 std::uint16_t(std::clamp(game.black_elo, 0, 65535))};
   const Side side = game.side == Side::Both ? side_ : game.side;
   const bool whole = range_.count == 1;
+  const KeyRange range = range_;
+  // The loop keeps the buffer's state in locals: a ply's key is a 64-bit
+  // store that may alias the members, which the compiler would read again
+  // after every ply.
+  PlyEntry* const buffer = buffer_;  // (the same pages after a spill)
+  std::size_t used = used_;
+  std::size_t limit = std::min(in_use_, room());  // the plies the buffer takes before it grows or spills
   for (std::size_t i = 0; i < n; ++i) {
-    if (used_ == in_use_ || used_ >= room()) {
+    if (used >= limit) {
       // Full: more pages while the budget allows, else a spill.
+      used_ = used;
       if (used_ < room()) {
         const std::size_t more = std::min(in_use_ * 2, room());
         if (!buffer_pages_.use(more * sizeof(PlyEntry))) throw std::bad_alloc();
@@ -125,6 +133,8 @@ BuildStatus PlyPartitions::add_game(const GameFacts& game, const PlyRecord* plie
       } else if (auto e = spill()) {
         return e;
       }
+      used = used_;
+      limit = std::min(in_use_, room());
     }
     const Color mover = (i & 1) ? ~game.first_mover : game.first_mover;
     const bool counts_edge = plies[i].move && i + 1 < n && !(side == Side::White && mover != Color::White) &&
@@ -134,16 +144,17 @@ BuildStatus PlyPartitions::add_game(const GameFacts& game, const PlyRecord* plie
     // Written whether in the range or not, and kept only when it is: half
     // the plies of a game are in one of two ranges, at random, and a branch
     // on it is mispredicted every other ply.
-    buffer_[used_] = PlyEntry{.key = plies[i].key,
-                              .child = counts_edge ? plies[i + 1].key : 0,
-                              .hash = plies[i].position_hash,
-                              .game = id,
-                              .move = counts_edge ? plies[i].move.raw() : std::uint16_t(0),
-                              .ply = ply,
-                              .mover_elo = elo[int(mover)],
-                              .year_result = year_result};
-    used_ += whole || range_.holds(plies[i].key);
+    buffer[used] = PlyEntry{.key = plies[i].key,
+                            .child = counts_edge ? plies[i + 1].key : 0,
+                            .hash = plies[i].position_hash,
+                            .game = id,
+                            .move = counts_edge ? plies[i].move.raw() : std::uint16_t(0),
+                            .ply = ply,
+                            .mover_elo = elo[int(mover)],
+                            .year_result = year_result};
+    used += whole || range.holds(plies[i].key);
   }
+  used_ = used;
   return std::nullopt;
 }
 
