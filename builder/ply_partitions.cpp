@@ -94,14 +94,14 @@ PlyPartitions::~PlyPartitions() {
 
 void PlyPartitions::set_budget(std::size_t memory_budget) { budget_ = memory_budget; }
 
-// A range's first kSpillsPerMerge spills are of half the buffer the budget
+// A range's first kHalfSpills spills are of half the buffer the budget
 // allows. The buffer and its cut are pages touched for the first time, which
 // on a virtual machine cost a small collection more than spilling twice as
-// often does; a large collection, whose spills merge, wants the whole buffer
-// (docs/SCALE.md, "Fresh memory").
+// often does; a large collection, whose spills are many, wants the whole
+// buffer (docs/SCALE.md, "Fresh memory").
 std::size_t PlyPartitions::room() const {
   const std::size_t most = std::min(capacity(), reserved_);
-  return std::max<std::size_t>(spill_count_ < kSpillsPerMerge ? most / 2 : most, kFirstPlies);
+  return std::max<std::size_t>(spill_count_ < kHalfSpills ? most / 2 : most, kFirstPlies);
 }
 
 BuildStatus PlyPartitions::add_game(const GameFacts& game, const PlyRecord* plies, std::size_t n) {

@@ -86,13 +86,18 @@ class PlyArray {
 class PlyPartitions {
  public:
   // The spills of a level are merged kSpillsPerMerge at a time into one of
-  // the next, partition by partition: a build keeps some kSpillsPerMerge
-  // files a level open, and a slice reads as many pieces, however many
-  // spills a large build makes.
-  static constexpr std::size_t kSpillsPerMerge = 16;
+  // the next, partition by partition: a build keeps fewer than
+  // kSpillsPerMerge files a level open, and a slice reads as many pieces,
+  // however many spills a large build makes. A merge writes every ply once
+  // more, so it waits until the pieces would be many: at 16 a range, the
+  // lines (18 spills a range) and tcec at full depth (20) each wrote most of
+  // their plies twice (docs/SCALE.md, "Fresh memory").
+  static constexpr std::size_t kSpillsPerMerge = 32;
+  // A range's first kHalfSpills spills are of half the buffer (room()).
+  static constexpr std::size_t kHalfSpills = 16;
 
   // memory_budget: the bytes the two buffers may take (plies as they come,
-  // and the same cut into partitions; half of it until kSpillsPerMerge
+  // and the same cut into partitions; half of it until kHalfSpills
   // spills were made); expected_plies: about how many plies the
   // input may bring (0: unknown), which sets how many partitions the key
   // range is cut into, so that one partition of every spill together stays

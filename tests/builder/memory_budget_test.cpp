@@ -11,6 +11,7 @@
 
 #include "builder/aggregator.h"
 #include "builder/dedup_set.h"
+#include "builder/ply_partitions.h"
 #include "builder/run_merger.h"
 #include "process.h"
 #include "test_data.h"
@@ -61,12 +62,11 @@ TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the bo
     inputs.push_back(
         dir.write("twic-again.pgn", "\n" + std::string(std::istreambuf_iterator<char>(twic), {})));
   }
-  auto build = [&](const std::string& book, const char* memory) {
+  auto build = [&](const std::string& book, const char* memory, const char* threads = "2") {
     std::vector<std::string> args = {"build", dir.file(book)};
     args.insert(args.end(), inputs.begin(), inputs.end());
-    for (const char* a : {"--max-ply", "0", "--threads", "2", "--json", "--quiet", "--memory"})
+    for (const char* a : {"--max-ply", "0", "--json", "--quiet", "--threads", threads, "--memory", memory})
       args.push_back(a);
-    args.push_back(memory);
     Output o = graphbook(args);
     INFO(o.err);
     REQUIRE(o.status == 0);
@@ -74,7 +74,11 @@ TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the bo
   };
   auto spilled = build("small.book", "1K");
   auto whole = build("large.book", "1G");
-  CHECK(spilled["spilled_runs"].get<int>() >= 40);  // some 20 a thread: at least one merge of 16
+  // And on one thread, whose one key range spills them all: enough for a
+  // merge of its spills into one of the next level.
+  auto one = build("one.book", "1K", "1");
+  CHECK(spilled["spilled_runs"].get<int>() >= 40);  // some 20 a thread
+  CHECK(one["spilled_runs"].get<std::size_t>() >= PlyPartitions::kSpillsPerMerge);
   CHECK(whole["spilled_runs"] == 0);
   CHECK(spilled["fingerprint_spilled_runs"].get<std::size_t>() >= 2 * DedupSet::kRunsPerMerge);  // merged too
   CHECK(whole["fingerprint_spilled_runs"] == 0);
@@ -84,7 +88,8 @@ TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the bo
   CHECK(spilled["edges_written"] == whole["edges_written"]);
   CHECK(spilled["games_added"] == whole["games_added"]);
   CHECK(counts_of(dir.file("small.book")) == counts_of(dir.file("large.book")));
-  for (const char* book : {"small", "large"}) {
+  CHECK(counts_of(dir.file("one.book")) == counts_of(dir.file("large.book")));
+  for (const char* book : {"small", "large", "one"}) {
     Output o =
         graphbook({"export", dir.file(std::string(book) + ".book"), dir.file(std::string(book) + ".bin")});
     INFO(o.err);
@@ -94,6 +99,7 @@ TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the bo
                     large_bin = read_file(dir.file("large.bin"));
   CHECK(small_bin.size() > 16 * 400000);  // Polyglot entries of 16 bytes: not an empty export
   CHECK(small_bin == large_bin);
+  CHECK(read_file(dir.file("one.bin")) == large_bin);
 }
 
 TEST_CASE("An aggregator whose budget is lowered spills once and goes on within it, with exact totals",

@@ -119,16 +119,17 @@ void check_same(const Written& got, const Written& want) {
 
 TEST_CASE("Plies counted in partitions give the sections a table gives, whatever the spills", "[builder]") {
   const std::uint32_t kMinGames = GENERATE(1u, 2u);
-  // 40,000 games, some 540,000 plies: at the smallest buffers (16,384 plies)
-  // each of two ranges spills more than 16 times, and its spills are merged.
-  const Games games = random_games(40000);
+  // 90,000 games, some 1,220,000 plies: at the smallest buffers (16,384
+  // plies) each of two ranges spills more than 32 times, and its spills are
+  // merged.
+  const Games games = random_games(90000);
   const Written want = by_tables(games, 2, kMinGames);
   if (kMinGames > 1) CHECK(want.pruned.size() > 1000);
 
   std::size_t spills = 0;
   SECTION("spilling and merging spills") {
     check_same(by_partitions(games, 2, 1, kMinGames, &spills), want);
-    CHECK(spills >= PlyPartitions::kSpillsPerMerge);  // the first 16 of a level are merged
+    CHECK(spills >= PlyPartitions::kSpillsPerMerge);  // the first 32 of a level are merged
   }
   SECTION("all in memory") {
     check_same(by_partitions(games, 2, std::size_t(1) << 30, kMinGames, &spills), want);
@@ -143,14 +144,14 @@ TEST_CASE("A range's first spills are of half the buffer its budget allows, the 
           "[builder]") {
   // The buffers are pages touched for the first time, which cost more than a
   // small collection's spills (docs/SCALE.md, "Fresh memory"); a collection
-  // that spills more than one merge takes wants the whole buffer.
+  // that spills more than kHalfSpills times wants the whole buffer.
   const std::size_t budget = std::size_t(2) << 20;
   const std::uint64_t whole = budget / 2 / sizeof(PlyEntry), half = whole / 2;
-  const std::uint64_t halves = PlyPartitions::kSpillsPerMerge * half;  // the plies the first spills take
+  const std::uint64_t halves = PlyPartitions::kHalfSpills * half;  // the plies the first spills take
   // The spills after t plies: a full buffer spills when the next ply comes.
   auto spills_after = [&](std::uint64_t t) -> std::uint64_t {
     if (t <= halves) return t == 0 ? 0 : (t - 1) / half;
-    return PlyPartitions::kSpillsPerMerge + (t - halves - 1) / whole;
+    return PlyPartitions::kHalfSpills + (t - halves - 1) / whole;
   };
   const Games games = random_games(30000);
   PlyPartitions parts(budget, "/tmp", Side::Both, KeyRange{}, 0);
@@ -163,7 +164,7 @@ TEST_CASE("A range's first spills are of half the buffer its budget allows, the 
   REQUIRE(plies > halves + 2 * whole);  // some spills of the whole buffer
   CHECK(wrong == 0);
   CHECK(parts.spills() == spills_after(plies));
-  CHECK(parts.spills() >= PlyPartitions::kSpillsPerMerge + 2);
+  CHECK(parts.spills() >= PlyPartitions::kHalfSpills + 2);
   REQUIRE_FALSE(parts.finish());
 }
 
