@@ -9,6 +9,7 @@
 #include "book/store/book.h"
 #include "book/store/buckets.h"
 #include "book/store/exit_status.h"
+#include "book/store/fingerprint_blocks.h"
 #include "book/store/game_index.h"
 #include "book/store/section_groups.h"
 #include "book/store/shard_manifest.h"
@@ -53,9 +54,12 @@ class RecordCheck {
     walk(*txn, "meta", dbs.meta, [&](auto k, auto v) { meta(k, v); });
     walk_groups(*txn, dbs.positions);
     walk(*txn, "learn", dbs.learn, [&](auto k, auto v) { learn(k, v); });
+    std::string last;  // the last fingerprint of the block before: below this block's key
     walk(*txn, "games", dbs.games, [&](auto k, auto v) {
-      if (k.size() != 16 || !v.empty())
-        note("games " + hex_key(k), "not a 16-byte fingerprint without a value");
+      if (auto why = store::block_problem(k, v)) return note("games " + hex_key(k), "not a block: " + *why);
+      if (!last.empty() && std::string_view(last) >= k)
+        note("games " + hex_key(k), "not above the fingerprints of the block before");
+      last.assign(v.empty() ? k : v.substr(v.size() - 16));
     });
     std::uint64_t sources = 0;
     walk(*txn, "sources", dbs.sources, [&](auto k, auto v) { source(k, v, ++sources); });

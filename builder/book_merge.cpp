@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cerrno>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "book/chess/movegen.h"
 #include "book/store/buckets.h"
 #include "book/store/evaluation.h"
+#include "book/store/fingerprint_blocks.h"
 #include "book/store/game_index.h"
 #include "book/store/section_groups.h"
 #include "builder/bucket_aggregator.h"
@@ -243,25 +245,50 @@ std::string be32(std::uint32_t v) {
 
 // --- games in more than one book ---------------------------------------------
 
+// Calls visit(fp, holds) for each fingerprint of the books' games databases
+// in ascending order, once, holds[i] telling whether inputs[i] holds it.
+Status each_fingerprint(
+    const std::vector<Input>& inputs,
+    const std::function<Status(const store::Fingerprint&, const std::vector<bool>&)>& visit) {
+  store::Error e;
+  std::vector<store::FingerprintCursor> cursors;
+  std::vector<std::optional<store::Fingerprint>> front;
+  for (const Input& in : inputs) {
+    auto cursor = store::FingerprintCursor::open(*in.txn, in.book->dbs().games, &e);
+    if (!cursor) return e;
+    cursors.push_back(std::move(*cursor));
+    front.push_back(cursors.back().next(&e));
+    if (e.code) return e;
+  }
+  std::vector<bool> holds(inputs.size());
+  for (;;) {
+    std::optional<store::Fingerprint> least;
+    for (const auto& f : front)
+      if (f && (!least || *f < *least)) least = f;
+    if (!least) return std::nullopt;
+    for (std::size_t i = 0; i < inputs.size(); ++i) holds[i] = front[i] == least;
+    if (auto s = visit(*least, holds)) return s;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (holds[i]) {
+        front[i] = cursors[i].next(&e);
+        if (e.code) return e;
+      }
+  }
+}
+
 // Fills each book's shared fingerprints: those of its games that an earlier
 // book holds (the later copy is the one a build of all the inputs skips).
 Status find_shared(std::vector<Input>& inputs) {
-  store::Error e;
-  KeyMerge merge(KeyMerge::of(inputs, [](const Input& in) { return std::optional(in.book->dbs().games); }),
-                 e);
-  std::string_view key;
-  std::vector<std::vector<std::string_view>>* values;
-  while (merge.next(key, values)) {
-    bool earlier = false;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if ((*values)[i].empty()) continue;
-      if (earlier && key.size() == 16)
-        inputs[i].shared.push_back({store::get_be64(key.data()), store::get_be64(key.data() + 8)});
-      earlier = true;
-    }
-  }
-  if (e.code) return e;
-  return std::nullopt;
+  return each_fingerprint(inputs,
+                          [&](const store::Fingerprint& fp, const std::vector<bool>& holds) -> Status {
+                            bool earlier = false;
+                            for (std::size_t i = 0; i < inputs.size(); ++i) {
+                              if (!holds[i]) continue;
+                              if (earlier) inputs[i].shared.push_back(fp);
+                              earlier = true;
+                            }
+                            return std::nullopt;
+                          });
 }
 
 // Finds the stored copies of a book's shared games, marks them dropped and
@@ -581,17 +608,21 @@ Status write_positions(std::vector<Input>& inputs, Writer& w, SharedCounts& shar
   return w.finish();
 }
 
-// The fingerprints of every book, each once.
+// The fingerprints of every book, each once, in blocks (fingerprint_blocks.h).
 Status write_fingerprints(std::vector<Input>& inputs, store::Book& out, ChunkedAppender& appender) {
-  store::Error e;
-  KeyMerge merge(KeyMerge::of(inputs, [](const Input& in) { return std::optional(in.book->dbs().games); }),
-                 e);
-  std::string_view key;
-  std::vector<std::vector<std::string_view>>* values;
-  while (merge.next(key, values))
-    if (auto s = appender.add(out.dbs().games, key, {})) return s;
-  if (e.code) return e;
-  return std::nullopt;
+  store::FingerprintBlocks block;
+  auto put = [&]() -> Status {
+    Status s = appender.add(out.dbs().games, block.key(), block.value());
+    block.clear();
+    return s;
+  };
+  if (auto s =
+          each_fingerprint(inputs, [&](const store::Fingerprint& fp, const std::vector<bool>&) -> Status {
+            block.add(fp);
+            return block.full() ? put() : std::nullopt;
+          }))
+    return s;
+  return block.empty() ? std::nullopt : put();
 }
 
 // Learning counters summed; the last game is the later one. The records

@@ -12,6 +12,7 @@
 #include "book/store/buckets.h"
 #include "book/store/evaluation.h"
 #include "book/store/fingerprint.h"
+#include "book/store/fingerprint_blocks.h"
 #include "book/store/game_index.h"
 #include "book/store/section_groups.h"
 #include "builder/book_shape.h"
@@ -242,10 +243,9 @@ Status retract_games(store::WriteTxn& txn, store::Book& book, MDB_dbi stored, co
     if (e.code) return e;
   }
   for (const store::Fingerprint& fp : fingerprints) {
-    const store::FingerprintKey key(fp);
-    if (!txn.get(book.dbs().games, key.view()).has_value()) continue;  // counted under --no-dedup
-    if (auto s = txn.del(book.dbs().games, key.view())) return s;
-    ++report.fingerprints;
+    bool erased = false;  // (not there: counted under --no-dedup)
+    if (auto s = store::erase_fingerprint(txn, book.dbs().games, fp, &erased)) return s;
+    report.fingerprints += erased;
   }
   if (!first) return std::nullopt;
   if (auto s = store::truncate_indexed_games(txn, *first)) return s;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/fingerprint_blocks.h"
 #include "book/store/section_groups.h"
 #include "book/store/shard_manifest.h"
 #include "builder/book_writer.h"
@@ -21,7 +22,7 @@ using store::Status;
 
 constexpr std::uint32_t kSectionlessFormat = 2;  // nodes and edges in two databases
 constexpr std::uint32_t kUngroupedFormat = 4;    // a section per LMDB record
-constexpr std::uint32_t kLastFormat = 5;         // the newest a book is upgraded from
+constexpr std::uint32_t kLastFormat = 6;         // the newest a book is upgraded from
 static_assert(kLastFormat + 1 == store::kFormatVersion);
 
 // What makes a format 2 book a book of this kind: its meta records.
@@ -94,6 +95,29 @@ Status copy_database(const store::Txn& from, MDB_dbi source, MDB_dbi target, uns
   }
   if (error.code) return error;
   return std::nullopt;
+}
+
+// Writes the game fingerprints of database source of from (a record each,
+// before format 7) into target in blocks (fingerprint_blocks.h).
+Status regroup_fingerprints(const store::Txn& from, MDB_dbi source, MDB_dbi target, ChunkedAppender& appender,
+                            UpgradeReport& report) {
+  store::Error error;
+  auto cursor = store::FingerprintCursor::open(from, source, &error);
+  if (!cursor) return error;
+  store::FingerprintBlocks block;
+  auto put = [&]() -> Status {
+    Status s = appender.add(target, block.key(), block.value(), MDB_APPEND);
+    block.clear();
+    return s;
+  };
+  while (auto fp = cursor->next(&error)) {
+    block.add(*fp);
+    ++report.other_records;
+    if (block.full())
+      if (auto s = put()) return s;
+  }
+  if (error.code) return error;
+  return block.empty() ? std::nullopt : put();
 }
 
 // Writes the sections of database source of from (formats 3 and 4: one to
@@ -266,7 +290,8 @@ std::optional<UpgradeReport> upgrade_book(const std::string& path, BuildError* e
     for (const Other& o : others)
       if (auto s = o.sections
                        ? rewrite_sections(*txn, o.source, o.target, appender, report, path, false, grouped)
-                       : copy_database(*txn, o.source, o.target, o.flags, appender, report))
+                   : o.name == "games" ? regroup_fingerprints(*txn, o.source, o.target, appender, report)
+                                       : copy_database(*txn, o.source, o.target, o.flags, appender, report))
         return s;
     if (auto s = appender.finish()) return s;
     // The meta records but the format's own (the new book has those).

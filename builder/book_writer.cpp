@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "book/store/buckets.h"
+#include "book/store/fingerprint_blocks.h"
 #include "book/store/section_groups.h"
 #include "builder/new_book_file.h"
 #include "builder/section_slices.h"
@@ -469,16 +470,27 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     // fingerprints (already in order) while the next slice is not yet made.
     result.slices = slices.count();
     std::size_t run = 0, at = 0;  // the next fingerprint: input.fingerprints[run][at]
-    auto fingerprints_left = [&] { return run < input.fingerprints.size(); };
+    auto next_fingerprint = [&]() -> const Fingerprint* {  // nullptr: none left
+      while (run < input.fingerprints.size() && at == input.fingerprints[run].size()) {
+        input.fingerprints[run] = {};  // taken: give its memory back
+        ++run;
+        at = 0;
+      }
+      return run < input.fingerprints.size() ? &input.fingerprints[run][at++] : nullptr;
+    };
+    store::FingerprintBlocks block;
+    bool fingerprints_done = false;
+    auto fingerprints_left = [&] { return !fingerprints_done; };
+    // The next kEntriesPerChunk fingerprints, in blocks (fingerprint_blocks.h).
     auto fingerprints = [&]() -> Status {
-      for (std::size_t n = 0; n < kEntriesPerChunk && fingerprints_left(); ++n) {
-        if (auto s = appender.add(to.dbs().games, FingerprintKey(input.fingerprints[run][at]).view(), {}))
-          return s;
-        if (++at == input.fingerprints[run].size()) {
-          input.fingerprints[run] = {};  // written: give its memory back
-          ++run;
-          at = 0;
+      for (std::size_t n = 0; n < kEntriesPerChunk && !fingerprints_done; ++n) {
+        const Fingerprint* fp = next_fingerprint();
+        if (fp) block.add(*fp);
+        if (block.full() || (!fp && !block.empty())) {
+          if (auto s = appender.add(to.dbs().games, block.key(), block.value())) return s;
+          block.clear();
         }
+        fingerprints_done = !fp;
       }
       return std::nullopt;
     };
@@ -595,9 +607,8 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
     result = CommitResult{};
     if (!book.still_at_path()) return replaced;
     if (auto e = merger.open()) return store::Error{EIO, e->message};
-    MDB_stat positions_stat, games_stat;
+    MDB_stat positions_stat;
     if (auto s = txn.stat(book.dbs().positions, positions_stat)) return s;
-    if (auto s = txn.stat(book.dbs().games, games_stat)) return s;
     bool append = positions_stat.ms_entries == 0;
     result.appended = append;
     {
@@ -617,10 +628,8 @@ Status commit_build(store::Book& book, RunMerger& merger, CommitInput& input, Co
 
     if (input.buckets)
       if (auto s = merge_buckets_into(txn, *input.buckets, result)) return s;
-    unsigned fp_flags = games_stat.ms_entries == 0 ? MDB_APPEND : 0;
-    for (const auto& run : input.fingerprints)
-      for (const Fingerprint& fp : run)
-        if (auto s = txn.put(book.dbs().games, FingerprintKey(fp).view(), {}, fp_flags)) return s;
+    for (const auto& run : input.fingerprints)  // (the runs in order: all of them ascending)
+      if (auto s = store::insert_fingerprints(txn, book.dbs().games, run)) return s;
     return write_totals(book, txn, book.stats(txn), input, result);
   });
 }

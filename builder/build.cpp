@@ -24,6 +24,7 @@
 #include "book/pgn/byte_source.h"
 #include "book/pgn/reader.h"
 #include "book/pgn/split.h"
+#include "book/store/fingerprint_blocks.h"
 #include "builder/book_shape.h"
 #include "builder/build_visitor.h"
 #include "builder/game_index_writer.h"
@@ -156,10 +157,14 @@ BuildStatus mark_duplicates(Workers& w, std::vector<PartResult>& results) {
     const KeyRange range{std::uint32_t(i), ranges};
     std::optional<store::ReadTxn> txn =
         w.book_has_games ? store::ReadTxn::begin(w.book.env(), nullptr) : std::nullopt;
+    std::optional<store::Cursor> games =
+        txn ? store::Cursor::open(*txn, w.book.dbs().games, nullptr) : std::nullopt;
     for (PartResult& r : results)
       for (PendingGame& g : r.games.games) {
         if (!range.holds(g.fingerprint[0])) continue;
-        bool in_book = txn && txn->get(w.book.dbs().games, FingerprintKey(g.fingerprint).view()).has_value();
+        // (A games database that cannot be read counts as not holding the
+        // game, as a failed look-up always did; graphbook check names it.)
+        bool in_book = games && store::has_fingerprint(*games, g.fingerprint, nullptr).value_or(false);
         if (in_book || !w.dedup[i].insert(g.fingerprint)) g.duplicate = true;
       }
     failed[i] = w.dedup[i].spill_if_over();

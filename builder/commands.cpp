@@ -468,8 +468,9 @@ void add_upgrade(CLI::App& app, int& exit_status) {
   auto opt = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "upgrade",
-      "Rewrite a book of format 2 to 5 as format 6 (a section per position, edges sharing their node's "
-      "fields, sections grouped several to an LMDB record, one-game positions packed), keeping all it holds");
+      "Rewrite a book of format 2 to 6 as format 7 (a section per position, edges sharing their node's "
+      "fields, sections grouped several to an LMDB record, one-game positions packed, game fingerprints in "
+      "blocks), keeping all it holds");
   cmd->add_option("book", opt->book, "The book file (replaced by the new one when done)")->required();
   cmd->add_flag("--json", opt->json, "JSON output");
   cmd->footer("Example:\n  graphbook upgrade games.book   (learning, fingerprints and sources are kept)");

@@ -19,7 +19,7 @@
 
 namespace gb::store {
 
-inline constexpr std::uint32_t kFormatVersion = 6;
+inline constexpr std::uint32_t kFormatVersion = 7;
 
 enum class Result : std::uint8_t { WhiteWins, Draw, BlackWins, Unknown };
 

@@ -9,6 +9,7 @@
 
 #include "book/chess/notation.h"
 #include "book/store/book.h"
+#include "book/store/fingerprint_blocks.h"
 #include "book/store/polyglot.h"
 #include "book/store/section_groups.h"
 #include "play.h"
@@ -50,6 +51,21 @@ inline std::map<std::string, std::string> dump(store::Book& book, MDB_dbi dbi) {
   auto cursor = store::Cursor::open(*txn, dbi, nullptr);
   for (auto item = cursor->first(); item; item = cursor->next())
     out[std::string(item->key)] = std::string(item->value);
+  return out;
+}
+
+// The game fingerprints of a book in order: how blocks hold them is the
+// writer's business (store/fingerprint_blocks.h).
+inline std::vector<store::Fingerprint> fingerprints(store::Book& book) {
+  std::vector<store::Fingerprint> out;
+  auto txn = store::ReadTxn::begin(book.env(), nullptr);
+  REQUIRE(txn);
+  store::Error e;
+  auto cursor = store::FingerprintCursor::open(*txn, book.dbs().games, &e);
+  REQUIRE(cursor);
+  while (auto fp = cursor->next(&e)) out.push_back(*fp);
+  INFO(e.message());
+  REQUIRE(e.code == 0);
   return out;
 }
 

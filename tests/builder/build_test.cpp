@@ -276,7 +276,8 @@ TEST_CASE("An incremental build gives the same book as one build of all games", 
   auto inc = open_book(dir.file("inc.book"));
   auto one = open_book(dir.file("one.book"));
   CHECK(gb::test::sections(inc, inc.dbs().positions) == gb::test::sections(one, one.dbs().positions));
-  CHECK(gb::test::dump(inc, inc.dbs().games) == gb::test::dump(one, one.dbs().games));
+  CHECK(gb::test::fingerprints(inc) == gb::test::fingerprints(one));
+  CHECK(gb::test::fingerprints(inc).size() == 2245);  // one a game, in blocks cut by both builds
   CHECK(inc.stats().games == 2245);  // README: 2,245 games (the 11 without moves count at the start position)
 }
 

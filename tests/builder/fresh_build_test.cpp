@@ -76,7 +76,8 @@ TEST_CASE("A build into a new book gives the book a build into a book with recor
   auto a = open_book(renamed);
   auto b = open_book(in_place);
   CHECK(gb::test::sections(a, a.dbs().positions) == gb::test::sections(b, b.dbs().positions));
-  CHECK(gb::test::dump(a, a.dbs().games) == gb::test::dump(b, b.dbs().games));
+  CHECK(gb::test::fingerprints(a) == gb::test::fingerprints(b));
+  CHECK(gb::test::fingerprints(a).size() == 2245);  // one a game: the README's 2,245
   CHECK(a.stats().games == 2245);
   CHECK(b.stats().games == 2245);
   CHECK(a.stats().builds == 1);

@@ -544,3 +544,61 @@ TEST_CASE("A format 5 book is upgraded to format 6: packed positions without siz
   CHECK(edge[0].record.child_key == 0xfedcba9876543210ull);
   CHECK(edge[0].record.counters == packed->counters);
 }
+
+TEST_CASE("A format 6 book is upgraded to format 7: its game fingerprints in blocks, found again by a build",
+          "[builder][upgrade]") {
+  // twic0920 built (format 7), then laid out as format 6 kept its games: a
+  // record for each fingerprint, with no value, and version 6.
+  TempDir dir;
+  const std::string twic = gb::test::data_path("pgn/small/twic0920.pgn"), path = dir.file("v6.book");
+  REQUIRE(graphbook({"build", path, twic, "--max-ply", "20", "--quiet"}).status == 0);
+  std::vector<store::Fingerprint> fingerprints;
+  std::map<std::string, std::string> positions;
+  {
+    auto book = open_book(path);
+    fingerprints = gb::test::fingerprints(book);
+    positions = gb::test::sections(book, book.dbs().positions);
+  }
+  REQUIRE(fingerprints.size() == 2245);  // the README: 2,245 games, none twice
+  {
+    store::Error e;
+    auto env = store::Env::open(path, false, std::size_t(1) << 26, 16, &e);
+    REQUIRE(env);
+    auto txn = store::WriteTxn::begin(*env, &e);
+    REQUIRE(txn);
+    auto meta = txn->open_db("meta", 0, &e);
+    auto games = txn->open_db("games", 0, &e);
+    REQUIRE(games);
+    REQUIRE_FALSE(txn->drop(*games));
+    for (const store::Fingerprint& fp : fingerprints)
+      REQUIRE_FALSE(txn->put(*games, store::FingerprintKey(fp).view(), {}));
+    REQUIRE_FALSE(txn->put(*meta, "version", store::as_bytes(std::uint32_t(6))));
+    REQUIRE_FALSE(txn->commit());
+  }
+  auto j = upgrade_json(path);
+  CHECK(j["from_version"] == 6);
+  CHECK(j["to_version"] == 7);
+  {
+    auto games = open_raw(path, "games");
+    MDB_stat st;
+    REQUIRE_FALSE(games.txn.stat(games.dbi, st));
+    CHECK(st.ms_entries == (2245 + store::kBlockFingerprints - 1) / store::kBlockFingerprints);
+  }
+  Output check = graphbook({"check", path});
+  INFO(check.err);
+  CHECK(check.status == 0);
+  {
+    auto book = open_book(path);
+    CHECK(gb::test::fingerprints(book) == fingerprints);
+    CHECK(gb::test::sections(book, book.dbs().positions) == positions);
+  }
+  // The same games again (another file: a blank line first), every one a
+  // duplicate of a fingerprint in a block.
+  const std::string twice = dir.write("twic-again.pgn", "\n" + gb::test::read_file(twic));
+  Output again = graphbook({"build", path, twice, "--max-ply", "20", "--json", "--quiet"});
+  INFO(again.err);
+  REQUIRE(again.status == 0);
+  auto report = nlohmann::json::parse(again.out);
+  CHECK(report["duplicates"] == 2245);
+  CHECK(report["games_added"] == 0);
+}

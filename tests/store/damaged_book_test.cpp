@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "book/store/lmdb.h"
 #include "run_graphbook.h"
 #include "temp_dir.h"
 #include "test_data.h"
@@ -322,4 +323,47 @@ TEST_CASE("An LMDB file that is not a book keeps no lock file beside it after a 
   CHECK(info.status == 2);
   CHECK(info.err.find(path + ": not a graphbook book (no graphbook meta record)") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(path + "-lock"));
+}
+
+TEST_CASE("check names a block of the games database that is not one, and blocks out of order", "[store]") {
+  TempDir dir;
+  const std::string book = build_twic_book(dir);
+  // The second block's value cut to 15 bytes, then (another copy) the first
+  // block's last fingerprint raised above the second block's key.
+  for (int kind = 0; kind < 2; ++kind) {
+    const std::string path = dir.file("games" + std::to_string(kind) + ".book");
+    std::filesystem::copy_file(book, path, std::filesystem::copy_options::overwrite_existing);
+    {
+      gb::store::Error e;
+      auto env = gb::store::Env::open(path, false, std::size_t(1) << 26, 16, &e);
+      REQUIRE(env);
+      auto txn = gb::store::WriteTxn::begin(*env, &e);
+      REQUIRE(txn);
+      auto games = txn->open_db("games", 0, &e);
+      REQUIRE(games);
+      auto cursor = gb::store::Cursor::open(*txn, *games, &e);
+      REQUIRE(cursor);
+      auto first = cursor->first(&e);
+      REQUIRE(first);
+      const std::string first_key(first->key), first_value(first->value);
+      auto second = cursor->next(&e);
+      REQUIRE(second);  // twic0920's 2,245 fingerprints: 36 blocks
+      const std::string second_key(second->key);
+      REQUIRE(first_value.size() >= 16);
+      if (kind == 0) {
+        REQUIRE_FALSE(txn->put(*games, second_key, std::string(15, '\x7f')));
+      } else {
+        std::string raised = first_value;
+        raised.replace(raised.size() - 16, 16, std::string(16, '\xff'));
+        REQUIRE_FALSE(txn->put(*games, first_key, raised));
+      }
+      REQUIRE_FALSE(txn->commit());
+    }
+    Run check = graphbook("check " + quote(path));
+    INFO(check.out << check.err);
+    CHECK(check.status == 3);
+    CHECK(check.err.find("games") != std::string::npos);
+    CHECK(check.err.find(kind == 0 ? "not a block" : "not above the fingerprints of the block before") !=
+          std::string::npos);
+  }
 }
