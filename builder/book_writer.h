@@ -63,7 +63,7 @@ struct CommitInput {
   // When set, the book committed into is the placeholder of a book at this
   // path, where there was none (new_book_file.h: open_placeholder): the new
   // book is linked there, and nothing is written if a book came meanwhile.
-  std::string link_at;
+  std::string link_at = {};
 };
 
 struct CommitResult {
