@@ -175,9 +175,17 @@ std::string PlyPartitions::next_path() {
 
 namespace {
 
-// A new file at path, open for reading and writing, with no name: a build
+// A new file in dir, open for reading and writing, with no name: a build
 // that dies leaves nothing behind. -1 (errno set) when it cannot be made.
-int open_unnamed(const std::string& path) {
+// O_TMPFILE makes it without a name at all; a file made at path and unlinked
+// once open (where the file system has no O_TMPFILE) was left behind by a
+// SIGKILL between the two calls (tests/builder/kill_test.cpp saw it, under
+// load), until the next build removed it.
+int open_unnamed(const std::string& dir, const std::string& path) {
+#ifdef O_TMPFILE
+  const int unnamed = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (unnamed >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return unnamed;
+#endif
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd >= 0) ::unlink(path.c_str());
   return fd;
@@ -189,7 +197,7 @@ BuildStatus PlyPartitions::spill() {
   Spill s;
   s.path = next_path();
   cut(s.starts);
-  if ((s.fd = open_unnamed(s.path)) < 0)
+  if ((s.fd = open_unnamed(spill_dir_, s.path)) < 0)
     return BuildError::book(error_text("cannot create the spill file", s.path));
   if (!write_fully(s.fd, cut_, used_ * sizeof(PlyEntry))) {
     BuildError e = BuildError::book(error_text("cannot write the spill file", s.path));
@@ -231,7 +239,7 @@ BuildStatus PlyPartitions::compact() {
 // is copied piece by piece.
 BuildStatus PlyPartitions::merge(std::size_t first, std::size_t count, Spill& out) {
   out.path = next_path();
-  if ((out.fd = open_unnamed(out.path)) < 0)
+  if ((out.fd = open_unnamed(spill_dir_, out.path)) < 0)
     return BuildError::book(error_text("cannot create the spill file", out.path));
   auto failed = [&](const char* what, const std::string& path) {
     BuildError e = BuildError::book(error_text(what, path));
