@@ -49,8 +49,8 @@ TEST_CASE("A build that spills dozens of runs under a tiny --memory gives the bo
           "[builder]") {
   TempDir dir;
   // Three collections at full depth: 6,885 games, positions enough for
-  // more than 16 runs on each of the two threads, so that each thread's
-  // runs are also merged into a run of the next level before the commit.
+  // some 20 spills on each of the two threads, and 44 on one thread, whose
+  // first 32 are merged into one of the next level before the commit.
   std::vector<std::string> inputs = {
       gb::test::data_path("pgn/small/twic0920.pgn"), gb::test::data_path("pgn/small/pgnmentor-Carlsen.pgn"),
       gb::test::data_path("pgn/small/tcec-standard-nocomments-every8th.pgn.zst")};
