@@ -610,19 +610,11 @@ Status write_positions(std::vector<Input>& inputs, Writer& w, SharedCounts& shar
 
 // The fingerprints of every book, each once, in blocks (fingerprint_blocks.h).
 Status write_fingerprints(std::vector<Input>& inputs, store::Book& out, ChunkedAppender& appender) {
-  store::FingerprintBlocks block;
-  auto put = [&]() -> Status {
-    Status s = appender.add(out.dbs().games, block.key(), block.value());
-    block.clear();
+  store::FingerprintAppender blocks = appender.fingerprints(out.dbs().games);
+  if (auto s = each_fingerprint(
+          inputs, [&](const store::Fingerprint& fp, const std::vector<bool>&) { return blocks.add(fp); }))
     return s;
-  };
-  if (auto s =
-          each_fingerprint(inputs, [&](const store::Fingerprint& fp, const std::vector<bool>&) -> Status {
-            block.add(fp);
-            return block.full() ? put() : std::nullopt;
-          }))
-    return s;
-  return block.empty() ? std::nullopt : put();
+  return blocks.finish();
 }
 
 // Learning counters summed; the last game is the later one. The records

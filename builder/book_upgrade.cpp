@@ -104,20 +104,13 @@ Status regroup_fingerprints(const store::Txn& from, MDB_dbi source, MDB_dbi targ
   store::Error error;
   auto cursor = store::FingerprintCursor::open(from, source, &error);
   if (!cursor) return error;
-  store::FingerprintBlocks block;
-  auto put = [&]() -> Status {
-    Status s = appender.add(target, block.key(), block.value(), MDB_APPEND);
-    block.clear();
-    return s;
-  };
+  store::FingerprintAppender blocks = appender.fingerprints(target);
   while (auto fp = cursor->next(&error)) {
-    block.add(*fp);
+    if (auto s = blocks.add(*fp)) return s;
     ++report.other_records;
-    if (block.full())
-      if (auto s = put()) return s;
   }
   if (error.code) return error;
-  return block.empty() ? std::nullopt : put();
+  return blocks.finish();
 }
 
 // Writes the sections of database source of from (formats 3 and 4: one to

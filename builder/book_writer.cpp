@@ -470,28 +470,18 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
     // fingerprints (already in order) while the next slice is not yet made.
     result.slices = slices.count();
     std::size_t run = 0, at = 0;  // the next fingerprint: input.fingerprints[run][at]
-    auto next_fingerprint = [&]() -> const Fingerprint* {  // nullptr: none left
+    auto fingerprints_left = [&] {
       while (run < input.fingerprints.size() && at == input.fingerprints[run].size()) {
-        input.fingerprints[run] = {};  // taken: give its memory back
+        input.fingerprints[run] = {};  // written: give its memory back
         ++run;
         at = 0;
       }
-      return run < input.fingerprints.size() ? &input.fingerprints[run][at++] : nullptr;
+      return run < input.fingerprints.size();
     };
-    store::FingerprintBlocks block;
-    bool fingerprints_done = false;
-    auto fingerprints_left = [&] { return !fingerprints_done; };
-    // The next kEntriesPerChunk fingerprints, in blocks (fingerprint_blocks.h).
+    store::FingerprintAppender blocks = appender.fingerprints(to.dbs().games);
     auto fingerprints = [&]() -> Status {
-      for (std::size_t n = 0; n < kEntriesPerChunk && !fingerprints_done; ++n) {
-        const Fingerprint* fp = next_fingerprint();
-        if (fp) block.add(*fp);
-        if (block.full() || (!fp && !block.empty())) {
-          if (auto s = appender.add(to.dbs().games, block.key(), block.value())) return s;
-          block.clear();
-        }
-        fingerprints_done = !fp;
-      }
+      for (std::size_t n = 0; n < kEntriesPerChunk && fingerprints_left(); ++n)
+        if (auto s = blocks.add(input.fingerprints[run][at++])) return s;
       return std::nullopt;
     };
     store::GroupAppender positions = appender.groups(to.dbs().positions);
@@ -525,6 +515,7 @@ Status write_fresh(store::Book& from, const store::Txn& from_txn, store::Book& t
       if (auto s = pruned->finish()) return s;
     while (fingerprints_left())
       if (auto s = fingerprints()) return s;
+    if (auto s = blocks.finish()) return s;
     // The buckets after the sections: the slices' threads are done, so the
     // bucket files are read by this thread alone.
     if (input.buckets)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "book/store/book.h"
+#include "book/store/fingerprint_blocks.h"
 #include "book/store/section_groups.h"
 
 namespace gb::builder {
@@ -81,6 +82,11 @@ class ChunkedAppender {
   // before this appender's.
   store::GroupAppender groups(MDB_dbi dbi) {
     return store::GroupAppender(
+        [this, dbi](std::string_view k, std::string_view v) { return add(dbi, k, v); });
+  }
+  // The same for game fingerprints in order, in blocks (fingerprint_blocks.h).
+  store::FingerprintAppender fingerprints(MDB_dbi dbi) {
+    return store::FingerprintAppender(
         [this, dbi](std::string_view k, std::string_view v) { return add(dbi, k, v); });
   }
   // Puts and commits the records not yet committed.

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
-#include <cstring>
 #include <vector>
+
+#include "book/store/shard_manifest.h"  // hex_key
 
 namespace gb::store {
 
@@ -15,10 +16,9 @@ constexpr std::size_t kBytes = 16;  // a fingerprint's, as a key or in a value
 Fingerprint read_fingerprint(const char* p) { return {get_be64(p), get_be64(p + 8)}; }
 
 Error damaged(std::string_view key, const std::string& why) {
-  static const char* const kHex = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : key.substr(0, 8)) hex += {kHex[c >> 4], kHex[c & 15]};
-  return Error{EIO, "games: a damaged block (key " + hex + (key.size() > 8 ? "..." : "") + "): " + why};
+  const std::string start =
+      key.size() >= 8 ? hex_key(get_be64(key.data())) + "..." : "of " + std::to_string(key.size()) + " bytes";
+  return Error{EIO, "games: a damaged block (key " + start + "): " + why};
 }
 
 // The fingerprints of a record (its key, then its value's), appended to out;
@@ -36,23 +36,29 @@ Status decode(std::string_view key, std::string_view value, std::vector<Fingerpr
 // insert), else cut into blocks of kBlockFingerprints.
 Status put_blocks(WriteTxn& txn, MDB_dbi games, std::span<const Fingerprint> fps) {
   assert(!fps.empty());
-  const std::size_t per = fps.size() <= kMaxBlockFingerprints ? fps.size() : kBlockFingerprints;
-  FingerprintBlocks block;
-  for (std::size_t i = 0; i < fps.size(); i += per) {
-    block.clear();
-    for (std::size_t j = i; j < std::min(fps.size(), i + per); ++j) block.add(fps[j]);
-    if (auto s = txn.put(games, block.key(), block.value())) return s;
-  }
-  return std::nullopt;
+  FingerprintAppender blocks(
+      [&](std::string_view key, std::string_view value) { return txn.put(games, key, value); },
+      fps.size() <= kMaxBlockFingerprints ? fps.size() : kBlockFingerprints);
+  for (const Fingerprint& fp : fps)
+    if (auto s = blocks.add(fp)) return s;
+  return blocks.finish();
 }
 
 }  // namespace
 
-void FingerprintBlocks::add(const Fingerprint& fp) {
-  assert(empty() || std::memcmp(FingerprintKey(fp).view().data(), bytes_.data() + bytes_.size() - kBytes,
-                                kBytes) > 0);  // ascending
-  bytes_.append(FingerprintKey(fp).view());
-  ++count_;
+Status FingerprintAppender::add(const Fingerprint& fp) {
+  const FingerprintKey bytes(fp);
+  assert(count_ == 0 || std::string_view(bytes_).substr(bytes_.size() - kBytes) < bytes.view());  // ascending
+  bytes_.append(bytes.view());
+  return ++count_ == per_block_ ? finish() : std::nullopt;
+}
+
+Status FingerprintAppender::finish() {
+  if (count_ == 0) return std::nullopt;
+  Status s = put_(std::string_view(bytes_).substr(0, kBytes), std::string_view(bytes_).substr(kBytes));
+  bytes_.clear();
+  count_ = 0;
+  return s;
 }
 
 std::optional<std::string> block_problem(std::string_view key, std::string_view value) {

@@ -10,13 +10,14 @@
 // its 18.4 MB); in blocks they are 3,149 records in 3.2 MB. A record of
 // format 6 (a key and no value) reads as a block of one.
 //
-//   FingerprintBlocks blocks;                  // a new database, in order
-//   blocks.add(fp); if (blocks.full()) put(blocks.key(), blocks.value()), blocks.clear();
+//   FingerprintAppender blocks(put);           // a new database, in order
+//   blocks.add(fp); ... blocks.finish();
 //   has_fingerprint(cursor, fp, &error);       // a build's duplicate check
 //   insert_fingerprints(txn, dbi, sorted);     // a build into a book with games
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,22 +37,22 @@ inline constexpr std::size_t kBlockFingerprints = 63;
 // larger value takes overflow pages of its own).
 inline constexpr std::size_t kMaxBlockFingerprints = 120;
 
-// Fingerprints in ascending order, gathered into a block: its key() and
-// value() when full() (and the last, shorter one at the end).
-class FingerprintBlocks {
+// Fingerprints in ascending order, handed to put(key, value) as blocks of
+// per_block (the last one shorter, at finish()), as GroupAppender hands over
+// groups (section_groups.h).
+class FingerprintAppender {
  public:
-  void add(const Fingerprint& fp);
-  bool full() const { return count_ == kBlockFingerprints; }
-  bool empty() const { return count_ == 0; }
-  std::string_view key() const { return std::string_view(bytes_).substr(0, 16); }
-  std::string_view value() const { return std::string_view(bytes_).substr(16); }
-  void clear() {
-    bytes_.clear();
-    count_ = 0;
-  }
+  using Put = std::function<Status(std::string_view key, std::string_view value)>;
+  explicit FingerprintAppender(Put put, std::size_t per_block = kBlockFingerprints)
+      : put_(std::move(put)), per_block_(per_block) {}
+  [[nodiscard]] Status add(const Fingerprint& fp);
+  // Hands over the last block; the appender may then start again.
+  [[nodiscard]] Status finish();
 
  private:
-  std::string bytes_;
+  Put put_;
+  std::size_t per_block_;
+  std::string bytes_;  // the block: its key's 16 bytes, then its value's
   std::size_t count_ = 0;
 };
 

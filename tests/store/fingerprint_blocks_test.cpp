@@ -131,17 +131,14 @@ TEST_CASE("Fingerprints in blocks are found, read in order and kept as blocks th
     Error e;
     auto txn = WriteTxn::begin(db.env, &e);
     REQUIRE(txn);
-    FingerprintBlocks block;
+    FingerprintAppender blocks([&](std::string_view key, std::string_view value) {
+      return txn->put(db.games, key, value, MDB_APPEND);
+    });
     for (const Fingerprint& fp : first) {
-      block.add(fp);
+      REQUIRE_FALSE(blocks.add(fp));
       model.insert(fp);
-      if (block.full()) {
-        REQUIRE_FALSE(txn->put(db.games, block.key(), block.value(), MDB_APPEND));
-        block.clear();
-      }
     }
-    REQUIRE_FALSE(block.empty());  // 1,000 is not a multiple of 64: a last, shorter block
-    REQUIRE_FALSE(txn->put(db.games, block.key(), block.value(), MDB_APPEND));
+    REQUIRE_FALSE(blocks.finish());  // 1,000 is not a multiple of 63: a last, shorter block
     REQUIRE_FALSE(txn->commit());
   }
   std::size_t records = 0;
