@@ -153,7 +153,9 @@ class WriteTxn : public Txn {
   explicit WriteTxn(MDB_txn* t) : Txn(t) {}
 };
 
-// A cursor over one database; valid while its transaction lives.
+// A cursor over one database; valid while its transaction lives. One opened in
+// a write transaction must be destroyed before the commit or abort: LMDB frees
+// such cursors when the transaction ends, and closing one after is a double free.
 class Cursor {
  public:
   Cursor(Cursor&& o) noexcept : cursor_(o.cursor_) { o.cursor_ = nullptr; }

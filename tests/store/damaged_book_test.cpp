@@ -341,14 +341,20 @@ TEST_CASE("check names a block of the games database that is not one, and blocks
       REQUIRE(txn);
       auto games = txn->open_db("games", 0, &e);
       REQUIRE(games);
-      auto cursor = gb::store::Cursor::open(*txn, *games, &e);
-      REQUIRE(cursor);
-      auto first = cursor->first(&e);
-      REQUIRE(first);
-      const std::string first_key(first->key), first_value(first->value);
-      auto second = cursor->next(&e);
-      REQUIRE(second);  // twic0920's 2,245 fingerprints: 36 blocks
-      const std::string second_key(second->key);
+      std::string first_key, first_value, second_key;
+      {
+        // Closed before the commit: LMDB frees a write transaction's cursors
+        // when it ends.
+        auto cursor = gb::store::Cursor::open(*txn, *games, &e);
+        REQUIRE(cursor);
+        auto first = cursor->first(&e);
+        REQUIRE(first);
+        first_key = first->key;
+        first_value = first->value;
+        auto second = cursor->next(&e);
+        REQUIRE(second);  // twic0920's 2,245 fingerprints: 36 blocks
+        second_key = second->key;
+      }
       REQUIRE(first_value.size() >= 16);
       if (kind == 0) {
         REQUIRE_FALSE(txn->put(*games, second_key, std::string(15, '\x7f')));
