@@ -62,7 +62,7 @@ BuildStatus DedupSet::merge(std::vector<FingerprintRun> runs,
   }
   for (Stream& s : streams) s.skip_empty();
   FingerprintRunWriter writer;
-  if (auto e = writer.open(next_run_name())) return e;
+  if (auto e = writer.open(spill_dir_, next_run_name())) return e;
     // The runs and the tables never share a fingerprint (insert adds only new
     // ones): the merge takes the least front each time, few streams as there are.
 #ifndef NDEBUG

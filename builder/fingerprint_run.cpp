@@ -1,6 +1,5 @@
 #include "builder/fingerprint_run.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "builder/run_file.h"  // write_fully
+#include "builder/run_file.h"  // open_unnamed, write_fully
 
 namespace gb::builder {
 
@@ -66,15 +65,12 @@ bool FingerprintRun::contains(const Fingerprint& fp, std::uint64_t spread) const
 }
 
 FingerprintRunWriter::~FingerprintRunWriter() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    ::unlink(path_.c_str());
-  }
+  if (fd_ >= 0) ::close(fd_);  // (it has no name: closed, it is gone)
 }
 
-BuildStatus FingerprintRunWriter::open(const std::string& path) {
+BuildStatus FingerprintRunWriter::open(const std::string& dir, const std::string& path) {
   path_ = path;
-  fd_ = ::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  fd_ = open_unnamed(dir, path);
   if (fd_ < 0) return failed("create the run file", path, errno);
   buffer_.reserve(kBufferFingerprints);
   return std::nullopt;
@@ -98,9 +94,8 @@ BuildStatus FingerprintRunWriter::finish(FingerprintRun& out) {
     ::madvise(map, written_ * sizeof(Fingerprint), MADV_RANDOM);  // look-ups touch a page or two each
     out.mapped_ = {static_cast<const Fingerprint*>(map), written_};
   }
-  ::close(fd_);
+  ::close(fd_);  // the mapping keeps the file while the run lives
   fd_ = -1;
-  ::unlink(path_.c_str());  // the mapping keeps the file while the run lives
   return std::nullopt;
 }
 

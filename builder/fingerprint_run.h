@@ -54,9 +54,9 @@ class FingerprintRun {
   std::span<const Fingerprint> mapped_;
 };
 
-// Writes a run to a new file, through a buffer, and maps it. The file's
-// name is removed once it is mapped: a killed build leaves it only in
-// between (named as the aggregator's runs, so the next build removes it).
+// Writes a run to a new file of the spill folder, through a buffer, and maps
+// it. The file has no name (open_unnamed): a killed build leaves nothing; the
+// path names it in errors.
 class FingerprintRunWriter {
  public:
   FingerprintRunWriter() = default;
@@ -64,7 +64,7 @@ class FingerprintRunWriter {
   FingerprintRunWriter(const FingerprintRunWriter&) = delete;
   FingerprintRunWriter& operator=(const FingerprintRunWriter&) = delete;
 
-  [[nodiscard]] BuildStatus open(const std::string& path);
+  [[nodiscard]] BuildStatus open(const std::string& dir, const std::string& path);
   [[nodiscard]] BuildStatus add(const Fingerprint& fp) {
     buffer_.push_back(fp);
     return buffer_.size() == kBufferFingerprints ? flush() : std::nullopt;

@@ -1,6 +1,5 @@
 #include "builder/ply_partitions.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +12,7 @@
 #include <unordered_map>
 
 #include "book/store/section_groups.h"
-#include "builder/run_file.h"  // run_file_path, write_fully
+#include "builder/run_file.h"  // run_file_path, open_unnamed, write_fully
 #include "builder/run_merger.h"
 
 namespace gb::builder {
@@ -172,26 +171,6 @@ std::string PlyPartitions::next_path() {
   return run_file_path(spill_dir_, std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-plies-" +
                                        std::to_string(serial_++));
 }
-
-namespace {
-
-// A new file in dir, open for reading and writing, with no name: a build
-// that dies leaves nothing behind. -1 (errno set) when it cannot be made.
-// O_TMPFILE makes it without a name at all; a file made at path and unlinked
-// once open (where the file system has no O_TMPFILE) was left behind by a
-// SIGKILL between the two calls (tests/builder/kill_test.cpp saw it, under
-// load), until the next build removed it.
-int open_unnamed(const std::string& dir, const std::string& path) {
-#ifdef O_TMPFILE
-  const int unnamed = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (unnamed >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return unnamed;
-#endif
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd >= 0) ::unlink(path.c_str());
-  return fd;
-}
-
-}  // namespace
 
 BuildStatus PlyPartitions::spill() {
   Spill s;

@@ -1,5 +1,6 @@
 #include "builder/run_file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -82,6 +83,16 @@ const char* get_one_game(const char* p, OneGame& g) {
 
 std::string run_file_path(const std::string& dir, const std::string& name) {
   return dir + "/" + std::string(kRunFilePrefix) + std::to_string(::getpid()) + "-" + name;
+}
+
+int open_unnamed(const std::string& dir, const std::string& path) {
+#ifdef O_TMPFILE
+  const int unnamed = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (unnamed >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return unnamed;
+#endif
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::unlink(path.c_str());
+  return fd;
 }
 
 bool write_fully(int fd, const void* data, std::size_t bytes) {

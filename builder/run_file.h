@@ -38,6 +38,14 @@ inline constexpr std::string_view kRunFilePrefix = "graphbook-run-";
 // process's files apart.
 std::string run_file_path(const std::string& dir, const std::string& name);
 
+// A new file in dir, open for reading and writing, with no name: a build
+// that dies leaves nothing behind. -1 (errno set) when it cannot be made.
+// O_TMPFILE makes it without a name at all; where the file system has none,
+// it is made at path (run_file_path) and unlinked once open, which a SIGKILL
+// between the two calls leaves behind (tests/builder/kill_test.cpp saw it
+// under load) until the next build removes it.
+int open_unnamed(const std::string& dir, const std::string& path);
+
 // Writes all of data to fd (again after EINTR), kWritePiece bytes at a
 // time; false, with errno set, when it cannot (ENOSPC for a write that
 // writes nothing).
